@@ -1,0 +1,34 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+# Both install missing Debian packages (scripts/deps.sh), configure with the
+# CMake preset and build with Ninja before doing their job.
+
+PRESET ?= default
+BUILD_DIR := $(if $(filter default,$(PRESET)),build,build-$(PRESET))
+PREFIX ?= /usr/local
+
+.PHONY: all deps configure build test demo install clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake --preset $(PRESET)
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build --preset $(PRESET)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 300
+
+demo: build
+	@scripts/demo.sh $(BUILD_DIR)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR)

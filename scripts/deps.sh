@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that building, testing and benchmarking
+# signet needs. Idempotent: when everything is present it does nothing.
+# Uses sudo only when not already root.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build ccache pkg-config make
+  # libraries
+  libssl-dev libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libasio-dev libflatbuffers-dev flatbuffers-compiler libp11-kit-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # independent verifiers and third-party PKCS#11 clients for tests
+  openssl sqlite3 p11-kit opensc gnutls-bin libengine-pkcs11-openssl
+  openssh-client softhsm2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  as_root=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,116 @@
+// Asymmetric keys: RSA (1024-4096 bits, e = 65537), ECDSA (P-256, P-384,
+// P-521, secp256k1) and Ed25519, as EVP_PKEY wrappers.
+//
+// A PrivateKey is immutable once built and may be used for signing from many
+// threads at once (OpenSSL EVP_PKEY is safe for concurrent read-only use).
+// Private key material leaves a PrivateKey only as SecureBytes (PKCS#8 DER)
+// that keystore/ wraps at once; OpenSSL clears private bignums on free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "crypto/ossl_ptr.h"
+#include "crypto/secure_bytes.h"
+#include "signet/result.hpp"
+
+namespace signet::crypto {
+
+enum class KeyType { kRsa, kEcP256, kEcP384, kEcP521, kEcSecp256k1, kEd25519 };
+
+// KeySpec: what to generate. rsa_bits is read only for kRsa.
+struct KeySpec {
+  KeyType type = KeyType::kRsa;
+  int rsa_bits = 2048;
+};
+
+// ParseKeySpec reads "rsa:2048", "ec:p256", "ec:p384", "ec:p521",
+// "ec:secp256k1", "ed25519"; CKR_ARGUMENTS_BAD otherwise.
+Result<KeySpec> ParseKeySpec(std::string_view text);
+
+// KeySpecName is the inverse of ParseKeySpec.
+std::string KeySpecName(const KeySpec& spec);
+
+// IsEc: true for the four ECDSA curves.
+bool IsEc(KeyType type);
+
+// EcParamsDer returns the DER-encoded OID of the curve (PKCS#11 CKA_EC_PARAMS)
+// for an EC or Ed25519 key type; empty for RSA.
+Bytes EcParamsDer(KeyType type);
+
+// KeyTypeFromEcParams maps CKA_EC_PARAMS DER (OID, or for Ed25519 also the
+// printable string "edwards25519") back to a KeyType; CKR_CURVE_NOT_SUPPORTED
+// when unknown.
+Result<KeyType> KeyTypeFromEcParams(ByteView der);
+
+struct GenerateOptions {
+  // Permits RSA keys of 512-1023 bits. Only benchmarks set this; token keys
+  // are always refused below 1024 bits.
+  bool allow_weak_rsa = false;
+};
+
+class PublicKey;
+
+class PrivateKey {
+ public:
+  // Generate makes a fresh key from the DRBG. CKR_KEY_SIZE_RANGE for RSA
+  // sizes outside 1024-4096 (512-4096 with allow_weak_rsa).
+  static Result<PrivateKey> Generate(const KeySpec& spec, const GenerateOptions& options = {});
+
+  // FromPkcs8Der parses the byte form produced by ToPkcs8Der (or any
+  // unencrypted PKCS#8 key of a supported type).
+  static Result<PrivateKey> FromPkcs8Der(ByteView der);
+
+  // ToPkcs8Der serialises the private key; the caller wraps it at once.
+  Result<SecureBytes> ToPkcs8Der() const;
+
+  // Public returns the matching public key.
+  Result<PublicKey> Public() const;
+
+  KeySpec spec() const { return spec_; }
+  // get0_pkey: borrowed pointer, valid while this PrivateKey lives.
+  EVP_PKEY* get0_pkey() const { return pkey_.get(); }
+
+ private:
+  PrivateKey(EvpPkeyPtr pkey, KeySpec spec) : pkey_(std::move(pkey)), spec_(spec) {}
+  friend class PublicKey;
+  std::shared_ptr<EVP_PKEY> pkey_;  // shared so PrivateKey is copyable cheaply
+  KeySpec spec_;
+};
+
+class PublicKey {
+ public:
+  // FromDer / FromPem read a SubjectPublicKeyInfo.
+  static Result<PublicKey> FromDer(ByteView spki_der);
+  static Result<PublicKey> FromPem(std::string_view pem);
+  // FromRsaComponents builds an RSA key from big-endian modulus and exponent
+  // (PKCS#11 CKA_MODULUS / CKA_PUBLIC_EXPONENT).
+  static Result<PublicKey> FromRsaComponents(ByteView modulus, ByteView exponent);
+  // FromEcPoint builds an EC/Ed25519 key from CKA_EC_PARAMS and the raw point
+  // (uncompressed 04||X||Y, or the 32-byte Ed25519 key); a DER OCTET STRING
+  // wrapper around the point is accepted too.
+  static Result<PublicKey> FromEcPoint(ByteView ec_params_der, ByteView point);
+
+  Result<Bytes> ToDer() const;
+  Result<std::string> ToPem() const;
+
+  // RsaModulus / RsaPublicExponent: big-endian, no leading zeros. RSA only.
+  Result<Bytes> RsaModulus() const;
+  Result<Bytes> RsaPublicExponent() const;
+  // EcPoint: raw point (04||X||Y for ECDSA, 32 bytes for Ed25519). The
+  // PKCS#11 CKA_EC_POINT is this wrapped in a DER OCTET STRING.
+  Result<Bytes> EcPoint() const;
+
+  KeySpec spec() const { return spec_; }
+  EVP_PKEY* get0_pkey() const { return pkey_.get(); }
+
+ private:
+  PublicKey(std::shared_ptr<EVP_PKEY> pkey, KeySpec spec) : pkey_(std::move(pkey)), spec_(spec) {}
+  friend class PrivateKey;
+  std::shared_ptr<EVP_PKEY> pkey_;
+  KeySpec spec_;
+};
+
+}  // namespace signet::crypto

@@ -1,0 +1,53 @@
+// SecureBytes: a byte vector whose memory is wiped with OPENSSL_cleanse when
+// freed or reallocated. Holds PINs, unwrapped keys and derived keys; it has no
+// operator<< on purpose, so it cannot reach a log by accident. Not
+// synchronised: one owner at a time, like std::vector.
+#pragma once
+
+#include <openssl/crypto.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace signet::crypto {
+
+template <typename T>
+struct ZeroisingAllocator {
+  using value_type = T;
+  ZeroisingAllocator() = default;
+  template <typename U>
+  ZeroisingAllocator(const ZeroisingAllocator<U>&) {}  // NOLINT
+  T* allocate(std::size_t n) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, std::size_t n) {
+    OPENSSL_cleanse(p, n * sizeof(T));
+    std::allocator<T>().deallocate(p, n);
+  }
+  template <typename U>
+  bool operator==(const ZeroisingAllocator<U>&) const { return true; }
+};
+
+using SecureBytes = std::vector<std::uint8_t, ZeroisingAllocator<std::uint8_t>>;
+using Bytes = std::vector<std::uint8_t>;
+using ByteView = std::span<const std::uint8_t>;
+
+// AsBytes views the characters of `text` as bytes (no copy).
+inline ByteView AsBytes(std::string_view text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+// SecureFromString copies `text` (e.g. a PIN read from argv) into SecureBytes.
+inline SecureBytes SecureFromString(std::string_view text) {
+  auto view = AsBytes(text);
+  return SecureBytes(view.begin(), view.end());
+}
+
+// EqualConstantTime compares two byte strings without leaking where they
+// differ (CRYPTO_memcmp). Different lengths compare unequal.
+inline bool EqualConstantTime(ByteView a, ByteView b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace signet::crypto

@@ -1,0 +1,51 @@
+// Signing and verification for every signature scheme signet offers.
+// Safe to call from many threads at once with the same key. RSA private
+// operations are always blinded (OpenSSL's default, never turned off).
+#pragma once
+
+#include "crypto/digest.h"
+#include "crypto/keys.h"
+
+namespace signet::crypto {
+
+enum class SignScheme { kRsaPkcs1, kRsaPss, kEcdsa, kEd25519 };
+
+// EcdsaFormat: DER (X9.62, what `openssl dgst -verify` reads) or raw r||s
+// with each half padded to the curve size (PKCS#11 CKM_ECDSA form).
+enum class EcdsaFormat { kDer, kRaw };
+
+struct SignParams {
+  SignScheme scheme = SignScheme::kRsaPkcs1;
+  // Hash for the scheme. kNone with kRsaPkcs1 means "pad the input as given"
+  // (PKCS#11 CKM_RSA_PKCS: the caller supplies the DigestInfo). Ignored for
+  // Ed25519, which always signs the whole message.
+  DigestAlg digest = DigestAlg::kSha256;
+  // prehashed: the input is already the digest (PKCS#11 CKM_ECDSA,
+  // CKM_RSA_PKCS_PSS); otherwise the message is hashed here.
+  bool prehashed = false;
+  EcdsaFormat ecdsa_format = EcdsaFormat::kDer;
+  // PSS salt length in bytes; -1 means the digest length (PKCS#11's usual).
+  int pss_salt_len = -1;
+  // PSS MGF1 hash; kNone means the same as `digest`.
+  DigestAlg pss_mgf1 = DigestAlg::kNone;
+};
+
+// Sign returns the signature of `input` (message, or digest when prehashed).
+// CKR_KEY_TYPE_INCONSISTENT when scheme and key disagree;
+// CKR_DATA_LEN_RANGE when a digest has the wrong length or data is too long.
+Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView input);
+
+// Verify checks `signature` over `input`; CKR_SIGNATURE_INVALID when it does
+// not verify, CKR_SIGNATURE_LEN_RANGE when its length is impossible.
+Status Verify(const PublicKey& key, const SignParams& params, ByteView input,
+              ByteView signature);
+
+// EcdsaDerToRaw / EcdsaRawToDer convert between the two ECDSA forms;
+// `field_bytes` is the curve's size in bytes (32 for P-256, 66 for P-521).
+Result<Bytes> EcdsaDerToRaw(ByteView der, std::size_t field_bytes);
+Result<Bytes> EcdsaRawToDer(ByteView raw);
+
+// EcFieldBytes returns the curve size in bytes for an EC key type.
+std::size_t EcFieldBytes(KeyType type);
+
+}  // namespace signet::crypto

@@ -1,0 +1,221 @@
+#include "crypto/symmetric.h"
+
+#include <openssl/core_names.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <climits>
+
+#include "crypto/digest.h"
+#include "crypto/ossl_ptr.h"
+
+namespace signet::crypto {
+namespace {
+
+// Algorithms fetched once per process (see DESIGN.md: OpenSSL 3 locks on
+// every implicit fetch).
+struct FetchedSymmetric {
+  std::array<EvpCipherPtr, 3> gcm;       // AES-128/192/256-GCM
+  std::array<EvpCipherPtr, 3> wrap_pad;  // AES-128/192/256-WRAP-PAD
+  EvpMacPtr hmac{EVP_MAC_fetch(nullptr, "HMAC", nullptr)};
+  EvpKdfPtr scrypt{EVP_KDF_fetch(nullptr, "SCRYPT", nullptr)};
+  FetchedSymmetric() {
+    static constexpr const char* kGcm[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+    static constexpr const char* kWrap[] = {"AES-128-WRAP-PAD", "AES-192-WRAP-PAD",
+                                            "AES-256-WRAP-PAD"};
+    for (int i = 0; i < 3; ++i) {
+      gcm[i].reset(EVP_CIPHER_fetch(nullptr, kGcm[i], nullptr));
+      wrap_pad[i].reset(EVP_CIPHER_fetch(nullptr, kWrap[i], nullptr));
+    }
+  }
+};
+
+const FetchedSymmetric& Fetched() {
+  static const FetchedSymmetric fetched;
+  return fetched;
+}
+
+// AesIndex maps an AES key length to 0/1/2, or -1 when it is not 16/24/32.
+int AesIndex(std::size_t key_len) {
+  switch (key_len) {
+    case 16: return 0;
+    case 24: return 1;
+    case 32: return 2;
+    default: return -1;
+  }
+}
+
+bool FitsInt(std::size_t n) { return n <= static_cast<std::size_t>(INT_MAX); }
+
+Status CheckGcmArgs(ByteView key, ByteView iv, std::size_t tag_len) {
+  if (AesIndex(key.size()) < 0) return MakeError(CKR_KEY_SIZE_RANGE, "AES key must be 16, 24 or 32 bytes");
+  if (iv.empty() || iv.size() > 256) return MakeError(CKR_MECHANISM_PARAM_INVALID, "bad GCM IV length");
+  if (tag_len < 12 || tag_len > 16) return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM tag must be 12-16 bytes");
+  return OkStatus();
+}
+
+// StartGcm creates a context, sets the IV length, key and IV, and feeds AAD.
+Result<EvpCipherCtxPtr> StartGcm(ByteView key, ByteView iv, ByteView aad, bool encrypt) {
+  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
+  const EVP_CIPHER* cipher = Fetched().gcm[AesIndex(key.size())].get();
+  size_t iv_len = iv.size();
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &iv_len), OSSL_PARAM_END};
+  int out_len = 0;
+  if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(), iv.data(), encrypt ? 1 : 0, params) != 1 ||
+      (!aad.empty() && (!FitsInt(aad.size()) ||
+                        EVP_CipherUpdate(ctx.get(), nullptr, &out_len, aad.data(),
+                                         static_cast<int>(aad.size())) != 1))) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES-GCM initialisation failed");
+  }
+  return ctx;
+}
+
+}  // namespace
+
+Result<Bytes> AesGcmEncrypt(ByteView key, ByteView iv, ByteView aad, ByteView plaintext,
+                            std::size_t tag_len) {
+  SIGNET_TRY(CheckGcmArgs(key, iv, tag_len));
+  if (!FitsInt(plaintext.size())) return MakeError(CKR_DATA_LEN_RANGE, "plaintext too long");
+  SIGNET_ASSIGN_OR_RETURN(EvpCipherCtxPtr ctx, StartGcm(key, iv, aad, true));
+  Bytes out(plaintext.size() + tag_len);
+  int len = 0, final_len = 0;
+  if (EVP_EncryptUpdate(ctx.get(), out.data(), &len, plaintext.data(),
+                        static_cast<int>(plaintext.size())) != 1 ||
+      EVP_EncryptFinal_ex(ctx.get(), out.data() + len, &final_len) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag_len),
+                          out.data() + plaintext.size()) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES-GCM encryption failed");
+  }
+  return out;
+}
+
+Result<SecureBytes> AesGcmDecrypt(ByteView key, ByteView iv, ByteView aad,
+                                  ByteView ciphertext_and_tag, std::size_t tag_len) {
+  SIGNET_TRY(CheckGcmArgs(key, iv, tag_len));
+  if (ciphertext_and_tag.size() < tag_len) {
+    return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "ciphertext shorter than the tag");
+  }
+  const std::size_t body_len = ciphertext_and_tag.size() - tag_len;
+  if (!FitsInt(body_len)) return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "ciphertext too long");
+  SIGNET_ASSIGN_OR_RETURN(EvpCipherCtxPtr ctx, StartGcm(key, iv, aad, false));
+  SecureBytes out(body_len);
+  Bytes tag(ciphertext_and_tag.begin() + body_len, ciphertext_and_tag.end());
+  int len = 0, final_len = 0;
+  if (EVP_DecryptUpdate(ctx.get(), out.data(), &len, ciphertext_and_tag.data(),
+                        static_cast<int>(body_len)) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len),
+                          tag.data()) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES-GCM decryption failed");
+  }
+  if (EVP_DecryptFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
+    return MakeError(CKR_ENCRYPTED_DATA_INVALID, "AES-GCM tag mismatch");
+  }
+  return out;
+}
+
+namespace {
+
+// KeyWrapPad runs AES-KWP (RFC 5649) in either direction. Unwrap output is
+// SecureBytes because it is key material.
+template <typename Buffer>
+Result<Buffer> KeyWrapPad(ByteView kek, ByteView input, bool wrap) {
+  const int index = AesIndex(kek.size());
+  if (index < 0) return MakeError(CKR_WRAPPING_KEY_SIZE_RANGE, "KEK must be 16, 24 or 32 bytes");
+  if (input.empty() || !FitsInt(input.size() + 16)) {
+    return MakeError(wrap ? CKR_KEY_SIZE_RANGE : CKR_WRAPPED_KEY_LEN_RANGE, "bad key wrap input length");
+  }
+  if (!wrap && (input.size() < 16 || input.size() % 8 != 0)) {
+    return MakeError(CKR_WRAPPED_KEY_LEN_RANGE, "wrapped key length is not 16+8k bytes");
+  }
+  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
+  EVP_CIPHER_CTX_set_flags(ctx.get(), EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+  Buffer out(input.size() + 16);
+  int len = 0, final_len = 0;
+  if (EVP_CipherInit_ex2(ctx.get(), Fetched().wrap_pad[index].get(), kek.data(), nullptr,
+                         wrap ? 1 : 0, nullptr) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES-KWP initialisation failed");
+  }
+  if (EVP_CipherUpdate(ctx.get(), out.data(), &len, input.data(),
+                       static_cast<int>(input.size())) != 1 ||
+      EVP_CipherFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
+    return MakeError(wrap ? CKR_FUNCTION_FAILED : CKR_WRAPPED_KEY_INVALID,
+                     wrap ? "AES-KWP wrap failed" : "AES-KWP integrity check failed");
+  }
+  out.resize(static_cast<std::size_t>(len + final_len));
+  return out;
+}
+
+}  // namespace
+
+Result<Bytes> AesKeyWrapPad(ByteView kek, ByteView plaintext) {
+  return KeyWrapPad<Bytes>(kek, plaintext, true);
+}
+
+Result<SecureBytes> AesKeyUnwrapPad(ByteView kek, ByteView wrapped) {
+  return KeyWrapPad<SecureBytes>(kek, wrapped, false);
+}
+
+Result<Bytes> HmacSha256(ByteView key, ByteView data) {
+  EvpMacCtxPtr ctx(EVP_MAC_CTX_new(Fetched().hmac.get()));
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_MAC_CTX_new failed");
+  char digest_name[] = "SHA256";
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_END};
+  Bytes out(32);
+  std::size_t out_len = 0;
+  if (EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1 ||
+      EVP_MAC_update(ctx.get(), data.data(), data.size()) != 1 ||
+      EVP_MAC_final(ctx.get(), out.data(), &out_len, out.size()) != 1 || out_len != out.size()) {
+    return MakeError(CKR_FUNCTION_FAILED, "HMAC-SHA256 failed");
+  }
+  return out;
+}
+
+Result<SecureBytes> RandomBytes(std::size_t n) {
+  if (!FitsInt(n)) return MakeError(CKR_DATA_LEN_RANGE, "too many random bytes");
+  SecureBytes out(n);
+  if (n > 0 && RAND_priv_bytes(out.data(), static_cast<int>(n)) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "DRBG failure");
+  }
+  return out;
+}
+
+Status FillRandom(std::span<std::uint8_t> out) {
+  if (!FitsInt(out.size())) return MakeError(CKR_DATA_LEN_RANGE, "too many random bytes");
+  if (!out.empty() && RAND_bytes(out.data(), static_cast<int>(out.size())) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "DRBG failure");
+  }
+  return OkStatus();
+}
+
+Result<SecureBytes> Scrypt(ByteView secret, ByteView salt, const ScryptParams& params,
+                           std::size_t out_len) {
+  if (params.n < 2 || (params.n & (params.n - 1)) != 0 || params.r == 0 || params.p == 0) {
+    return MakeError(CKR_ARGUMENTS_BAD, "scrypt parameters invalid");
+  }
+  EvpKdfCtxPtr ctx(EVP_KDF_CTX_new(Fetched().scrypt.get()));
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_KDF_CTX_new failed");
+  std::uint64_t n = params.n;
+  std::uint32_t r = params.r, p = params.p;
+  std::uint64_t maxmem = 2ull << 30;
+  OSSL_PARAM kdf_params[] = {
+      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD,
+                                        const_cast<std::uint8_t*>(secret.data()), secret.size()),
+      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT,
+                                        const_cast<std::uint8_t*>(salt.data()), salt.size()),
+      OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+      OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
+      OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
+      OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &maxmem),
+      OSSL_PARAM_END};
+  SecureBytes out(out_len);
+  if (EVP_KDF_derive(ctx.get(), out.data(), out.size(), kdf_params) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "scrypt derivation failed");
+  }
+  return out;
+}
+
+}  // namespace signet::crypto
