@@ -1,0 +1,32 @@
+// signet protocol constants shared by the daemon, the client library and the
+// PKCS#11 module: signet's vendor-defined CK_RV codes and the PKCS#11 3.0
+// mechanism numbers that p11-kit 0.24's pkcs11.h lacks. Plain constants; no
+// state.
+#pragma once
+
+#include <p11-kit/pkcs11.h>
+
+// CKM_AES_KEY_WRAP_KWP: AES key wrap with padding (RFC 5649), PKCS#11 3.0
+// §2.14.4. p11-kit 0.24 only names the older CKM_AES_KEY_WRAP_PAD (0x210A).
+#ifndef CKM_AES_KEY_WRAP_KWP
+#define CKM_AES_KEY_WRAP_KWP (0x210BUL)
+#endif
+
+// SIGNET_RV_BUSY: the daemon's work queue is full; retry later. Nothing was
+// done for the request.
+#define SIGNET_RV_BUSY (CKR_VENDOR_DEFINED | 1UL)
+
+// SIGNET_RV_UNSUPPORTED_VERSION: the request's protocol version is not one
+// the daemon speaks; the message names the supported version.
+#define SIGNET_RV_UNSUPPORTED_VERSION (CKR_VENDOR_DEFINED | 2UL)
+
+// SIGNET_RV_MALFORMED_MESSAGE: the frame's payload is not a valid Request
+// (FlatBuffers verifier failed). The reply's id is 0 since none could be read.
+#define SIGNET_RV_MALFORMED_MESSAGE (CKR_VENDOR_DEFINED | 3UL)
+
+// SIGNET_RV_FRAME_TOO_LARGE: the frame's length field exceeds the limit; the
+// daemon sends this reply (id 0) and then closes the connection.
+#define SIGNET_RV_FRAME_TOO_LARGE (CKR_VENDOR_DEFINED | 4UL)
+
+// SIGNET_RV_SHUTTING_DOWN: the daemon is stopping and takes no new work.
+#define SIGNET_RV_SHUTTING_DOWN (CKR_VENDOR_DEFINED | 5UL)
