@@ -108,6 +108,9 @@ class PublicKey {
 
  private:
   PublicKey(std::shared_ptr<EVP_PKEY> pkey, KeySpec spec) : pkey_(std::move(pkey)), spec_(spec) {}
+  // Adopt takes ownership of `raw` (nullptr means the parse failed: the
+  // error says `what`) and checks that its type is one signet supports.
+  static Result<PublicKey> Adopt(EVP_PKEY* raw, std::string_view what);
   friend class PrivateKey;
   std::shared_ptr<EVP_PKEY> pkey_;
   KeySpec spec_;

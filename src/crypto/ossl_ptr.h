@@ -7,6 +7,9 @@
 #include <openssl/kdf.h>
 #include <openssl/x509.h>
 #include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/decoder.h>
+#include <openssl/encoder.h>
 #include <openssl/ec.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
@@ -37,5 +40,12 @@ using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
 using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG_free>>;
 using OsslParamBldPtr = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD_free>>;
 using OsslParamPtr = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM_free>>;
+using OsslEncoderCtxPtr = std::unique_ptr<OSSL_ENCODER_CTX, Deleter<OSSL_ENCODER_CTX_free>>;
+using OsslDecoderCtxPtr = std::unique_ptr<OSSL_DECODER_CTX, Deleter<OSSL_DECODER_CTX_free>>;
+
+// OsslFree releases memory OpenSSL allocated for us (i2d_* output); it holds
+// public data only (secret bytes go to SecureBytes, never here).
+inline void OsslFree(unsigned char* p) { OPENSSL_free(p); }
+using OsslBytesPtr = std::unique_ptr<unsigned char, Deleter<OsslFree>>;
 
 }  // namespace signet::crypto

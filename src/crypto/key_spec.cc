@@ -1,0 +1,97 @@
+// KeySpec parsing/naming and the KeyType table (key_types.h): curve names,
+// NIDs and the CKA_EC_PARAMS encodings PKCS#11 uses.
+#include <openssl/obj_mac.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include "crypto/key_types.h"
+#include "crypto/keys.h"
+
+namespace signet::crypto {
+namespace internal {
+namespace {
+
+// DER OBJECT IDENTIFIERs (tag 06): prime256v1 1.2.840.10045.3.1.7,
+// secp384r1 1.3.132.0.34, secp521r1 1.3.132.0.35, secp256k1 1.3.132.0.10,
+// id-Ed25519 1.3.101.112 (RFC 8410).
+constexpr std::uint8_t kP256Oid[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
+constexpr std::uint8_t kP384Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22};
+constexpr std::uint8_t kP521Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23};
+constexpr std::uint8_t kSecp256k1Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a};
+constexpr std::uint8_t kEd25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
+
+// PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 by the
+// PrintableString "edwards25519"; we accept it but emit the OID.
+constexpr std::uint8_t kEdwards25519String[] = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r', 'd',
+                                                's',  '2',  '5', '5', '1', '9'};
+
+// Indexed by KeyType.
+constexpr std::array<KeyTypeInfo, 6> kKeyTypes = {{
+    {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
+    {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
+    {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
+    {KeyType::kEcP521, "ec:p521", "EC", "P-521", NID_secp521r1, kP521Oid, 66},
+    {KeyType::kEcSecp256k1, "ec:secp256k1", "EC", "secp256k1", NID_secp256k1, kSecp256k1Oid, 32},
+    {KeyType::kEd25519, "ed25519", "ED25519", nullptr, NID_undef, kEd25519Oid, 32},
+}};
+
+bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
+
+}  // namespace
+
+const KeyTypeInfo& InfoFor(KeyType type) { return kKeyTypes[static_cast<std::size_t>(type)]; }
+
+const KeyTypeInfo* InfoForCurveNid(int nid) {
+  if (nid == NID_undef) return nullptr;
+  auto it = std::ranges::find(kKeyTypes, nid, &KeyTypeInfo::nid);
+  return it == kKeyTypes.end() ? nullptr : &*it;
+}
+
+std::span<const KeyTypeInfo> AllKeyTypes() { return kKeyTypes; }
+
+}  // namespace internal
+
+Result<KeySpec> ParseKeySpec(std::string_view text) {
+  constexpr std::string_view kRsaPrefix = "rsa:";
+  if (text.starts_with(kRsaPrefix)) {
+    std::string_view digits = text.substr(kRsaPrefix.size());
+    int bits = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
+      return MakeError(CKR_ARGUMENTS_BAD, "bad RSA key size in key spec: " + std::string(text));
+    }
+    return KeySpec{KeyType::kRsa, bits};
+  }
+  for (const auto& info : internal::AllKeyTypes()) {
+    if (info.type != KeyType::kRsa && info.spec_name == text) return KeySpec{info.type, 0};
+  }
+  return MakeError(CKR_ARGUMENTS_BAD,
+                   "unknown key spec '" + std::string(text) +
+                       "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1 or ed25519)");
+}
+
+std::string KeySpecName(const KeySpec& spec) {
+  if (spec.type == KeyType::kRsa) return "rsa:" + std::to_string(spec.rsa_bits);
+  return std::string(internal::InfoFor(spec.type).spec_name);
+}
+
+bool IsEc(KeyType type) { return internal::InfoFor(type).nid != NID_undef; }
+
+Bytes EcParamsDer(KeyType type) {
+  auto der = internal::InfoFor(type).ec_params_der;
+  return Bytes(der.begin(), der.end());
+}
+
+Result<KeyType> KeyTypeFromEcParams(ByteView der) {
+  if (internal::SameBytes(der, internal::kEdwards25519String)) return KeyType::kEd25519;
+  for (const auto& info : internal::AllKeyTypes()) {
+    if (!info.ec_params_der.empty() && internal::SameBytes(der, info.ec_params_der)) {
+      return info.type;
+    }
+  }
+  return MakeError(CKR_CURVE_NOT_SUPPORTED, "unsupported CKA_EC_PARAMS");
+}
+
+}  // namespace signet::crypto

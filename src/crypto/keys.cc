@@ -1,0 +1,147 @@
+// PrivateKey: generation, PKCS#8 serialisation, and the key-type probe shared
+// with public_key.cc.
+#include <openssl/core_names.h>
+#include <openssl/decoder.h>
+#include <openssl/encoder.h>
+#include <openssl/objects.h>
+
+#include "crypto/key_types.h"
+#include "crypto/keys.h"
+#include "crypto/ossl_error.h"
+
+namespace signet::crypto {
+namespace {
+
+using internal::OsslError;
+
+constexpr int kMinRsaBits = 1024;
+constexpr int kMinWeakRsaBits = 512;
+constexpr int kMaxRsaBits = 4096;
+constexpr unsigned int kRsaPublicExponent = 65537;
+
+// KeygenParams fills `params` (4 slots) with what EVP_PKEY_generate needs
+// for `spec`; the strings it points at are static.
+void KeygenParams(const KeySpec& spec, std::size_t* bits, unsigned int* e, OSSL_PARAM* params) {
+  const auto& info = internal::InfoFor(spec.type);
+  int n = 0;
+  if (spec.type == KeyType::kRsa) {
+    *bits = static_cast<std::size_t>(spec.rsa_bits);
+    params[n++] = OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, bits);
+    params[n++] = OSSL_PARAM_construct_uint(OSSL_PKEY_PARAM_RSA_E, e);
+  } else if (info.group_name != nullptr) {
+    params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
+                                                   const_cast<char*>(info.group_name), 0);
+  }
+  params[n] = OSSL_PARAM_construct_end();
+}
+
+Status CheckRsaBits(const KeySpec& spec, const GenerateOptions& options) {
+  if (spec.type != KeyType::kRsa) return OkStatus();
+  int min_bits = options.allow_weak_rsa ? kMinWeakRsaBits : kMinRsaBits;
+  if (spec.rsa_bits < min_bits || spec.rsa_bits > kMaxRsaBits) {
+    return MakeError(CKR_KEY_SIZE_RANGE, "RSA key size " + std::to_string(spec.rsa_bits) +
+                                             " outside " + std::to_string(min_bits) + "-" +
+                                             std::to_string(kMaxRsaBits) + " bits");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+namespace internal {
+
+Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
+  if (EVP_PKEY_is_a(pkey, "RSA")) {
+    int bits = EVP_PKEY_get_bits(pkey);
+    if (bits < kMinWeakRsaBits || bits > 16384) {
+      return MakeError(CKR_KEY_SIZE_RANGE, "RSA key of " + std::to_string(bits) + " bits");
+    }
+    return KeySpec{KeyType::kRsa, bits};
+  }
+  if (EVP_PKEY_is_a(pkey, "ED25519")) return KeySpec{KeyType::kEd25519, 0};
+  if (!EVP_PKEY_is_a(pkey, "EC")) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "unsupported key type");
+  }
+  char group[64] = {};
+  std::size_t len = 0;
+  if (!EVP_PKEY_get_group_name(pkey, group, sizeof(group), &len)) {
+    return OsslError(CKR_CURVE_NOT_SUPPORTED, "EC key without a named curve");
+  }
+  int nid = OBJ_txt2nid(group);
+  if (nid == NID_undef) nid = EC_curve_nist2nid(group);
+  const KeyTypeInfo* info = InfoForCurveNid(nid);
+  if (info == nullptr) {
+    return MakeError(CKR_CURVE_NOT_SUPPORTED, "unsupported curve " + std::string(group));
+  }
+  return KeySpec{info->type, 0};
+}
+
+}  // namespace internal
+
+Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptions& options) {
+  SIGNET_TRY(CheckRsaBits(spec, options));
+  const auto& info = internal::InfoFor(spec.type);
+  EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, info.ossl_type, nullptr));
+  if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0) {
+    return OsslError(CKR_FUNCTION_FAILED, "key generation setup failed");
+  }
+  std::size_t bits = 0;
+  unsigned int e = kRsaPublicExponent;
+  OSSL_PARAM params[4];
+  KeygenParams(spec, &bits, &e, params);
+  EVP_PKEY* raw = nullptr;
+  if (EVP_PKEY_CTX_set_params(ctx.get(), params) <= 0 || EVP_PKEY_generate(ctx.get(), &raw) <= 0) {
+    return OsslError(CKR_FUNCTION_FAILED, "key generation failed for " + KeySpecName(spec));
+  }
+  KeySpec out = spec;
+  if (spec.type != KeyType::kRsa) out.rsa_bits = 0;
+  return PrivateKey(EvpPkeyPtr(raw), out);
+}
+
+Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
+  EVP_PKEY* raw = nullptr;
+  OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(
+      &raw, "DER", "PrivateKeyInfo", nullptr, EVP_PKEY_KEYPAIR, nullptr, nullptr);
+  OsslDecoderCtxPtr guard(dctx);
+  const unsigned char* data = der.data();
+  std::size_t left = der.size();
+  if (dctx == nullptr || !OSSL_DECODER_from_data(dctx, &data, &left) || raw == nullptr) {
+    return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "not a PKCS#8 private key");
+  }
+  EvpPkeyPtr pkey(raw);
+  if (left != 0) return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "trailing bytes after PKCS#8 key");
+  SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
+  return PrivateKey(std::move(pkey), spec);
+}
+
+// ToPkcs8Der encodes twice (size, then into our buffer) so the only copy of
+// the key bytes that outlives this call is the zeroising SecureBytes;
+// OpenSSL's intermediate memory BIO is freed with OPENSSL_clear_free.
+Result<SecureBytes> PrivateKey::ToPkcs8Der() const {
+  OsslEncoderCtxPtr ctx(OSSL_ENCODER_CTX_new_for_pkey(pkey_.get(), EVP_PKEY_KEYPAIR, "DER",
+                                                     "PrivateKeyInfo", nullptr));
+  std::size_t len = 0;
+  if (!ctx || OSSL_ENCODER_CTX_get_num_encoders(ctx.get()) == 0 ||
+      !OSSL_ENCODER_to_data(ctx.get(), nullptr, &len)) {
+    return OsslError(CKR_FUNCTION_FAILED, "PKCS#8 encoding failed");
+  }
+  SecureBytes out(len);
+  unsigned char* cursor = out.data();
+  std::size_t room = out.size();
+  if (!OSSL_ENCODER_to_data(ctx.get(), &cursor, &room) || room != 0) {
+    return OsslError(CKR_FUNCTION_FAILED, "PKCS#8 encoding failed");
+  }
+  return out;
+}
+
+// Public re-reads the SubjectPublicKeyInfo so the PublicKey holds no private
+// material, whatever its lifetime.
+Result<PublicKey> PrivateKey::Public() const {
+  unsigned char* der = nullptr;
+  int len = i2d_PUBKEY(pkey_.get(), &der);
+  if (len <= 0) return OsslError(CKR_FUNCTION_FAILED, "public key encoding failed");
+  OsslBytesPtr hold(der);
+  return PublicKey::FromDer(ByteView(der, static_cast<std::size_t>(len)));
+}
+
+}  // namespace signet::crypto
