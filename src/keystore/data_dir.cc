@@ -1,0 +1,73 @@
+#include "keystore/data_dir.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "keystore/sqlite_token.h"
+
+namespace signet::keystore {
+namespace {
+
+constexpr std::size_t kSerialChars = 16;
+constexpr int kCreateAttempts = 4;  // serial collisions are ~2^-64; be safe
+
+bool IsSerial(std::string_view text) {
+  return text.size() == kSerialChars && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+Status EnsureDirectory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return OkStatus();
+  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return MakeError(CKR_DEVICE_ERROR,
+                     "cannot create data directory " + dir.string() + ": " + std::strerror(errno));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial) {
+  return dir / (std::string(serial) + std::string(kTokenFileExtension));
+}
+
+Result<std::vector<std::filesystem::path>> ListTokenFiles(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return out;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  if (ec) return MakeError(CKR_DEVICE_ERROR, "cannot read " + dir.string() + ": " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    const auto& path = it->path();
+    if (path.extension() == kTokenFileExtension && IsSerial(path.stem().string()) &&
+        it->is_regular_file(ec)) {
+      out.push_back(path);
+    }
+  }
+  if (ec) return MakeError(CKR_DEVICE_ERROR, "cannot read " + dir.string() + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::unique_ptr<Token>> CreateInDirectory(const std::filesystem::path& dir,
+                                                 std::string_view label, ByteView so_pin,
+                                                 ByteView user_pin, const TokenOptions& options) {
+  SIGNET_TRY(EnsureDirectory(dir));
+  for (int attempt = 0;; ++attempt) {
+    SIGNET_ASSIGN_OR_RETURN(std::string serial, NewTokenSerial());
+    auto path = TokenFilePath(dir, serial);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && attempt + 1 < kCreateAttempts) continue;
+    SIGNET_ASSIGN_OR_RETURN(auto token,
+                            SqliteToken::CreateFile(path, serial, label, so_pin, user_pin, options));
+    return std::unique_ptr<Token>(std::move(token));
+  }
+}
+
+}  // namespace signet::keystore

@@ -1,0 +1,51 @@
+// PIN records: the KEK sealed under each PIN, and the persistent failure
+// counters that drive PIN lockout.
+//
+// A record holds scrypt's cost (n, r, p) and a random salt; the KEK is
+// stored only as AES-KWP(scrypt(PIN, salt), KEK). A PIN is checked by
+// unwrapping: KWP's integrity check fails for a wrong PIN, so no PIN hash is
+// stored. The database functions REQUIRE the caller to serialise access to
+// `db` (SqliteToken's database mutex); SealKek/OpenKek are pure and may run
+// on any thread without it (they are the slow part).
+#pragma once
+
+#include "crypto/symmetric.h"
+#include "keystore/sqlite_db.h"
+#include "keystore/token.h"
+
+namespace signet::keystore {
+
+struct PinRecord {
+  UserType user = UserType::kUser;
+  crypto::ScryptParams kdf;
+  Bytes salt;
+  Bytes wrapped_kek;
+  int failures = 0;
+};
+
+// SealKek makes a fresh record (new random salt, failures 0) for `pin`.
+// CKR_PIN_LEN_RANGE for an empty PIN.
+Result<PinRecord> SealKek(UserType user, ByteView pin, ByteView kek,
+                          const crypto::ScryptParams& kdf);
+
+// OpenKek derives the PIN key and unwraps the KEK. CKR_PIN_INCORRECT when
+// the PIN is wrong. Does not touch the failure counter.
+Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin);
+
+// LoadPinRecord reads `user`'s record; CKR_USER_PIN_NOT_INITIALIZED when
+// there is none, CKR_DEVICE_ERROR when its KDF cost is implausible.
+Result<PinRecord> LoadPinRecord(Database& db, UserType user);
+
+// StorePinRecord inserts or replaces `record`. REQUIRES: a transaction open.
+Status StorePinRecord(Database& db, const PinRecord& record);
+
+// RecordPinFailure adds one failure in its own committed transaction and
+// returns the new count; the count is durable before this returns.
+Result<int> RecordPinFailure(Database& db, UserType user);
+
+// ResetPinFailures sets the count back to 0 (own committed transaction)
+// unless it already reached `max_failures`: then CKR_PIN_LOCKED, so a lock
+// set by a concurrent attempt while this PIN was being checked still holds.
+Status ResetPinFailures(Database& db, UserType user, int max_failures);
+
+}  // namespace signet::keystore

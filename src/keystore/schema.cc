@@ -1,0 +1,92 @@
+#include "keystore/schema.h"
+
+#include <iterator>
+#include <string>
+
+namespace signet::keystore {
+namespace {
+
+// kMigrations[i] takes the schema from user_version i to i + 1. Append new
+// steps; never edit a released one.
+constexpr const char* kMigrations[] = {
+    // 1: token metadata, one PIN record per user type, objects.
+    R"sql(
+      CREATE TABLE token_meta (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        label TEXT NOT NULL,
+        serial TEXT NOT NULL,
+        max_pin_failures INTEGER NOT NULL CHECK (max_pin_failures > 0),
+        created_unix INTEGER NOT NULL
+      );
+      -- user_type: 0 = SO, 1 = user (CKU_SO / CKU_USER). The KEK is kept only
+      -- as AES-KWP under scrypt(PIN, salt) with the cost stored per record.
+      CREATE TABLE pin_records (
+        user_type INTEGER PRIMARY KEY CHECK (user_type IN (0, 1)),
+        kdf TEXT NOT NULL CHECK (kdf = 'scrypt'),
+        kdf_n INTEGER NOT NULL,
+        kdf_r INTEGER NOT NULL,
+        kdf_p INTEGER NOT NULL,
+        salt BLOB NOT NULL,
+        wrapped_kek BLOB NOT NULL,
+        failures INTEGER NOT NULL DEFAULT 0
+      );
+      -- AUTOINCREMENT: a handle is never reused, even after the highest
+      -- object is destroyed. class/key_type/label/id mirror attributes for
+      -- searching; wrapped_value is AES-KWP under the KEK (see object_wrap.h).
+      CREATE TABLE objects (
+        handle INTEGER PRIMARY KEY AUTOINCREMENT,
+        class INTEGER,
+        key_type INTEGER,
+        label BLOB,
+        id BLOB,
+        attributes BLOB NOT NULL,
+        wrapped_value BLOB
+      );
+      CREATE INDEX objects_by_class ON objects (class, key_type);
+      CREATE INDEX objects_by_label ON objects (label);
+      CREATE INDEX objects_by_id ON objects (id);
+    )sql",
+};
+
+constexpr int kVersionCount = static_cast<int>(std::size(kMigrations));
+
+}  // namespace
+
+int CurrentSchemaVersion() { return kVersionCount; }
+
+Status CheckIsToken(Database& db) {
+  auto app_id = db.PragmaInt("application_id");
+  if (!app_id.ok()) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "not a signet token: " + app_id.error().message);
+  }
+  if (*app_id != kApplicationId) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "not a signet token (foreign SQLite file)");
+  }
+  SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db.PragmaInt("user_version"));
+  if (version < 1 || version > kVersionCount) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED,
+                     "token schema version " + std::to_string(version) +
+                         " is not supported (this build knows 1.." +
+                         std::to_string(kVersionCount) + ")");
+  }
+  return OkStatus();
+}
+
+Status MigrateSchema(Database& db) {
+  SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db.PragmaInt("user_version"));
+  if (version > kVersionCount) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token schema is newer than this build");
+  }
+  if (version == 0) {
+    SIGNET_TRY(db.Exec("PRAGMA application_id=" + std::to_string(kApplicationId)));
+  }
+  for (auto v = version; v < kVersionCount; ++v) {
+    SIGNET_TRY(db.Exec(kMigrations[v]));
+  }
+  if (version != kVersionCount) {
+    SIGNET_TRY(db.Exec("PRAGMA user_version=" + std::to_string(kVersionCount)));
+  }
+  return OkStatus();
+}
+
+}  // namespace signet::keystore

@@ -1,0 +1,275 @@
+// SqliteToken: creation, opening, token info and PIN handling. Object
+// storage and key fetching live in sqlite_token_objects.cc.
+#include "keystore/sqlite_token.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "keystore/pin_records.h"
+#include "keystore/schema.h"
+
+namespace signet::keystore {
+namespace {
+
+constexpr std::size_t kMaxLabelBytes = 32;  // CK_TOKEN_INFO.label is 32 bytes
+constexpr std::size_t kSerialBytes = 8;     // 16 hex characters
+
+// RemoveTokenFiles deletes a token file and its WAL companions.
+void RemoveTokenFiles(const std::filesystem::path& file) {
+  std::error_code ignored;
+  std::filesystem::remove(file, ignored);
+  std::filesystem::remove(file.string() + "-wal", ignored);
+  std::filesystem::remove(file.string() + "-shm", ignored);
+}
+
+// CreateEmptyFile makes `file` with mode 0600 (SQLite gives its -wal and
+// -shm files the same mode) and fails if it exists.
+Status CreateEmptyFile(const std::filesystem::path& file) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    CK_RV code = errno == EEXIST ? CKR_ARGUMENTS_BAD : CKR_DEVICE_ERROR;
+    return MakeError(code, "cannot create " + file.string() + ": " + std::strerror(errno));
+  }
+  int rc = ::fchmod(fd, 0600);  // umask may have removed owner bits
+  ::close(fd);
+  if (rc != 0) return MakeError(CKR_DEVICE_ERROR, "cannot chmod " + file.string());
+  return OkStatus();
+}
+
+// SyncDirectory makes a newly created entry in `dir` durable.
+void SyncDirectory(const std::filesystem::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+Result<std::string> NewTokenSerial() {
+  Bytes raw(kSerialBytes);
+  SIGNET_TRY(crypto::FillRandom(raw));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string serial;
+  for (auto b : raw) {
+    serial += kHex[b >> 4];
+    serial += kHex[b & 0xf];
+  }
+  return serial;
+}
+
+namespace {
+
+Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
+                  int max_pin_failures) {
+  SIGNET_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db.Prepare("INSERT INTO token_meta (id, label, serial, max_pin_failures, created_unix) "
+                 "VALUES (1, ?1, ?2, ?3, ?4)"));
+  SIGNET_TRY(stmt.BindText(1, label));
+  SIGNET_TRY(stmt.BindText(2, serial));
+  SIGNET_TRY(stmt.Bind(3, max_pin_failures));
+  SIGNET_TRY(stmt.Bind(4, static_cast<std::int64_t>(std::time(nullptr))));
+  return stmt.Run();
+}
+
+// InitialiseFile writes schema, metadata and both PIN records in one
+// transaction into the empty database at `file`.
+Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& file,
+                                                 std::string_view label,
+                                                 std::string_view serial, int max_pin_failures,
+                                                 const PinRecord& so, const PinRecord& user) {
+  SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
+  SIGNET_TRY(db->ConfigureDurability());
+  SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
+  SIGNET_TRY(MigrateSchema(*db));
+  SIGNET_TRY(InsertMeta(*db, label, serial, max_pin_failures));
+  SIGNET_TRY(StorePinRecord(*db, so));
+  SIGNET_TRY(StorePinRecord(*db, user));
+  SIGNET_TRY(txn.Commit());
+  return db;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Token>> Token::Create(const std::filesystem::path& file,
+                                             std::string_view label, ByteView so_pin,
+                                             ByteView user_pin, const TokenOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(std::string serial, NewTokenSerial());
+  SIGNET_ASSIGN_OR_RETURN(auto token,
+                          SqliteToken::CreateFile(file, serial, label, so_pin, user_pin, options));
+  return std::unique_ptr<Token>(std::move(token));
+}
+
+Result<std::unique_ptr<Token>> Token::Open(const std::filesystem::path& file,
+                                           const TokenOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(auto token, SqliteToken::OpenFile(file, options));
+  return std::unique_ptr<Token>(std::move(token));
+}
+
+SqliteToken::SqliteToken(std::unique_ptr<Database> db, std::string label, std::string serial,
+                         int max_pin_failures, const TokenOptions& options)
+    : label_(std::move(label)),
+      serial_(std::move(serial)),
+      max_pin_failures_(max_pin_failures),
+      options_(options),
+      db_(std::move(db)),
+      cache_(options.key_cache_capacity) {}
+
+Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(
+    const std::filesystem::path& file, std::string_view serial, std::string_view label,
+    ByteView so_pin, ByteView user_pin, const TokenOptions& options) {
+  if (label.empty() || label.size() > kMaxLabelBytes) {
+    return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
+  }
+  if (so_pin.empty() || user_pin.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD, "SO PIN and user PIN must not be empty");
+  }
+  if (options.max_pin_failures < 1) {
+    return MakeError(CKR_ARGUMENTS_BAD, "max_pin_failures must be at least 1");
+  }
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
+  SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options.kdf));
+  SIGNET_ASSIGN_OR_RETURN(PinRecord user, SealKek(UserType::kUser, user_pin, kek, options.kdf));
+
+  SIGNET_TRY(CreateEmptyFile(file));
+  auto db = InitialiseFile(file, label, serial, options.max_pin_failures, so, user);
+  if (!db.ok()) {
+    RemoveTokenFiles(file);
+    return std::move(db).error();
+  }
+  SyncDirectory(file.parent_path());
+  return std::unique_ptr<SqliteToken>(new SqliteToken(std::move(*db), std::string(label),
+                                                      std::string(serial),
+                                                      options.max_pin_failures, options));
+}
+
+Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem::path& file,
+                                                           const TokenOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return MakeError(CKR_TOKEN_NOT_PRESENT, "no token file at " + file.string());
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
+  SIGNET_TRY(CheckIsToken(*db));
+  SIGNET_TRY(db->ConfigureDurability());
+  SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db->PragmaInt("user_version"));
+  if (version < CurrentSchemaVersion()) {
+    SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
+    SIGNET_TRY(MigrateSchema(*db));
+    SIGNET_TRY(txn.Commit());
+  }
+  SIGNET_ASSIGN_OR_RETURN(
+      Statement stmt, db->Prepare("SELECT label, serial, max_pin_failures FROM token_meta"));
+  SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token has no metadata");
+  std::string label = stmt.ColumnText(0);
+  std::string serial = stmt.ColumnText(1);
+  int max_failures = static_cast<int>(stmt.ColumnInt64(2));
+  stmt = Statement();  // finalise before the connection moves
+  return std::unique_ptr<SqliteToken>(new SqliteToken(std::move(db), std::move(label),
+                                                      std::move(serial), max_failures, options));
+}
+
+TokenInfo SqliteToken::Info() const {
+  TokenInfo info;
+  info.label = label_;
+  info.serial = serial_;
+  info.max_pin_failures = max_pin_failures_;
+  std::lock_guard lock(db_mu_);
+  for (UserType user : {UserType::kSo, UserType::kUser}) {
+    auto record = LoadPinRecord(*db_, user);
+    if (!record.ok()) continue;
+    bool locked = record->failures >= max_pin_failures_;
+    if (user == UserType::kSo) {
+      info.so_pin_failures = record->failures;
+      info.so_pin_locked = locked;
+    } else {
+      info.user_pin_initialized = true;
+      info.user_pin_failures = record->failures;
+      info.user_pin_locked = locked;
+    }
+  }
+  return info;
+}
+
+Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
+  PinRecord record;
+  {
+    std::lock_guard lock(db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(record, LoadPinRecord(*db_, user));
+  }
+  if (record.failures >= max_pin_failures_) return MakeError(CKR_PIN_LOCKED, "PIN locked");
+  auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
+  std::lock_guard lock(db_mu_);
+  if (!kek.ok()) {
+    if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
+    SIGNET_ASSIGN_OR_RETURN(int failures, RecordPinFailure(*db_, user));
+    if (failures >= max_pin_failures_) {
+      return MakeError(CKR_PIN_LOCKED, "PIN incorrect; PIN now locked");
+    }
+    return MakeError(CKR_PIN_INCORRECT, "PIN incorrect");
+  }
+  // Reset the counter, or confirm no concurrent attempt locked the PIN while
+  // this one was in scrypt.
+  SIGNET_TRY(ResetPinFailures(*db_, user, max_pin_failures_));
+  return std::move(*kek);
+}
+
+Status SqliteToken::StorePin(UserType user, ByteView pin, ByteView kek) {
+  SIGNET_ASSIGN_OR_RETURN(PinRecord record, SealKek(user, pin, kek, options_.kdf));
+  std::lock_guard lock(db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+  SIGNET_TRY(StorePinRecord(*db_, record));
+  return txn.Commit();
+}
+
+Status SqliteToken::Login(UserType user, ByteView pin) {
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, pin));
+  auto shared = std::make_shared<const SecureBytes>(std::move(kek));
+  std::lock_guard lock(auth_mu_);
+  kek_ = std::move(shared);
+  logged_in_ = user;
+  return OkStatus();
+}
+
+void SqliteToken::Logout() {
+  // KEK first, cache second: a FetchKey that read the cache generation
+  // after Clear() then also sees no KEK (see FetchKey).
+  {
+    std::lock_guard lock(auth_mu_);
+    kek_.reset();
+    logged_in_.reset();
+  }
+  cache_.Clear();
+}
+
+std::shared_ptr<const SecureBytes> SqliteToken::CurrentKek() const {
+  std::lock_guard lock(auth_mu_);
+  return kek_;
+}
+
+Status SqliteToken::InitUserPin(ByteView new_pin) {
+  std::shared_ptr<const SecureBytes> kek;
+  {
+    std::lock_guard lock(auth_mu_);
+    if (logged_in_ != UserType::kSo || !kek_) {
+      return MakeError(CKR_USER_NOT_LOGGED_IN, "InitUserPin requires the SO to be logged in");
+    }
+    kek = kek_;
+  }
+  return StorePin(UserType::kUser, new_pin, *kek);
+}
+
+Status SqliteToken::SetPin(UserType user, ByteView old_pin, ByteView new_pin) {
+  if (new_pin.empty()) return MakeError(CKR_PIN_LEN_RANGE, "PIN must not be empty");
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, old_pin));
+  return StorePin(user, new_pin, kek);
+}
+
+}  // namespace signet::keystore

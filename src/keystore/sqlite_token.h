@@ -1,0 +1,80 @@
+// SqliteToken: the embedded Token backend, one SQLite file per token.
+//
+// Layout of the work: db_mu_ serialises every use of the one connection and
+// is held only for SQL (microseconds; never across scrypt, which runs with
+// no lock held). auth_mu_ guards the login state (KEK, who is logged in).
+// The two are never held together. The unwrapped-key cache has its own lock
+// (KeyCache), so a hot FetchKey touches neither of the others.
+//
+// Durability: WAL + synchronous=FULL, BEGIN IMMEDIATE for every change; a
+// change whose call has returned survives SIGKILL and power loss.
+#pragma once
+
+#include <mutex>
+
+#include "keystore/key_cache.h"
+#include "keystore/sqlite_db.h"
+#include "keystore/token.h"
+
+namespace signet::keystore {
+
+// NewTokenSerial returns 16 random lower-case hex characters.
+Result<std::string> NewTokenSerial();
+
+class SqliteToken final : public Token {
+ public:
+  // CreateFile makes a token at `file` (created 0600, must not exist) with
+  // the given serial. On failure nothing is left behind.
+  static Result<std::unique_ptr<SqliteToken>> CreateFile(const std::filesystem::path& file,
+                                                         std::string_view serial,
+                                                         std::string_view label,
+                                                         ByteView so_pin, ByteView user_pin,
+                                                         const TokenOptions& options);
+
+  // OpenFile opens (and migrates) an existing token; see Token::Open.
+  static Result<std::unique_ptr<SqliteToken>> OpenFile(const std::filesystem::path& file,
+                                                       const TokenOptions& options);
+
+  TokenInfo Info() const override;
+  Status Login(UserType user, ByteView pin) override;
+  void Logout() override;
+  Status InitUserPin(ByteView new_pin) override;
+  Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) override;
+  Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
+                                    const SecureBytes* secret) override;
+  Result<StoredObject> GetObject(ObjectHandle handle) const override;
+  Result<std::vector<StoredObject>> ListObjects() const override;
+  Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) override;
+  Status DestroyObject(ObjectHandle handle) override;
+  Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) override;
+  CacheStats cache_stats() const override { return cache_.stats(); }
+
+ private:
+  SqliteToken(std::unique_ptr<Database> db, std::string label, std::string serial,
+              int max_pin_failures, const TokenOptions& options);
+
+  // CheckPin verifies `pin` for `user` with failure counting and returns the
+  // KEK. Takes db_mu_ only around its SQL.
+  Result<SecureBytes> CheckPin(UserType user, ByteView pin);
+  // StorePin seals `kek` under `pin` and stores it (failures reset to 0).
+  Status StorePin(UserType user, ByteView pin, ByteView kek);
+  // CurrentKek: the KEK when logged in, else nullptr.
+  std::shared_ptr<const SecureBytes> CurrentKek() const;
+  Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const;
+
+  const std::string label_;
+  const std::string serial_;
+  const int max_pin_failures_;
+  const TokenOptions options_;
+
+  mutable std::mutex db_mu_;
+  std::unique_ptr<Database> db_;  // guarded by db_mu_
+
+  mutable std::mutex auth_mu_;
+  std::shared_ptr<const SecureBytes> kek_;  // guarded by auth_mu_; null when logged out
+  std::optional<UserType> logged_in_;       // guarded by auth_mu_
+
+  KeyCache cache_;
+};
+
+}  // namespace signet::keystore

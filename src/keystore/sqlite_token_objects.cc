@@ -1,0 +1,206 @@
+// SqliteToken: object storage and key fetching (see sqlite_token.h).
+#include <algorithm>
+
+#include "keystore/attribute_codec.h"
+#include "keystore/object_wrap.h"
+#include "keystore/sqlite_token.h"
+
+namespace signet::keystore {
+namespace {
+
+// Attributes that carry key material: for private and secret keys they live
+// only inside the wrapped value, never in the clear attribute blob.
+constexpr CK_ATTRIBUTE_TYPE kSecretAttributes[] = {
+    CKA_VALUE,     CKA_PRIVATE_EXPONENT, CKA_PRIME_1,    CKA_PRIME_2,
+    CKA_EXPONENT_1, CKA_EXPONENT_2,      CKA_COEFFICIENT,
+};
+
+bool HoldsSecret(std::optional<CK_ULONG> object_class) {
+  return object_class == CKO_PRIVATE_KEY || object_class == CKO_SECRET_KEY;
+}
+
+Status CheckNoClearSecrets(const AttributeMap& attributes) {
+  if (!HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) return OkStatus();
+  for (auto type : kSecretAttributes) {
+    if (attributes.contains(type)) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                       "key material must be passed as the secret, not as an attribute");
+    }
+  }
+  return OkStatus();
+}
+
+Status BindOptionalUlong(Statement& stmt, int index, std::optional<CK_ULONG> value) {
+  if (!value) return stmt.BindNull(index);
+  return stmt.Bind(index, static_cast<std::int64_t>(*value));
+}
+
+Status BindOptionalBlob(Statement& stmt, int index, const AttributeMap& attributes,
+                        CK_ATTRIBUTE_TYPE type) {
+  auto it = attributes.find(type);
+  if (it == attributes.end()) return stmt.BindNull(index);
+  return stmt.Bind(index, ByteView(it->second));
+}
+
+// BindSearchColumns binds class, key_type, label, id and the attribute blob
+// to parameters ?1..?5.
+Status BindObjectColumns(Statement& stmt, const AttributeMap& attributes, ByteView encoded) {
+  SIGNET_TRY(BindOptionalUlong(stmt, 1, UlongAttribute(attributes, CKA_CLASS)));
+  SIGNET_TRY(BindOptionalUlong(stmt, 2, UlongAttribute(attributes, CKA_KEY_TYPE)));
+  SIGNET_TRY(BindOptionalBlob(stmt, 3, attributes, CKA_LABEL));
+  SIGNET_TRY(BindOptionalBlob(stmt, 4, attributes, CKA_ID));
+  return stmt.Bind(5, encoded);
+}
+
+Status StoreWrapped(Database& db, ObjectHandle handle, ByteView wrapped) {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db.Prepare("UPDATE objects SET wrapped_value = ?1 WHERE handle = ?2"));
+  SIGNET_TRY(stmt.Bind(1, wrapped));
+  SIGNET_TRY(stmt.Bind(2, handle));
+  return stmt.Run();
+}
+
+Result<StoredObject> ObjectFromRow(const Statement& stmt) {
+  StoredObject object;
+  object.handle = stmt.ColumnInt64(0);
+  SIGNET_ASSIGN_OR_RETURN(object.attributes, DecodeAttributes(stmt.ColumnBlob(1)));
+  object.has_secret = !stmt.ColumnIsNull(2);
+  return object;
+}
+
+constexpr const char* kSelectObject =
+    "SELECT handle, attributes, wrapped_value IS NOT NULL FROM objects";
+
+}  // namespace
+
+Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
+                                               const SecureBytes* secret) {
+  SIGNET_TRY(CheckNoClearSecrets(attributes));
+  std::shared_ptr<const SecureBytes> kek;
+  if (secret != nullptr) {
+    if (!HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
+    }
+    if (secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
+    kek = CurrentKek();
+    if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
+  }
+  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
+
+  std::lock_guard lock(db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+  SIGNET_ASSIGN_OR_RETURN(
+      Statement insert,
+      db_->Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  SIGNET_TRY(BindObjectColumns(insert, attributes, encoded));
+  SIGNET_TRY(insert.Run());
+  ObjectHandle handle = db_->LastInsertRowId();
+  // The handle is bound into the wrap, so it is wrapped once the row exists;
+  // both statements commit together.
+  if (secret != nullptr) {
+    SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapObjectSecret(*kek, handle, *secret));
+    SIGNET_TRY(StoreWrapped(*db_, handle, wrapped));
+  }
+  SIGNET_TRY(txn.Commit());
+  return handle;
+}
+
+Result<StoredObject> SqliteToken::ReadObjectLocked(ObjectHandle handle) const {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db_->Prepare(std::string(kSelectObject) + " WHERE handle = ?1"));
+  SIGNET_TRY(stmt.Bind(1, handle));
+  SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+  return ObjectFromRow(stmt);
+}
+
+Result<StoredObject> SqliteToken::GetObject(ObjectHandle handle) const {
+  std::lock_guard lock(db_mu_);
+  return ReadObjectLocked(handle);
+}
+
+Result<std::vector<StoredObject>> SqliteToken::ListObjects() const {
+  std::lock_guard lock(db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db_->Prepare(std::string(kSelectObject) + " ORDER BY handle"));
+  std::vector<StoredObject> out;
+  for (;;) {
+    SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    SIGNET_ASSIGN_OR_RETURN(StoredObject object, ObjectFromRow(stmt));
+    out.push_back(std::move(object));
+  }
+  return out;
+}
+
+Status SqliteToken::UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) {
+  {
+    std::lock_guard lock(db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+    SIGNET_ASSIGN_OR_RETURN(StoredObject object, ReadObjectLocked(handle));
+    for (const auto& [type, value] : changes) object.attributes[type] = value;
+    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
+    SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(object.attributes));
+    SIGNET_ASSIGN_OR_RETURN(
+        Statement stmt,
+        db_->Prepare("UPDATE objects SET class = ?1, key_type = ?2, label = ?3, id = ?4, "
+                     "attributes = ?5 WHERE handle = ?6"));
+    SIGNET_TRY(BindObjectColumns(stmt, object.attributes, encoded));
+    SIGNET_TRY(stmt.Bind(6, handle));
+    SIGNET_TRY(stmt.Run());
+    SIGNET_TRY(txn.Commit());
+  }
+  cache_.Erase(handle);  // a cached entry may reflect the old class
+  return OkStatus();
+}
+
+Status SqliteToken::DestroyObject(ObjectHandle handle) {
+  {
+    std::lock_guard lock(db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+    SIGNET_ASSIGN_OR_RETURN(Statement stmt, db_->Prepare("DELETE FROM objects WHERE handle = ?1"));
+    SIGNET_TRY(stmt.Bind(1, handle));
+    SIGNET_TRY(stmt.Run());
+    if (db_->Changes() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    SIGNET_TRY(txn.Commit());
+  }
+  cache_.Erase(handle);
+  return OkStatus();
+}
+
+Result<std::shared_ptr<const UnwrappedKey>> SqliteToken::FetchKey(ObjectHandle handle) {
+  if (auto hit = cache_.Lookup(handle)) return hit;
+  // Generation before KEK: pairs with Logout's KEK-then-Clear order, so a
+  // key unwrapped under a KEK that Logout dropped is never cached.
+  std::uint64_t generation = cache_.generation();
+  auto kek = CurrentKek();
+  if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "fetching a key requires login");
+
+  std::optional<CK_ULONG> object_class;
+  Bytes wrapped;
+  {
+    std::lock_guard lock(db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(
+        Statement stmt,
+        db_->Prepare("SELECT class, wrapped_value FROM objects WHERE handle = ?1"));
+    SIGNET_TRY(stmt.Bind(1, handle));
+    SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    if (stmt.ColumnIsNull(1)) return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key");
+    if (!stmt.ColumnIsNull(0)) object_class = static_cast<CK_ULONG>(stmt.ColumnInt64(0));
+    wrapped = stmt.ColumnBlob(1);
+  }
+
+  // Unwrap and parse with no lock held.
+  auto key = std::make_shared<UnwrappedKey>();
+  SIGNET_ASSIGN_OR_RETURN(key->value, UnwrapObjectSecret(*kek, handle, wrapped));
+  if (object_class == CKO_PRIVATE_KEY) {
+    SIGNET_ASSIGN_OR_RETURN(key->private_key, crypto::PrivateKey::FromPkcs8Der(key->value));
+  }
+  std::shared_ptr<const UnwrappedKey> frozen = std::move(key);
+  cache_.Insert(handle, frozen, generation);
+  return frozen;
+}
+
+}  // namespace signet::keystore
