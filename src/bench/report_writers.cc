@@ -1,0 +1,140 @@
+#include "bench/report_writers.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+
+namespace signet::bench {
+namespace {
+
+// Shortest text that reads back as the same double (CSV keeps precision).
+std::string ExactNumber(double value) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  return std::string(buf, res.ptr);
+}
+
+std::string TextCell(const Cell& cell, int precision) {
+  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", precision, std::get<double>(cell));
+  return buf;
+}
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string CsvCell(const Cell& cell) {
+  if (const auto* s = std::get_if<std::string>(&cell)) return CsvField(*s);
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
+  return ExactNumber(std::get<double>(cell));
+}
+
+void WriteTextTable(const Table& table, std::ostream& out) {
+  const std::size_t ncols = table.columns.size();
+  std::vector<std::vector<std::string>> text(table.rows.size());
+  std::vector<std::size_t> width(ncols);
+  for (std::size_t c = 0; c < ncols; ++c) width[c] = table.columns[c].name.size();
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    for (std::size_t c = 0; c < ncols; ++c) {
+      text[r].push_back(TextCell(table.rows[r][c], table.columns[c].precision));
+      width[c] = std::max(width[c], text[r][c].size());
+    }
+  }
+  // First column (the label) is left-aligned, the rest right-aligned.
+  auto pad = [&](const std::string& s, std::size_t c) {
+    const std::string fill(width[c] - s.size(), ' ');
+    return c == 0 ? s + fill : fill + s;
+  };
+  auto emit = [&](auto cell_text) {
+    std::string line;
+    for (std::size_t c = 0; c < ncols; ++c) line += (c ? "  " : "") + pad(cell_text(c), c);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  if (!table.title.empty()) out << table.title << "\n\n";
+  emit([&](std::size_t c) { return table.columns[c].name; });
+  emit([&](std::size_t c) { return std::string(table.columns[c].name.size(), '-'); });
+  for (const auto& row : text) emit([&](std::size_t c) { return row[c]; });
+}
+
+}  // namespace
+
+void WriteText(const Report& report, std::ostream& out) {
+  for (const auto& [key, value] : report.notes) out << "# " << key << ": " << value << '\n';
+  for (const auto& table : report.tables) {
+    out << '\n';
+    WriteTextTable(table, out);
+  }
+}
+
+void WriteCsv(const Report& report, std::ostream& out) {
+  bool first = true;
+  for (const auto& table : report.tables) {
+    if (!first) out << "\r\n";
+    first = false;
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      out << (c ? "," : "") << CsvField(table.columns[c].name);
+    }
+    out << "\r\n";
+    for (const auto& row : table.rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << CsvCell(row[c]);
+      out << "\r\n";
+    }
+  }
+}
+
+nlohmann::json ToJson(const Report& report) {
+  nlohmann::json doc;
+  doc["command"] = report.command;
+  doc["notes"] = nlohmann::json::object();
+  for (const auto& [key, value] : report.notes) doc["notes"][key] = value;
+  doc["tables"] = nlohmann::json::array();
+  for (const auto& table : report.tables) {
+    nlohmann::json t;
+    t["title"] = table.title;
+    t["columns"] = nlohmann::json::array();
+    for (const auto& column : table.columns) t["columns"].push_back(column.name);
+    t["rows"] = nlohmann::json::array();
+    for (const auto& row : table.rows) {
+      nlohmann::json r = nlohmann::json::object();
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        std::visit([&](const auto& v) { r[table.columns[c].name] = v; }, row[c]);
+      }
+      t["rows"].push_back(std::move(r));
+    }
+    doc["tables"].push_back(std::move(t));
+  }
+  return doc;
+}
+
+Status WriteReportFile(const Report& report, const std::string& path, bool csv,
+                       std::ostream& stdout_stream) {
+  auto write = [&](std::ostream& out) {
+    if (csv) {
+      WriteCsv(report, out);
+    } else {
+      out << ToJson(report).dump(2) << '\n';
+    }
+  };
+  if (path == "-") {
+    write(stdout_stream);
+    return OkStatus();
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) write(file);
+  file.close();
+  if (!file) return MakeError(CKR_FUNCTION_FAILED, "cannot write " + path);
+  return OkStatus();
+}
+
+}  // namespace signet::bench
