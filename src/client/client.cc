@@ -1,0 +1,61 @@
+// Client: connection set-up, the pipelining core (Flush, WaitReply) and the
+// attribute helpers. The Send* operations live in ops_*.cc by family.
+#include "signet/client.hpp"
+
+#include <cstring>
+
+#include "client/client_impl.h"
+
+namespace signet::client {
+
+Result<std::unique_ptr<Client>> Client::Connect(const ConnectOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(Endpoint endpoint, ParseEndpoint(options.address));
+  TlsSettings tls{options.tls_ca_file, options.tls_cert_file, options.tls_key_file,
+                  options.tls_server_name};
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream,
+                          ConnectStream(endpoint, tls, options.timeout));
+  return std::unique_ptr<Client>(new Client(std::make_unique<Impl>(std::move(stream))));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() = default;
+
+Status Client::Flush() { return impl_->Flush(); }
+
+Result<std::shared_ptr<const ReplyFrame>> Client::WaitReply(std::uint64_t id) {
+  return impl_->WaitReply(id);
+}
+
+std::size_t Client::in_flight() const { return impl_->in_flight(); }
+
+Attribute UlongAttribute(CK_ATTRIBUTE_TYPE type, CK_ULONG value) {
+  Bytes bytes(sizeof(CK_ULONG));
+  std::memcpy(bytes.data(), &value, sizeof(value));  // C ABI (host) byte order
+  return Attribute{type, std::move(bytes)};
+}
+
+Attribute BoolAttribute(CK_ATTRIBUTE_TYPE type, bool value) {
+  return Attribute{type, Bytes{static_cast<std::uint8_t>(value ? CK_TRUE : CK_FALSE)}};
+}
+
+Attribute BytesAttribute(CK_ATTRIBUTE_TYPE type, ByteView value) {
+  return Attribute{type, Bytes(value.begin(), value.end())};
+}
+
+Attribute StringAttribute(CK_ATTRIBUTE_TYPE type, std::string_view value) {
+  return Attribute{type, Bytes(value.begin(), value.end())};
+}
+
+std::optional<CK_ULONG> UlongValue(ByteView value) {
+  if (value.size() != sizeof(CK_ULONG)) return std::nullopt;
+  CK_ULONG out;
+  std::memcpy(&out, value.data(), sizeof(out));
+  return out;
+}
+
+std::optional<bool> BoolValue(ByteView value) {
+  if (value.size() != 1) return std::nullopt;
+  return value[0] != CK_FALSE;
+}
+
+}  // namespace signet::client
