@@ -59,7 +59,7 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
     std::string_view digits = text.substr(kRsaPrefix.size());
     int bits = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
-    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
+    if (ec != std::errc() || end != digits.data() + digits.size() || bits <= 0) {
       return MakeError(CKR_ARGUMENTS_BAD, "bad RSA key size in key spec: " + std::string(text));
     }
     return KeySpec{KeyType::kRsa, bits};
