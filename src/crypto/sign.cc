@@ -132,11 +132,22 @@ Status VerifyEd25519(EVP_PKEY* pkey, ByteView message, ByteView sig) {
   return OkStatus();
 }
 
-Status CheckRawRsaInput(EVP_PKEY* pkey, const SignParams& p, ByteView tbs) {
-  if (p.scheme != SignScheme::kRsaPkcs1 || p.digest != DigestAlg::kNone) return OkStatus();
+// CheckRsaFits reports inputs the RSA padding cannot hold before OpenSSL
+// does, so callers get a precise code rather than a generic failure.
+Status CheckRsaFits(EVP_PKEY* pkey, const SignParams& p, ByteView tbs) {
   std::size_t modulus_bytes = static_cast<std::size_t>(EVP_PKEY_get_size(pkey));
-  if (tbs.size() + kPkcs1Overhead > modulus_bytes) {
+  if (p.scheme == SignScheme::kRsaPkcs1 && p.digest == DigestAlg::kNone &&
+      tbs.size() + kPkcs1Overhead > modulus_bytes) {
     return MakeError(CKR_DATA_LEN_RANGE, "input too long for PKCS#1 v1.5 padding");
+  }
+  if (p.scheme == SignScheme::kRsaPss) {
+    // RFC 8017 9.1.1: emLen >= hLen + sLen + 2, emLen = ceil((modBits - 1) / 8).
+    std::size_t em_len = (static_cast<std::size_t>(EVP_PKEY_get_bits(pkey)) - 1 + 7) / 8;
+    std::size_t h_len = DigestSize(p.digest);
+    std::size_t s_len = p.pss_salt_len >= 0 ? static_cast<std::size_t>(p.pss_salt_len) : h_len;
+    if (p.pss_salt_len != -2 && em_len < h_len + s_len + 2) {
+      return MakeError(CKR_KEY_SIZE_RANGE, "RSA key too small for this PSS hash and salt");
+    }
   }
   return OkStatus();
 }
@@ -149,7 +160,7 @@ Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView inp
   if (params.scheme == SignScheme::kEd25519) return SignEd25519(pkey, input);
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
-  SIGNET_TRY(CheckRawRsaInput(pkey, params, tbs));
+  if (key.spec().type == KeyType::kRsa) SIGNET_TRY(CheckRsaFits(pkey, params, tbs));
   SIGNET_ASSIGN_OR_RETURN(EvpPkeyCtxPtr ctx, NewKeyCtx(pkey, params, /*sign=*/true));
   std::size_t len = 0;
   if (EVP_PKEY_sign(ctx.get(), nullptr, &len, tbs.data(), tbs.size()) <= 0) {
