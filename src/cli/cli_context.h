@@ -1,0 +1,50 @@
+// The state every signet CLI command shares: global options (where the
+// daemon is, which token, PIN sources, TLS files) and the steps most
+// commands start with: connect, pick the token's slot, open a session, log
+// in. Single-threaded, like the CLI.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "signet/client.hpp"
+
+namespace signet::cli {
+
+// GlobalOptions: filled by CLI11 from flags; environment fallbacks are read
+// by the functions below, not here.
+struct GlobalOptions {
+  std::string data_dir;               // --data (else SIGNET_DATA)
+  std::string socket;                 // --socket (else SIGNET_SOCKET)
+  std::string token_label;            // --token: which token; default the first
+  std::optional<std::string> pin;     // --pin (else SIGNET_PIN, else prompt)
+  std::string tls_ca;                 // --tls-ca
+  std::string tls_cert;               // --tls-cert
+  std::string tls_key;                // --tls-key
+};
+
+// ResolveDataDir: --data, else SIGNET_DATA; empty when neither is set.
+std::string ResolveDataDir(const GlobalOptions& options);
+
+// ResolveDaemonAddress: --socket, else SIGNET_SOCKET, else
+// <data dir>/signetd.sock. CKR_ARGUMENTS_BAD naming all three when none.
+Result<std::string> ResolveDaemonAddress(const GlobalOptions& options);
+
+// Connection: a connected client with one open session on the chosen token.
+struct Connection {
+  std::unique_ptr<client::Client> client;
+  client::Handle session = 0;
+  CK_SLOT_ID slot = 0;
+};
+
+// Connect connects, chooses the token (by --token label, else the first
+// one) and opens a read-write session. CKR_TOKEN_NOT_PRESENT when the daemon
+// has no (such) token.
+Result<Connection> Connect(const GlobalOptions& options);
+
+// ConnectAndLogin is Connect plus a user login with the PIN from --pin,
+// SIGNET_PIN or a prompt.
+Result<Connection> ConnectAndLogin(GlobalOptions& options);
+
+}  // namespace signet::cli

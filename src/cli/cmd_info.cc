@@ -1,0 +1,79 @@
+// `signet random | stats`: random bytes from the daemon's DRBG and the
+// daemon's counters.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/file_io.h"
+
+namespace signet::cli {
+namespace {
+
+// kRandomChunk: the most one GenerateRandom request may ask for (64 KiB).
+constexpr std::size_t kRandomChunk = 64 * 1024;
+
+struct RandomOptions {
+  std::size_t bytes = 0;
+  std::string out;
+};
+
+Status RunRandom(GlobalOptions& global, const RandomOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
+  client::Bytes data;
+  data.reserve(options.bytes);
+  while (data.size() < options.bytes) {
+    std::size_t want = std::min(kRandomChunk, options.bytes - data.size());
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes chunk,
+                            connection.client->GenerateRandom(connection.session, want));
+    if (chunk.size() != want) return MakeError(CKR_DEVICE_ERROR, "short random reply");
+    data.insert(data.end(), chunk.begin(), chunk.end());
+  }
+  if (!options.out.empty()) return WriteFile(options.out, data);
+  for (std::uint8_t byte : data) std::printf("%02x", byte);
+  std::printf("\n");
+  return OkStatus();
+}
+
+Status RunStats(GlobalOptions& global) {
+  SIGNET_ASSIGN_OR_RETURN(std::string address, ResolveDaemonAddress(global));
+  client::ConnectOptions connect{address, global.tls_ca, global.tls_cert, global.tls_key};
+  SIGNET_ASSIGN_OR_RETURN(auto client, client::Client::Connect(connect));
+  SIGNET_ASSIGN_OR_RETURN(client::ServerStats stats, client->GetStats());
+  std::printf("workers %" PRIu64 "\nconnections %" PRIu64 "\nsessions %" PRIu64 "\n",
+              stats.workers, stats.connections, stats.sessions);
+  std::printf("queue: capacity %" PRIu64 " depth %" PRIu64 " peak %" PRIu64
+              " busy_rejections %" PRIu64 " completed %" PRIu64 "\n",
+              stats.queue_capacity, stats.queue_depth, stats.queue_peak, stats.busy_rejections,
+              stats.completed);
+  std::printf("key cache: hits %" PRIu64 " misses %" PRIu64 " evictions %" PRIu64
+              " size %" PRIu64 "/%" PRIu64 "\n",
+              stats.cache_hits, stats.cache_misses, stats.cache_evictions, stats.cache_size,
+              stats.cache_capacity);
+  std::printf("%-16s %12s %14s %12s\n", "phase", "calls", "total_ms", "mean_us");
+  for (const client::PhaseStat& phase : stats.phases) {
+    double mean_us = phase.calls == 0 ? 0.0 : phase.total_ns / 1e3 / phase.calls;
+    std::printf("%-16s %12" PRIu64 " %14.3f %12.3f\n", phase.name.c_str(), phase.calls,
+                phase.total_ns / 1e6, mean_us);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected) {
+  auto options = std::make_shared<RandomOptions>();
+  CLI::App* random = app.add_subcommand("random", "Random bytes from the daemon's DRBG");
+  random->add_option("--bytes", options->bytes, "How many bytes")
+      ->required()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  random->add_option("--out", options->out, "Write raw bytes here (default: hex to stdout)");
+  random->callback([&global, options, selected] {
+    *selected = [&global, options] { return RunRandom(global, *options); };
+  });
+
+  CLI::App* stats = app.add_subcommand("stats", "Show the daemon's counters");
+  stats->callback([&global, selected] { *selected = [&global] { return RunStats(global); }; });
+}
+
+}  // namespace signet::cli

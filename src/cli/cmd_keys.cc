@@ -1,0 +1,97 @@
+// `signet keygen | list | pubkey | delete`: key pair management by label.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/key_objects.h"
+
+namespace signet::cli {
+namespace {
+
+struct KeyOptions {
+  std::string type;
+  std::string label;
+};
+
+Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, crypto::ParseKeySpec(options.type));
+  SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
+  SIGNET_ASSIGN_OR_RETURN(auto existing, FindKeysByLabel(connection, options.label));
+  if (!existing.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD, "a key labelled '" + options.label + "' already exists");
+  }
+  KeygenRequest request = MakeKeygenRequest(spec, options.label);
+  SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair, connection.client->GenerateKeyPair(
+                                                    connection.session, request.mechanism,
+                                                    request.public_template,
+                                                    request.private_template));
+  (void)pair;
+  std::printf("generated %s key pair '%s'\n", crypto::KeySpecName(spec).c_str(),
+              options.label.c_str());
+  return OkStatus();
+}
+
+Status RunList(GlobalOptions& global) {
+  SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
+  SIGNET_ASSIGN_OR_RETURN(std::vector<KeyListing> keys, ListKeys(connection));
+  for (const KeyListing& key : keys) {
+    std::printf("%-8s %-13s %s\n", key.object_class.c_str(), key.key_type.c_str(),
+                key.label.c_str());
+  }
+  return OkStatus();
+}
+
+Status RunPubkey(GlobalOptions& global, const KeyOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
+  SIGNET_ASSIGN_OR_RETURN(client::Handle handle,
+                          FindKey(connection, options.label, CKO_PUBLIC_KEY));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey key, ReadPublicKey(connection, handle));
+  SIGNET_ASSIGN_OR_RETURN(std::string pem, key.ToPem());
+  std::fwrite(pem.data(), 1, pem.size(), stdout);
+  return OkStatus();
+}
+
+Status RunDelete(GlobalOptions& global, const KeyOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
+  SIGNET_ASSIGN_OR_RETURN(auto objects, FindKeysByLabel(connection, options.label));
+  if (objects.empty()) {
+    return MakeError(CKR_OBJECT_HANDLE_INVALID, "no key labelled '" + options.label + "'");
+  }
+  for (client::Handle object : objects) {
+    SIGNET_TRY(connection.client->DestroyObject(connection.session, object));
+  }
+  std::printf("deleted %zu object(s) labelled '%s'\n", objects.size(), options.label.c_str());
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected) {
+  auto options = std::make_shared<KeyOptions>();
+
+  CLI::App* keygen = app.add_subcommand("keygen", "Generate a token key pair");
+  keygen->add_option("--type", options->type,
+                     "rsa:2048|rsa:3072|rsa:4096|ec:p256|ec:p384|ec:p521|ec:secp256k1|ed25519")
+      ->required();
+  keygen->add_option("--label", options->label, "Label of the new key pair")->required();
+  keygen->callback([&global, options, selected] {
+    *selected = [&global, options] { return RunKeygen(global, *options); };
+  });
+
+  CLI::App* list = app.add_subcommand("list", "List the token's keys");
+  list->callback([&global, selected] { *selected = [&global] { return RunList(global); }; });
+
+  CLI::App* pubkey = app.add_subcommand("pubkey", "Print a public key as PEM");
+  pubkey->add_option("--label", options->label, "Key label")->required();
+  pubkey->callback([&global, options, selected] {
+    *selected = [&global, options] { return RunPubkey(global, *options); };
+  });
+
+  CLI::App* remove = app.add_subcommand("delete", "Delete every object with a label");
+  remove->add_option("--label", options->label, "Key label")->required();
+  remove->callback([&global, options, selected] {
+    *selected = [&global, options] { return RunDelete(global, *options); };
+  });
+}
+
+}  // namespace signet::cli

@@ -1,0 +1,25 @@
+// The signet CLI's subcommands. Each Add*Commands registers its
+// subcommands on `app`; when one is chosen on the command line, its CLI11
+// callback stores the action in `*selected`, and main() runs it after
+// parsing, printing any Error with its CK_RV name. Single-threaded.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "cli/cli_context.h"
+
+namespace signet::cli {
+
+using CommandAction = std::function<Status()>;
+
+// init: create a token offline, in the data directory.
+void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// keygen, list, pubkey, delete.
+void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// sign, verify.
+void AddSignCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// random, stats.
+void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+
+}  // namespace signet::cli

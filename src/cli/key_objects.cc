@@ -1,0 +1,152 @@
+#include "cli/key_objects.h"
+
+#include <array>
+
+namespace signet::cli {
+namespace {
+
+using client::Attribute;
+using client::BoolAttribute;
+using client::BytesAttribute;
+using client::StringAttribute;
+using client::UlongAttribute;
+
+// kRsaPublicExponent: 65537, the only exponent signet generates.
+constexpr std::uint8_t kRsaPublicExponent[] = {0x01, 0x00, 0x01};
+
+CK_MECHANISM_TYPE KeygenMechanism(crypto::KeyType type) {
+  if (type == crypto::KeyType::kRsa) return CKM_RSA_PKCS_KEY_PAIR_GEN;
+  if (type == crypto::KeyType::kEd25519) return CKM_EC_EDWARDS_KEY_PAIR_GEN;
+  return CKM_EC_KEY_PAIR_GEN;
+}
+
+// AttributeMap: the answer of GetAttributeValue keyed by type; attributes
+// the daemon did not give are absent.
+using AttributeMap = std::map<CK_ATTRIBUTE_TYPE, client::Bytes>;
+
+Result<AttributeMap> ReadAttributes(Connection& connection, client::Handle object,
+                                    std::span<const CK_ATTRIBUTE_TYPE> types) {
+  SIGNET_ASSIGN_OR_RETURN(auto values,
+                          connection.client->GetAttributeValue(connection.session, object, types));
+  AttributeMap map;
+  for (client::AttributeValue& value : values) {
+    if (value.rv == CKR_OK) map.emplace(value.type, std::move(value.value));
+  }
+  return map;
+}
+
+std::string DescribeKeyType(const AttributeMap& attributes) {
+  auto type_it = attributes.find(CKA_KEY_TYPE);
+  if (type_it == attributes.end()) return "?";
+  CK_ULONG key_type = client::UlongValue(type_it->second).value_or(~CK_ULONG{0});
+  if (key_type == CKK_RSA) {
+    auto bits = attributes.find(CKA_MODULUS_BITS);
+    if (bits != attributes.end()) {
+      return "rsa:" + std::to_string(client::UlongValue(bits->second).value_or(0));
+    }
+    auto modulus = attributes.find(CKA_MODULUS);
+    if (modulus != attributes.end()) return "rsa:" + std::to_string(modulus->second.size() * 8);
+    return "rsa";
+  }
+  if (key_type == CKK_EC || key_type == CKK_EC_EDWARDS) {
+    auto params = attributes.find(CKA_EC_PARAMS);
+    if (params == attributes.end()) return key_type == CKK_EC ? "ec" : "ed25519";
+    Result<crypto::KeyType> curve = crypto::KeyTypeFromEcParams(params->second);
+    return curve.ok() ? crypto::KeySpecName({*curve, 0}) : "ec:?";
+  }
+  if (key_type == CKK_AES) return "aes";
+  return "type " + std::to_string(key_type);
+}
+
+std::string DescribeClass(const AttributeMap& attributes) {
+  auto it = attributes.find(CKA_CLASS);
+  CK_ULONG object_class = it == attributes.end() ? ~CK_ULONG{0}
+                                                 : client::UlongValue(it->second).value_or(0);
+  if (object_class == CKO_PRIVATE_KEY) return "private";
+  if (object_class == CKO_PUBLIC_KEY) return "public";
+  if (object_class == CKO_SECRET_KEY) return "secret";
+  return "other";
+}
+
+}  // namespace
+
+KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label) {
+  KeygenRequest request;
+  request.mechanism.type = KeygenMechanism(spec.type);
+  client::ByteView id(reinterpret_cast<const std::uint8_t*>(label.data()), label.size());
+  request.public_template = {
+      BoolAttribute(CKA_TOKEN, true),    StringAttribute(CKA_LABEL, label),
+      BytesAttribute(CKA_ID, id),        BoolAttribute(CKA_VERIFY, true),
+      BoolAttribute(CKA_PRIVATE, false),
+  };
+  if (spec.type == crypto::KeyType::kRsa) {
+    request.public_template.push_back(UlongAttribute(CKA_MODULUS_BITS, spec.rsa_bits));
+    request.public_template.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, kRsaPublicExponent));
+  } else {
+    request.public_template.push_back(
+        BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
+  }
+  request.private_template = {
+      BoolAttribute(CKA_TOKEN, true),       StringAttribute(CKA_LABEL, label),
+      BytesAttribute(CKA_ID, id),           BoolAttribute(CKA_SIGN, true),
+      BoolAttribute(CKA_PRIVATE, true),     BoolAttribute(CKA_SENSITIVE, true),
+      BoolAttribute(CKA_EXTRACTABLE, false),
+  };
+  return request;
+}
+
+Result<std::vector<client::Handle>> FindKeysByLabel(Connection& connection,
+                                                    const std::string& label) {
+  return connection.client->FindObjects(connection.session,
+                                        {StringAttribute(CKA_LABEL, label)});
+}
+
+Result<client::Handle> FindKey(Connection& connection, const std::string& label,
+                               CK_OBJECT_CLASS object_class) {
+  SIGNET_ASSIGN_OR_RETURN(
+      std::vector<client::Handle> found,
+      connection.client->FindObjects(connection.session, {StringAttribute(CKA_LABEL, label),
+                                                          UlongAttribute(CKA_CLASS, object_class)}));
+  const char* what = object_class == CKO_PRIVATE_KEY ? "private key" : "public key";
+  if (found.empty()) {
+    return MakeError(CKR_OBJECT_HANDLE_INVALID,
+                     std::string("no ") + what + " labelled '" + label + "'");
+  }
+  if (found.size() > 1) {
+    return MakeError(CKR_ARGUMENTS_BAD, std::to_string(found.size()) + " " + what +
+                                            "s are labelled '" + label + "'");
+  }
+  return found.front();
+}
+
+Result<crypto::PublicKey> ReadPublicKey(Connection& connection, client::Handle public_key) {
+  constexpr std::array<CK_ATTRIBUTE_TYPE, 5> kTypes = {
+      CKA_KEY_TYPE, CKA_MODULUS, CKA_PUBLIC_EXPONENT, CKA_EC_PARAMS, CKA_EC_POINT};
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attributes,
+                          ReadAttributes(connection, public_key, kTypes));
+  if (attributes.count(CKA_MODULUS) && attributes.count(CKA_PUBLIC_EXPONENT)) {
+    return crypto::PublicKey::FromRsaComponents(attributes[CKA_MODULUS],
+                                               attributes[CKA_PUBLIC_EXPONENT]);
+  }
+  if (attributes.count(CKA_EC_PARAMS) && attributes.count(CKA_EC_POINT)) {
+    return crypto::PublicKey::FromEcPoint(attributes[CKA_EC_PARAMS], attributes[CKA_EC_POINT]);
+  }
+  return MakeError(CKR_KEY_TYPE_INCONSISTENT, "the object is not an RSA, EC or Ed25519 public key");
+}
+
+Result<std::vector<KeyListing>> ListKeys(Connection& connection) {
+  SIGNET_ASSIGN_OR_RETURN(std::vector<client::Handle> objects,
+                          connection.client->FindObjects(connection.session, {}));
+  constexpr std::array<CK_ATTRIBUTE_TYPE, 6> kTypes = {
+      CKA_CLASS, CKA_LABEL, CKA_KEY_TYPE, CKA_MODULUS_BITS, CKA_MODULUS, CKA_EC_PARAMS};
+  std::vector<KeyListing> listing;
+  for (client::Handle object : objects) {
+    SIGNET_ASSIGN_OR_RETURN(AttributeMap attributes, ReadAttributes(connection, object, kTypes));
+    const client::Bytes& label = attributes[CKA_LABEL];
+    listing.push_back(KeyListing{std::string(label.begin(), label.end()),
+                                 DescribeClass(attributes), DescribeKeyType(attributes)});
+  }
+  return listing;
+}
+
+}  // namespace signet::cli

@@ -1,0 +1,50 @@
+// Key objects as the CLI sees them: a key pair is found by its CKA_LABEL;
+// key generation templates per key spec; a public key object read back as a
+// crypto::PublicKey (for PEM output and for converting ECDSA signatures).
+// Single-threaded helpers over one Connection.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_context.h"
+#include "crypto/keys.h"
+
+namespace signet::cli {
+
+// KeygenRequest: the mechanism and templates that create a token key pair.
+struct KeygenRequest {
+  client::Mechanism mechanism;
+  client::Template public_template;
+  client::Template private_template;
+};
+
+// MakeKeygenRequest builds a token key pair labelled `label` for `spec`:
+// private part private, sensitive, non-extractable, sign-only; public part
+// verify-only. CKA_ID is the label's bytes so the halves pair up.
+KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label);
+
+// FindKey returns the handle of the object with `label` and `object_class`
+// (CKO_PRIVATE_KEY / CKO_PUBLIC_KEY). CKR_OBJECT_HANDLE_INVALID naming the
+// label when none exists; CKR_ARGUMENTS_BAD when the label is ambiguous.
+Result<client::Handle> FindKey(Connection& connection, const std::string& label,
+                               CK_OBJECT_CLASS object_class);
+
+// FindKeysByLabel returns every object (any class) labelled `label`.
+Result<std::vector<client::Handle>> FindKeysByLabel(Connection& connection,
+                                                    const std::string& label);
+
+// ReadPublicKey reads a public key object's components into a PublicKey.
+Result<crypto::PublicKey> ReadPublicKey(Connection& connection, client::Handle public_key);
+
+// KeyListing: one line of `signet list`.
+struct KeyListing {
+  std::string label;
+  std::string object_class;  // "private", "public", "secret"
+  std::string key_type;      // "rsa:2048", "ec:p256", "ed25519", "aes"
+};
+
+// ListKeys describes every key object this connection can see.
+Result<std::vector<KeyListing>> ListKeys(Connection& connection);
+
+}  // namespace signet::cli

@@ -1,0 +1,50 @@
+// signet: the command-line client of signetd (and, for `init`, of the
+// keystore directly). Exit status: 0 success, 1 operation failed (the error
+// is printed with its CK_RV name), 2 bad usage.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "client/rv_names.h"
+
+int main(int argc, char** argv) {
+  using signet::cli::CommandAction;
+  signet::cli::GlobalOptions global;
+  CLI::App app{"signet: command-line client for the signet software HSM"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may follow the subcommand
+  app.add_option("--data", global.data_dir, "Data directory (else SIGNET_DATA)");
+  app.add_option("--socket", global.socket,
+                 "signetd address: socket path or tcp://host:port (else SIGNET_SOCKET, "
+                 "else DATA/signetd.sock)");
+  app.add_option("--token", global.token_label, "Token label (default: the first token)");
+  app.add_option("--pin", global.pin, "User PIN (else SIGNET_PIN, else a prompt)");
+  app.add_option("--tls-ca", global.tls_ca, "CA file for a tcp:// daemon");
+  app.add_option("--tls-cert", global.tls_cert, "Client certificate for a tcp:// daemon");
+  app.add_option("--tls-key", global.tls_key, "Client key for a tcp:// daemon");
+
+  CommandAction action;
+  signet::cli::AddInitCommand(app, global, &action);
+  signet::cli::AddKeyCommands(app, global, &action);
+  signet::cli::AddSignCommands(app, global, &action);
+  signet::cli::AddInfoCommands(app, global, &action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    signet::Status status = action();
+    if (!status.ok()) {
+      std::string command = app.get_subcommands().front()->get_name();
+      std::fprintf(stderr, "signet %s: %s\n", command.c_str(),
+                   signet::client::DescribeError(status.error()).c_str());
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "signet: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
