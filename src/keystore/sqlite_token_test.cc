@@ -1,6 +1,8 @@
 #include <sqlite3.h>
 
 #include <cstring>
+#include <atomic>
+#include <thread>
 
 #include "crypto/sign.h"
 #include "keystore/attribute_codec.h"
@@ -297,6 +299,36 @@ TEST_F(TokenTest, SchemaVersionAndApplicationIdRecorded) {
   ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   EXPECT_EQ(Token::Open(file_, options_).error().code, CKR_TOKEN_NOT_RECOGNIZED);
+}
+
+TEST_F(TokenTest, ConcurrentFetchesWhileWriting) {
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  std::vector<ObjectHandle> handles;
+  for (std::uint8_t i = 1; i <= 6; ++i) handles.push_back(StoreSecret(i));
+  constexpr int kThreads = 4, kFetches = 200;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kFetches; ++i) {
+        std::size_t pick = static_cast<std::size_t>(i * 7 + t) % handles.size();
+        auto key = token_->FetchKey(handles[pick]);
+        if (!key.ok() || (*key)->value != SecureBytes(32, static_cast<std::uint8_t>(pick + 1))) {
+          ++bad;
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 20; ++i) {  // writes and destroys interleave with the fetches
+    ObjectHandle extra = StoreSecret(0xee);
+    ASSERT_TRUE(token_->DestroyObject(extra).ok());
+    (void)token_->Info();
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+  CacheStats stats = token_->cache_stats();
+  EXPECT_EQ(stats.hits + stats.misses, static_cast<std::uint64_t>(kThreads * kFetches));
+  EXPECT_LE(stats.size, stats.capacity);
 }
 
 TEST(TokenOpen, NonTokenFilesAreNotRecognized) {

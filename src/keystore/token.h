@@ -40,8 +40,12 @@ using ObjectHandle = std::int64_t;
 enum class UserType { kSo, kUser };
 
 struct TokenOptions {
-  crypto::ScryptParams kdf;           // cost for new PIN records
-  int max_pin_failures = 10;          // consecutive wrong PINs before lock
+  // Scrypt cost for new PIN records (default n = 2^15, r = 8, p = 1; tests
+  // use n = 1024). Existing records keep the cost stored with them.
+  crypto::ScryptParams kdf;
+  // Consecutive wrong PINs before lock. Read only by Create: the limit is
+  // stored in the token, and Open uses the stored value.
+  int max_pin_failures = 10;
   std::size_t key_cache_capacity = 1024;  // unwrapped keys kept in memory
 };
 
@@ -82,25 +86,34 @@ struct CacheStats {
 
 class Token {
  public:
-  // Create makes a new token file at `file` (which must not exist) with a
-  // fresh random KEK wrapped under both PINs. CKR_ARGUMENTS_BAD on empty
-  // label/PINs; CKR_DEVICE_ERROR on I/O failure.
+  // Create makes a new token file at `file` (mode 0600; it must not exist)
+  // with a random serial and a fresh random KEK wrapped under both PINs. The
+  // new token is not logged in. CKR_ARGUMENTS_BAD when the file exists, the
+  // label is not 1-32 bytes or a PIN is empty; CKR_DEVICE_ERROR on I/O
+  // failure (nothing is left behind then). See also CreateInDirectory
+  // (data_dir.h), which names the file after the serial.
   static Result<std::unique_ptr<Token>> Create(const std::filesystem::path& file,
                                                std::string_view label, ByteView so_pin,
                                                ByteView user_pin, const TokenOptions& options);
 
   // Open opens an existing token, migrating its schema when older.
-  // CKR_TOKEN_NOT_RECOGNIZED when the file is not a signet token.
+  // CKR_TOKEN_NOT_PRESENT when `file` does not exist; CKR_TOKEN_NOT_RECOGNIZED
+  // when it is not a signet token (not SQLite, another application's
+  // database, or a schema newer than this build).
   static Result<std::unique_ptr<Token>> Open(const std::filesystem::path& file,
                                              const TokenOptions& options);
 
   virtual ~Token() = default;
 
+  // Info returns label, serial and PIN counters (reads the PIN records).
   virtual TokenInfo Info() const = 0;
 
-  // Login checks `pin` for `user` and, when right, holds the KEK in memory.
-  // Wrong PIN: CKR_PIN_INCORRECT and a persistent failure count; at the limit
-  // CKR_PIN_LOCKED (also for every later attempt, across restarts).
+  // Login checks `pin` for `user` and, when right, holds the KEK in memory
+  // and resets the failure count. Wrong PIN: CKR_PIN_INCORRECT and a failure
+  // count that is committed before the call returns; the attempt that
+  // reaches the limit and every later one (across restarts) get
+  // CKR_PIN_LOCKED. A later Login replaces an earlier one (the PKCS#11
+  // one-user-per-token rule is enforced by core/).
   virtual Status Login(UserType user, ByteView pin) = 0;
 
   // Logout forgets the KEK and zeroises the unwrapped-key cache.
@@ -114,15 +127,24 @@ class Token {
   // counting as Login).
   virtual Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) = 0;
 
-  // CreateObject stores an object; `secret`, when given, is wrapped under the
-  // KEK (REQUIRES: logged in, else CKR_USER_NOT_LOGGED_IN).
+  // CreateObject stores an object and returns its new handle. `secret`, when
+  // given, is wrapped under the KEK (REQUIRES: logged in, else
+  // CKR_USER_NOT_LOGGED_IN); only CKO_PRIVATE_KEY (secret = PKCS#8 DER) and
+  // CKO_SECRET_KEY (raw bytes) objects take one. CKR_TEMPLATE_INCONSISTENT
+  // when a private/secret key's material (CKA_VALUE, CKA_PRIVATE_EXPONENT,
+  // CKA_PRIME_1/2, CKA_EXPONENT_1/2, CKA_COEFFICIENT) is among `attributes`:
+  // it belongs in `secret`, never in the clear attribute blob.
   virtual Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
                                             const SecureBytes* secret) = 0;
 
+  // GetObject / ListObjects read objects (clear attributes only; no login
+  // needed, visibility rules are core/'s). CKR_OBJECT_HANDLE_INVALID when
+  // there is no such object.
   virtual Result<StoredObject> GetObject(ObjectHandle handle) const = 0;
   virtual Result<std::vector<StoredObject>> ListObjects() const = 0;
 
-  // UpdateAttributes replaces the given attributes in one transaction.
+  // UpdateAttributes replaces the given attributes in one transaction (same
+  // key-material rule as CreateObject) and drops the key from the cache.
   virtual Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) = 0;
 
   // DestroyObject deletes the object and drops it from the cache.
@@ -130,10 +152,15 @@ class Token {
   virtual Status DestroyObject(ObjectHandle handle) = 0;
 
   // FetchKey returns the unwrapped secret of a key object, from the cache
-  // when hot. CKR_USER_NOT_LOGGED_IN without the KEK; CKR_KEY_HANDLE_INVALID
-  // when the object has no secret.
+  // when hot (no database read, no unwrap); a miss reads the row, unwraps
+  // and, for CKO_PRIVATE_KEY, parses the PrivateKey once, then caches it.
+  // CKR_USER_NOT_LOGGED_IN without the KEK; CKR_OBJECT_HANDLE_INVALID when
+  // there is no such object; CKR_KEY_HANDLE_INVALID when it has no secret;
+  // CKR_WRAPPED_KEY_INVALID when the stored blob does not unwrap for this
+  // handle (tampered, or moved from another object).
   virtual Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) = 0;
 
+  // cache_stats: counters of the unwrapped-key cache (any thread).
   virtual CacheStats cache_stats() const = 0;
 };
 
