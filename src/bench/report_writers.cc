@@ -137,4 +137,18 @@ Status WriteReportFile(const Report& report, const std::string& path, bool csv,
   return OkStatus();
 }
 
+int EmitReport(const Report& report, const std::string& csv_path, const std::string& json_path,
+               std::ostream& out, std::ostream& err) {
+  if (csv_path != "-" && json_path != "-") WriteText(report, out);
+  for (const auto& [path, csv] : {std::pair{csv_path, true}, std::pair{json_path, false}}) {
+    if (path.empty()) continue;
+    Status status = WriteReportFile(report, path, csv, out);
+    if (!status.ok()) {
+      err << "bench " << report.command << ": " << status.error().message << '\n';
+      return 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace signet::bench

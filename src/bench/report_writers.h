@@ -31,4 +31,11 @@ nlohmann::json ToJson(const Report& report);
 [[nodiscard]] Status WriteReportFile(const Report& report, const std::string& path, bool csv,
                                      std::ostream& stdout_stream);
 
+// EmitReport is what every bench command ends with: the text form to `out`
+// unless a path is "-" (then that form goes to `out` instead), and CSV /
+// JSON to the non-empty paths. Returns the process exit code: 0, or 1 after
+// printing the write error on `err`.
+int EmitReport(const Report& report, const std::string& csv_path, const std::string& json_path,
+               std::ostream& out, std::ostream& err);
+
 }  // namespace signet::bench

@@ -1,0 +1,92 @@
+#include "bench/bench_commands.h"
+
+#include <iostream>
+
+#include "bench/keygen.h"
+#include "bench/parallel.h"
+#include "bench/speed.h"
+
+namespace signet::bench {
+namespace {
+
+// Finish turns a benchmark's exit code into CLI11's way of reporting one.
+void Finish(int code) {
+  if (code != 0) throw CLI::RuntimeError(code);
+}
+
+void AddOutputOptions(CLI::App& cmd, std::string& csv, std::string& json) {
+  cmd.add_option("--csv", csv, "Also write the tables as CSV to this file ('-': stdout)");
+  cmd.add_option("--json", json, "Also write the tables as JSON to this file ('-': stdout)");
+}
+
+void AddSpeed(CLI::App& bench) {
+  auto options = std::make_shared<SpeedOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "speed", "Hash/cipher throughput (MiB/s, cycles/byte) and sign/verify cost (ms/op)");
+  cmd->add_flag("--quick", options->quick, "Short measurements (rough numbers, for tests)");
+  cmd->add_option("--algo", options->algorithms,
+                  "Signature algorithms, e.g. rsa:2048,ec:p256,ed25519 (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--sizes", options->sizes, "Buffer sizes in bytes (default: 64,1024,16384)")
+      ->delimiter(',');
+  cmd->add_flag("--no-bulk", options->skip_bulk, "Skip the hash and cipher table");
+  cmd->add_flag("--no-sign", options->skip_sign, "Skip the sign and verify table");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->callback([options] { Finish(RunSpeed(*options, std::cout, std::cerr)); });
+}
+
+void AddKeygen(CLI::App& bench) {
+  auto options = std::make_shared<KeygenOptions>();
+  CLI::App* cmd =
+      bench.add_subcommand("keygen", "Milliseconds per new key: best/mean/median/worst");
+  cmd->add_option("--algo", options->algorithms,
+                  "Key types, e.g. rsa:2048,ec:p256 (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--count", options->count,
+                  "Keys per type (default: 10 for RSA <= 2048, 4 for 3072, 2 for 4096, "
+                  "100 for EC/Ed25519)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quick", options->quick, "Shorter cycle-counter calibration");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->callback([options] { Finish(RunKeygen(*options, std::cout, std::cerr)); });
+}
+
+void AddParallel(CLI::App& bench, BenchHooks hooks) {
+  auto options = std::make_shared<ParallelOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "parallel", "Signatures/sec for c concurrent clients (the parallel-signatures table)");
+  cmd->add_option("--algo", options->algorithms, "Algorithms (default: rsa1024,rsa2048,rsa4096)")
+      ->delimiter(',');
+  cmd->add_option("--clients", options->clients, "Client counts (default: 1,2,...,8)")
+      ->delimiter(',');
+  cmd->add_option("-n", options->n, "Signatures per (algorithm, clients) run")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("!--no-verify", options->verify, "Do not verify each signature");
+  cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
+  cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->callback([options, hooks = std::move(hooks)] {
+    std::unique_ptr<SignerBackend> daemon;
+    if (hooks.make_daemon_backend) {
+      auto made = hooks.make_daemon_backend(*options);
+      if (!made.ok()) {
+        std::cerr << "bench parallel: " << made.error().message << '\n';
+        Finish(1);
+      }
+      daemon = std::move(*made);
+    }
+    Finish(RunParallel(*options, daemon.get(), std::cout, std::cerr));
+  });
+}
+
+}  // namespace
+
+void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks reproducing the seed reports");
+  bench->require_subcommand(1);
+  AddSpeed(*bench);
+  AddKeygen(*bench);
+  AddParallel(*bench, std::move(hooks));
+}
+
+}  // namespace signet::bench

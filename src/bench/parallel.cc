@@ -1,0 +1,148 @@
+#include "bench/parallel.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "bench/progress_bar.h"
+#include "bench/raw_backend.h"
+#include "bench/report_writers.h"
+
+namespace signet::bench {
+namespace {
+
+std::string LabelFor(const SignAlgorithm& algo, const SignerBackend& backend,
+                     std::size_t backend_count) {
+  std::string label(algo.label);
+  if (backend_count > 1 && backend.name() == "raw") label += "/raw";
+  return label;
+}
+
+Status CheckOptions(const ParallelOptions& options) {
+  if (options.clients.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no client counts given");
+  for (int c : options.clients) {
+    if (c < 1) return MakeError(CKR_ARGUMENTS_BAD, "client counts must be >= 1");
+  }
+  if (options.n < 1) return MakeError(CKR_ARGUMENTS_BAD, "-n must be >= 1");
+  return OkStatus();
+}
+
+void PrintRatio(const ParallelRun& daemon, const ParallelRun& raw, std::ostream& out) {
+  const double raw_rate = ComputeFigures(raw).sigs_per_sec;
+  if (raw_rate <= 0) return;
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "    ratio daemon/raw sigs/sec %.3f",
+                ComputeFigures(daemon).sigs_per_sec / raw_rate);
+  out << buf << '\n';
+}
+
+}  // namespace
+
+Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
+                                                const std::vector<SignerBackend*>& backends,
+                                                std::ostream& out) {
+  SIGNET_TRY(CheckOptions(options));
+  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms));
+  std::vector<BackendRun> runs;
+  for (const SignAlgorithm* algo : algos) {
+    std::vector<WorkerFactory> factories;
+    for (SignerBackend* backend : backends) {
+      SIGNET_ASSIGN_OR_RETURN(WorkerFactory f, backend->Prepare(*algo, options.verify));
+      factories.push_back(std::move(f));
+    }
+    for (int c : options.clients) {
+      for (std::size_t b = 0; b < backends.size(); ++b) {
+        const std::string label = LabelFor(*algo, *backends[b], backends.size());
+        ProgressBar bar = options.progress
+                              ? ProgressBar::ForStderr(label + " c " + std::to_string(c),
+                                                       options.n)
+                              : ProgressBar(label, options.n, nullptr);
+        SIGNET_ASSIGN_OR_RETURN(
+            ParallelRun run, RunLoad({label, c, options.n}, factories[b],
+                                     [&bar](std::uint64_t done) { bar.Update(done); }));
+        bar.Finish();
+        out << FormatParallelLine(run) << '\n' << std::flush;
+        runs.push_back({std::string(backends[b]->name()), std::move(run)});
+      }
+      if (backends.size() == 2) PrintRatio(runs[runs.size() - 2].run, runs.back().run, out);
+    }
+    out << '\n';
+  }
+  return runs;
+}
+
+Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options) {
+  Report report;
+  report.command = "parallel";
+  report.notes.emplace_back("verify", options.verify ? "every signature verified" : "off");
+  Table table;
+  table.title = "parallel signatures";
+  table.columns = {{"algorithm", 0}, {"backend", 0},  {"n", 0},        {"c", 0},
+                   {"sigs/sec", 3},  {"secs/sig", 6}, {"mean s", 6},   {"p50 s", 6},
+                   {"p99 s", 6},     {"t0", 0},       {"t1", 0}};
+  for (const auto& [backend, run] : runs) {
+    const ParallelFigures f = ComputeFigures(run);
+    table.AddRow({run.algo, backend, static_cast<std::int64_t>(run.n),
+                  static_cast<std::int64_t>(run.clients), f.sigs_per_sec, f.secs_per_sig,
+                  f.mean_s, f.p50_s, f.p99_s, FormatWallTime(run.t0), FormatWallTime(run.t1)});
+  }
+  report.tables.push_back(std::move(table));
+  return report;
+}
+
+LineChart ParallelChart(const std::vector<BackendRun>& runs) {
+  LineChart chart;
+  chart.title = "signatures per second against concurrent clients";
+  chart.x_label = "clients";
+  chart.y_label = "sigs/sec";
+  std::map<std::string, std::size_t> index;  // series name -> position
+  for (const auto& [backend, run] : runs) {
+    auto [it, added] = index.emplace(run.algo, chart.series.size());
+    if (added) chart.series.push_back({run.algo, {}});
+    chart.series[it->second].points.emplace_back(run.clients,
+                                                 ComputeFigures(run).sigs_per_sec);
+  }
+  return chart;
+}
+
+int RunParallel(const ParallelOptions& options, SignerBackend* daemon, std::ostream& out,
+                std::ostream& err) {
+  if (daemon == nullptr && !options.raw) {
+    err << "bench parallel: the daemon mode is not available in this build yet; "
+           "use --raw to measure in-process signing\n";
+    return 2;
+  }
+  std::unique_ptr<SignerBackend> raw = options.raw ? MakeRawBackend() : nullptr;
+  std::vector<SignerBackend*> backends;
+  if (daemon != nullptr) backends.push_back(daemon);
+  if (raw) backends.push_back(raw.get());
+  // Lines stream to `out` unless a machine-readable form takes stdout.
+  const bool stdout_taken = options.csv_path == "-" || options.json_path == "-";
+  Result<std::vector<BackendRun>> runs =
+      MeasureParallel(options, backends, stdout_taken ? static_cast<std::ostream&>(err) : out);
+  if (!runs.ok()) {
+    err << "bench parallel: " << runs.error().message << '\n';
+    return 1;
+  }
+  const Report report = ParallelReport(*runs, options);
+  for (const auto& [path, csv] : {std::pair{options.csv_path, true},
+                                  std::pair{options.json_path, false}}) {
+    if (path.empty()) continue;
+    if (Status s = WriteReportFile(report, path, csv, out); !s.ok()) {
+      err << "bench parallel: " << s.error().message << '\n';
+      return 1;
+    }
+  }
+  if (!options.chart_path.empty()) {
+    std::ofstream svg(options.chart_path, std::ios::trunc);
+    if (svg) WriteSvgLineChart(ParallelChart(*runs), svg);
+    svg.close();
+    if (!svg) {
+      err << "bench parallel: cannot write " << options.chart_path << '\n';
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace signet::bench

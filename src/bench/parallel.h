@@ -1,0 +1,62 @@
+// `signet bench parallel`: seeds 000/001's parallel-signatures table. For
+// each algorithm and each client count c, c client threads sign n digests
+// in total (verifying each unless --no-verify) and one line per run is
+// printed in the seed's format (parallel_line.h) as soon as it finishes.
+//
+// Backends: the daemon backend (when the caller supplies one) and/or the
+// raw backend (in-process crypto/). With both, each (algorithm, c) runs on
+// the daemon, then raw, and a "ratio daemon/raw" line follows; raw lines are
+// then labelled "<algo>/raw". Reports: CSV/JSON rows per run and an SVG of
+// sigs/sec against clients, one line per (algorithm, backend).
+// Thread contract: RunParallel blocks its caller and starts its own threads.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "bench/parallel_line.h"
+#include "bench/report.h"
+#include "bench/signer_backend.h"
+#include "bench/svg_chart.h"
+
+namespace signet::bench {
+
+struct ParallelOptions {
+  std::vector<std::string> algorithms = {"rsa1024", "rsa2048", "rsa4096"};
+  std::vector<int> clients = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::uint64_t n = 1000;   // operations per (algorithm, c) run
+  bool verify = true;       // false: --no-verify
+  bool raw = false;         // also (or, without a daemon, only) run in-process
+  bool progress = true;     // progress bar on a TTY stderr
+  std::string csv_path;     // as in SpeedOptions
+  std::string json_path;
+  std::string chart_path;   // SVG file; empty = none
+};
+
+// BackendRun: one measured run and the backend that produced it.
+struct BackendRun {
+  std::string backend;  // "daemon" or "raw"
+  ParallelRun run;
+};
+
+// MeasureParallel runs every (algorithm, c) on each backend in `backends`
+// (daemon first, so ratios read daemon/raw), printing each line to `out` as
+// it completes. CKR_ARGUMENTS_BAD for bad names, empty client lists,
+// c < 1 or n < 1; otherwise the first error a backend reports.
+[[nodiscard]] Result<std::vector<BackendRun>> MeasureParallel(
+    const ParallelOptions& options, const std::vector<SignerBackend*>& backends,
+    std::ostream& out);
+
+// ParallelReport / ParallelChart turn runs into the CSV/JSON table and the
+// SVG chart.
+Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options);
+LineChart ParallelChart(const std::vector<BackendRun>& runs);
+
+// RunParallel is the command: `daemon` may be null (no daemon backend
+// yet); then options.raw must be set. Returns the process exit code.
+int RunParallel(const ParallelOptions& options, SignerBackend* daemon, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace signet::bench

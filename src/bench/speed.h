@@ -1,0 +1,49 @@
+// `signet bench speed`: the pycryptopp tables of seed 002 for this machine.
+//
+//  - hashes and ciphers (MD5, SHA-1, SHA-256, SHA-512, AES-128-CTR,
+//    AES-256-GCM, ChaCha20) in MiB/s and cycles/byte, per buffer size; each
+//    buffer is one message (a fresh digest, or a fresh IV and for GCM a tag);
+//  - sign and verify per algorithm (sign_algorithms.h) in ms/op and
+//    megacycles/op, single-threaded, keys generated in-process.
+// Cycles are time-stamp-counter ticks (cycle_clock.h); the report's notes
+// say so and give the counter's rate measured against steady_clock.
+// Thread contract: runs on the calling thread.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "bench/report.h"
+#include "signet/result.hpp"
+
+namespace signet::bench {
+
+struct SpeedOptions {
+  // quick: a few milliseconds per measurement (tests, smoke runs); the
+  // numbers are then rough.
+  bool quick = false;
+  // algorithms: sign/verify algorithms by name (see FindSignAlgorithm);
+  // empty means all. Names may be comma-separated.
+  std::vector<std::string> algorithms;
+  // sizes: buffer sizes in bytes for hashes and ciphers; empty means
+  // 64, 1024 and 16384.
+  std::vector<std::size_t> sizes;
+  bool skip_bulk = false;  // only the sign/verify table
+  bool skip_sign = false;  // only the hash/cipher table
+  std::string csv_path;    // also write CSV here ("-" = stdout instead of text)
+  std::string json_path;   // also write JSON here ("-" = stdout instead of text)
+};
+
+// MeasureSpeed runs the measurements and returns the report (notes, then
+// the "hashes and ciphers" and "sign and verify" tables). Errors: an
+// unknown algorithm name (CKR_ARGUMENTS_BAD) or a failing primitive.
+[[nodiscard]] Result<Report> MeasureSpeed(const SpeedOptions& options);
+
+// RunSpeed measures, prints the text tables to `out` (and CSV/JSON to the
+// paths given) and returns a process exit code: 0 on success, 1 on a
+// measurement or write error (reported on `err`).
+int RunSpeed(const SpeedOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace signet::bench
