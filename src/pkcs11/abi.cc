@@ -1,0 +1,147 @@
+#include "pkcs11/abi.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "signet/protocol.hpp"
+
+namespace signet::pkcs11 {
+namespace {
+
+bool IsPssFamily(CK_MECHANISM_TYPE type) {
+  return type == CKM_RSA_PKCS_PSS || type == CKM_SHA1_RSA_PKCS_PSS ||
+         type == CKM_SHA256_RSA_PKCS_PSS || type == CKM_SHA384_RSA_PKCS_PSS ||
+         type == CKM_SHA512_RSA_PKCS_PSS;
+}
+
+struct MechanismKey {
+  CK_MECHANISM_TYPE mechanism;
+  CK_KEY_TYPE key_type;
+};
+
+// The mechanism → key type pairs PKCS#11 v2.40 §2.1-2.3 / 3.0 §2.3.6 fix.
+constexpr MechanismKey kMechanismKeys[] = {
+    {CKM_RSA_PKCS, CKK_RSA},
+    {CKM_SHA1_RSA_PKCS, CKK_RSA},
+    {CKM_SHA256_RSA_PKCS, CKK_RSA},
+    {CKM_SHA384_RSA_PKCS, CKK_RSA},
+    {CKM_SHA512_RSA_PKCS, CKK_RSA},
+    {CKM_RSA_PKCS_PSS, CKK_RSA},
+    {CKM_SHA1_RSA_PKCS_PSS, CKK_RSA},
+    {CKM_SHA256_RSA_PKCS_PSS, CKK_RSA},
+    {CKM_SHA384_RSA_PKCS_PSS, CKK_RSA},
+    {CKM_SHA512_RSA_PKCS_PSS, CKK_RSA},
+    {CKM_ECDSA, CKK_EC},
+    {CKM_ECDSA_SHA1, CKK_EC},
+    {CKM_ECDSA_SHA256, CKK_EC},
+    {CKM_ECDSA_SHA384, CKK_EC},
+    {CKM_ECDSA_SHA512, CKK_EC},
+    {CKM_EDDSA, CKK_EC_EDWARDS},
+    {CKM_AES_GCM, CKK_AES},
+    {CKM_AES_KEY_WRAP_PAD, CKK_AES},
+    {CKM_AES_KEY_WRAP_KWP, CKK_AES},
+};
+
+Result<client::Mechanism> WithPss(client::Mechanism out, const CK_MECHANISM& in) {
+  if (in.pParameter == nullptr || in.ulParameterLen == 0) {
+    // Only the raw CKM_RSA_PKCS_PSS cannot know its hash without parameters.
+    if (in.mechanism == CKM_RSA_PKCS_PSS) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs parameters");
+    }
+    return out;
+  }
+  if (in.ulParameterLen != sizeof(CK_RSA_PKCS_PSS_PARAMS)) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "PSS parameter size");
+  }
+  const auto* p = static_cast<const CK_RSA_PKCS_PSS_PARAMS*>(in.pParameter);
+  out.pss = client::PssParams{p->hashAlg, p->mgf, p->sLen};
+  return out;
+}
+
+Result<client::Mechanism> WithGcm(client::Mechanism out, const CK_MECHANISM& in) {
+  if (in.pParameter == nullptr || in.ulParameterLen != sizeof(CK_GCM_PARAMS)) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_GCM needs CK_GCM_PARAMS");
+  }
+  const auto* p = static_cast<const CK_GCM_PARAMS*>(in.pParameter);
+  if ((p->pIv == nullptr && p->ulIvLen != 0) || (p->pAAD == nullptr && p->ulAADLen != 0)) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM IV or AAD pointer missing");
+  }
+  client::GcmParams gcm;
+  auto iv = ToView(p->pIv, p->ulIvLen);
+  auto aad = ToView(p->pAAD, p->ulAADLen);
+  gcm.iv.assign(iv.begin(), iv.end());
+  gcm.aad.assign(aad.begin(), aad.end());
+  gcm.tag_bits = p->ulTagBits;
+  out.gcm = std::move(gcm);
+  return out;
+}
+
+}  // namespace
+
+CK_RV WriteOutput(crypto::ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
+  if (out == nullptr) {
+    *out_len = data.size();
+    return CKR_OK;
+  }
+  if (*out_len < data.size()) {
+    *out_len = data.size();
+    return CKR_BUFFER_TOO_SMALL;
+  }
+  if (!data.empty()) std::memcpy(out, data.data(), data.size());
+  *out_len = data.size();
+  return CKR_OK;
+}
+
+void PadCopy(std::string_view text, unsigned char* field, std::size_t size) {
+  std::memset(field, ' ', size);
+  std::memcpy(field, text.data(), std::min(size, text.size()));
+}
+
+std::string_view TrimPadded(const unsigned char* field, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(field), size);
+  const auto end = text.find_last_not_of(" \0", std::string_view::npos, 2);
+  return end == std::string_view::npos ? std::string_view{} : text.substr(0, end + 1);
+}
+
+Result<client::Template> ToTemplate(CK_ATTRIBUTE_PTR attrs, CK_ULONG count) {
+  if (attrs == nullptr && count != 0) return MakeError(CKR_ARGUMENTS_BAD, "NULL template");
+  client::Template out;
+  out.reserve(count);
+  for (CK_ULONG i = 0; i < count; ++i) {
+    const CK_ATTRIBUTE& a = attrs[i];
+    if ((a.type & CKF_ARRAY_ATTRIBUTE) != 0) {
+      return MakeError(CKR_ATTRIBUTE_TYPE_INVALID, "array attributes are not supported");
+    }
+    if (a.pValue == nullptr && a.ulValueLen != 0) {
+      return MakeError(CKR_ARGUMENTS_BAD, "NULL attribute value");
+    }
+    auto value = ToView(static_cast<const CK_BYTE*>(a.pValue), a.ulValueLen);
+    out.push_back(client::Attribute{a.type, client::Bytes(value.begin(), value.end())});
+  }
+  return out;
+}
+
+Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism) {
+  if (mechanism == nullptr) return MakeError(CKR_ARGUMENTS_BAD, "NULL mechanism");
+  const CK_MECHANISM& in = *mechanism;
+  if (in.pParameter == nullptr && in.ulParameterLen != 0) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "NULL mechanism parameter");
+  }
+  client::Mechanism out;
+  out.type = in.mechanism;
+  if (IsPssFamily(in.mechanism)) return WithPss(std::move(out), in);
+  if (in.mechanism == CKM_AES_GCM) return WithGcm(std::move(out), in);
+  auto raw = ToView(static_cast<const CK_BYTE*>(in.pParameter), in.ulParameterLen);
+  out.raw_params.assign(raw.begin(), raw.end());
+  return out;
+}
+
+CK_KEY_TYPE KeyTypeFor(CK_MECHANISM_TYPE mechanism) {
+  for (const MechanismKey& row : kMechanismKeys) {
+    if (row.mechanism == mechanism) return row.key_type;
+  }
+  return CK_UNAVAILABLE_INFORMATION;
+}
+
+}  // namespace signet::pkcs11

@@ -1,0 +1,64 @@
+// Conversions between the PKCS#11 C ABI and the client library's types, and
+// the specification's rules for caller-supplied output buffers. Pure
+// functions; safe from any thread.
+#pragma once
+
+#include <p11-kit/pkcs11.h>
+
+#include <cstddef>
+#include <string_view>
+
+#include "crypto/secure_bytes.h"
+#include "signet/client.hpp"
+
+namespace signet::pkcs11 {
+
+// WriteOutput returns `data` to a caller by PKCS#11 v2.40 §5.2's rules:
+// out == NULL → *out_len = size, CKR_OK (a length query); *out_len too small
+// → *out_len = size, CKR_BUFFER_TOO_SMALL; else copies and sets *out_len.
+// CKR_ARGUMENTS_BAD when out_len is NULL.
+CK_RV WriteOutput(crypto::ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len);
+
+// IsLengthQueryOrTooSmall: true when WriteOutput's result leaves a
+// multi-part operation active (§5.2: the call did not consume the output).
+inline bool KeepsOperation(CK_RV rv, CK_BYTE_PTR out) {
+  return rv == CKR_BUFFER_TOO_SMALL || (rv == CKR_OK && out == nullptr);
+}
+
+// PadCopy writes `text` into a fixed-size, blank-padded, unterminated
+// PKCS#11 string field of `size` bytes (truncating).
+void PadCopy(std::string_view text, unsigned char* field, std::size_t size);
+
+// TrimPadded reads a blank-padded field (e.g. C_InitToken's 32-byte label).
+std::string_view TrimPadded(const unsigned char* field, std::size_t size);
+
+// ToTemplate copies a caller's attribute array. CKR_ARGUMENTS_BAD for a NULL
+// array with a non-zero count or a NULL value with a non-zero length;
+// CKR_ATTRIBUTE_TYPE_INVALID for array-valued attributes (CKF_ARRAY_ATTRIBUTE,
+// e.g. CKA_WRAP_TEMPLATE), which signet does not support.
+[[nodiscard]] Result<client::Template> ToTemplate(CK_ATTRIBUTE_PTR attrs, CK_ULONG count);
+
+// ToMechanism copies a CK_MECHANISM with its parameter in typed form:
+// CK_RSA_PKCS_PSS_PARAMS for the PSS family, CK_GCM_PARAMS for CKM_AES_GCM.
+// CKR_ARGUMENTS_BAD for NULL; CKR_MECHANISM_PARAM_INVALID for a parameter of
+// the wrong size or a missing one that the mechanism needs.
+[[nodiscard]] Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism);
+
+// KeyTypeFor returns the key type a mechanism works with (CKK_RSA for the
+// RSA family, ...), or CK_UNAVAILABLE_INFORMATION for mechanisms without
+// one (digests) or unknown to the module (the daemon then decides).
+CK_KEY_TYPE KeyTypeFor(CK_MECHANISM_TYPE mechanism);
+
+// KeyHandleRv: functions taking a key name an unknown one
+// CKR_KEY_HANDLE_INVALID, where the daemon says CKR_OBJECT_HANDLE_INVALID.
+inline CK_RV KeyHandleRv(CK_RV rv) {
+  return rv == CKR_OBJECT_HANDLE_INVALID ? CKR_KEY_HANDLE_INVALID : rv;
+}
+
+// ToView views a caller's (pointer, length) pair; NULL with length 0 is
+// an empty view.
+inline crypto::ByteView ToView(const CK_BYTE* data, CK_ULONG len) {
+  return data == nullptr ? crypto::ByteView{} : crypto::ByteView{data, len};
+}
+
+}  // namespace signet::pkcs11

@@ -1,0 +1,78 @@
+#include "pkcs11/abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace signet::pkcs11 {
+namespace {
+
+TEST(WriteOutput, LengthQueryTooSmallAndCopy) {
+  const std::uint8_t data[] = {1, 2, 3};
+  CK_ULONG len = 0;
+  EXPECT_EQ(WriteOutput(data, nullptr, &len), CKR_OK);
+  EXPECT_EQ(len, 3u);
+  CK_BYTE out[3] = {};
+  len = 2;
+  EXPECT_EQ(WriteOutput(data, out, &len), CKR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(len, 3u);
+  EXPECT_TRUE(KeepsOperation(CKR_BUFFER_TOO_SMALL, out));
+  len = 3;
+  EXPECT_EQ(WriteOutput(data, out, &len), CKR_OK);
+  EXPECT_EQ(std::memcmp(out, data, 3), 0);
+  EXPECT_FALSE(KeepsOperation(CKR_OK, out));
+  EXPECT_EQ(WriteOutput(data, out, nullptr), CKR_ARGUMENTS_BAD);
+}
+
+TEST(PaddedStrings, PadAndTrim) {
+  unsigned char field[8];
+  PadCopy("abc", field, sizeof(field));
+  EXPECT_EQ(std::memcmp(field, "abc     ", 8), 0);
+  EXPECT_EQ(TrimPadded(field, sizeof(field)), "abc");
+  PadCopy("0123456789", field, sizeof(field));
+  EXPECT_EQ(TrimPadded(field, sizeof(field)), "01234567");
+}
+
+TEST(ToTemplate, RejectsNullsAndArrays) {
+  EXPECT_EQ(ToTemplate(nullptr, 1).error().code, CKR_ARGUMENTS_BAD);
+  CK_ATTRIBUTE null_value = {CKA_LABEL, nullptr, 4};
+  EXPECT_EQ(ToTemplate(&null_value, 1).error().code, CKR_ARGUMENTS_BAD);
+  CK_ATTRIBUTE array = {CKA_WRAP_TEMPLATE, nullptr, 0};
+  EXPECT_EQ(ToTemplate(&array, 1).error().code, CKR_ATTRIBUTE_TYPE_INVALID);
+  CK_BBOOL yes = CK_TRUE;
+  CK_ATTRIBUTE sign = {CKA_SIGN, &yes, sizeof(yes)};
+  Result<client::Template> ok = ToTemplate(&sign, 1);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)[0].value, client::Bytes{1});
+}
+
+TEST(ToMechanism, TypedParameters) {
+  CK_RSA_PKCS_PSS_PARAMS pss = {CKM_SHA384, CKG_MGF1_SHA384, 48};
+  CK_MECHANISM m = {CKM_RSA_PKCS_PSS, &pss, sizeof(pss)};
+  Result<client::Mechanism> got = ToMechanism(&m);
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->pss.has_value());
+  EXPECT_EQ(got->pss->hash_alg, CKM_SHA384);
+  EXPECT_EQ(got->pss->salt_len, 48u);
+  CK_MECHANISM no_params = {CKM_RSA_PKCS_PSS, nullptr, 0};
+  EXPECT_EQ(ToMechanism(&no_params).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_MECHANISM bad_size = {CKM_AES_GCM, &pss, sizeof(pss)};
+  EXPECT_EQ(ToMechanism(&bad_size).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_BYTE iv[12] = {};
+  CK_GCM_PARAMS gcm = {iv, sizeof(iv), 96, nullptr, 0, 128};
+  CK_MECHANISM aes = {CKM_AES_GCM, &gcm, sizeof(gcm)};
+  Result<client::Mechanism> gcm_got = ToMechanism(&aes);
+  ASSERT_TRUE(gcm_got.ok());
+  EXPECT_EQ(gcm_got->gcm->iv.size(), 12u);
+  EXPECT_EQ(ToMechanism(nullptr).error().code, CKR_ARGUMENTS_BAD);
+}
+
+TEST(KeyTypeFor, Families) {
+  EXPECT_EQ(KeyTypeFor(CKM_SHA256_RSA_PKCS), CKK_RSA);
+  EXPECT_EQ(KeyTypeFor(CKM_ECDSA_SHA256), CKK_EC);
+  EXPECT_EQ(KeyTypeFor(CKM_EDDSA), CKK_EC_EDWARDS);
+  EXPECT_EQ(KeyTypeFor(CKM_SHA256), CK_UNAVAILABLE_INFORMATION);
+}
+
+}  // namespace
+}  // namespace signet::pkcs11

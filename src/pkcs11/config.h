@@ -1,0 +1,35 @@
+// ModuleConfig: where the PKCS#11 module finds signetd. Read once per
+// C_Initialize from the environment:
+//   SIGNET_SOCKET  the daemon's address (a Unix socket path, "unix:PATH" or
+//                  "tcp://host:port"); wins over the file.
+//   SIGNET_CONF    a config file of `key = value` lines ('#' starts a
+//                  comment): socket, tls_ca, tls_cert, tls_key, tls_server_name.
+// Without either, /etc/signet/pkcs11.conf is read when it exists. Plain
+// values; no synchronisation needed.
+#pragma once
+
+#include <string>
+
+#include "signet/result.hpp"
+
+namespace signet::pkcs11 {
+
+struct ModuleConfig {
+  std::string socket;  // daemon address, never empty in a loaded config
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
+};
+
+// ParseConfigText reads `key = value` lines into `config`, leaving keys the
+// text does not mention unchanged. CKR_ARGUMENTS_BAD names the first line it
+// cannot read or an unknown key.
+[[nodiscard]] Status ParseConfigText(const std::string& text, ModuleConfig& config);
+
+// LoadModuleConfig applies the rules above. CKR_DEVICE_ERROR with a message
+// for a person when no daemon address is configured or the file named by
+// SIGNET_CONF cannot be read or parsed.
+[[nodiscard]] Result<ModuleConfig> LoadModuleConfig();
+
+}  // namespace signet::pkcs11

@@ -1,0 +1,290 @@
+// Cryptographic operations (PKCS#11 v2.40 §5.8-5.12): sign, verify, digest,
+// and AES-GCM encrypt/decrypt, single- and multi-part. The protocol is
+// one-shot, so C_*Update buffers input (bounded by kMaxBufferedInput) and
+// the Final call sends it. Init checks what PKCS#11 reports at init time
+// (mechanism, key handle, key type, usage flag) once per key and kind per
+// session; the daemon enforces policy again on every use.
+#include <openssl/crypto.h>
+
+#include <algorithm>
+
+#include "pkcs11/abi.h"
+#include "pkcs11/entry_points.h"
+#include "pkcs11/session_ops.h"
+
+namespace signet::pkcs11::entry {
+namespace {
+
+// OpRules: what each operation kind requires of its mechanism and key.
+struct OpRules {
+  OpKind kind;
+  CK_FLAGS mechanism_flag;      // CK_MECHANISM_INFO.flags bit
+  CK_ATTRIBUTE_TYPE key_usage;  // the key's permission attribute; 0: no key
+};
+
+constexpr OpRules kRules[kOpKindCount] = {
+    {OpKind::kSign, CKF_SIGN, CKA_SIGN},
+    {OpKind::kVerify, CKF_VERIFY, CKA_VERIFY},
+    {OpKind::kDigest, CKF_DIGEST, 0},
+    {OpKind::kEncrypt, CKF_ENCRYPT, CKA_ENCRYPT},
+    {OpKind::kDecrypt, CKF_DECRYPT, CKA_DECRYPT},
+};
+
+const OpRules& RulesFor(OpKind kind) { return kRules[static_cast<std::size_t>(kind)]; }
+
+Status CheckMechanism(ModuleState& state, const client::Mechanism& mech, const OpRules& rules) {
+  SIGNET_ASSIGN_OR_RETURN(std::vector<client::MechanismInfo> list, state.Mechanisms());
+  for (const client::MechanismInfo& m : list) {
+    if (m.type == mech.type && (m.flags & rules.mechanism_flag) != 0) return OkStatus();
+  }
+  return MakeError(CKR_MECHANISM_INVALID, "mechanism not offered for this operation");
+}
+
+// CheckKey reads the key's type and usage flag (one round trip, cached).
+Status CheckKey(Session& s, client::Handle key, const client::Mechanism& mech,
+                const OpRules& rules) {
+  if (s.checked_keys.count({key, rules.kind}) != 0) return OkStatus();
+  const CK_ATTRIBUTE_TYPE types[] = {CKA_KEY_TYPE, rules.key_usage};
+  Result<std::vector<client::AttributeValue>> got = s.conn->GetAttributeValue(s.remote, key, types);
+  if (!got.ok()) return MakeError(KeyHandleRv(got.error().code), got.error().message);
+  if (got->size() != 2) return MakeError(CKR_DEVICE_ERROR, "short attribute answer");
+  const std::optional<CK_ULONG> key_type = client::UlongValue((*got)[0].value);
+  if ((*got)[0].rv != CKR_OK || !key_type) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object is not a key");
+  }
+  const CK_KEY_TYPE wanted = KeyTypeFor(mech.type);
+  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != *key_type) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
+  }
+  const std::optional<bool> allowed = client::BoolValue((*got)[1].value);
+  if ((*got)[1].rv != CKR_OK || !allowed || !*allowed) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "key usage attribute is false");
+  }
+  s.checked_keys[{key, rules.kind}] = true;
+  return OkStatus();
+}
+
+CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
+             CK_OBJECT_HANDLE key) {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+    Operation& op = s.op(kind);
+    if (op.active) return CKR_OPERATION_ACTIVE;
+    Result<client::Mechanism> mech = ToMechanism(mechanism);
+    if (!mech.ok()) return mech.error().code;
+    const OpRules& rules = RulesFor(kind);
+    if (Status st = CheckMechanism(state, *mech, rules); !st.ok()) return st.error().code;
+    if (rules.key_usage != 0) {
+      if (Status st = CheckKey(s, key, *mech, rules); !st.ok()) return st.error().code;
+    }
+    op = Operation{};
+    op.active = true;
+    op.mechanism = std::move(*mech);
+    op.key = key;
+    return CKR_OK;
+  });
+}
+
+// Execute runs a one-shot request for `kind` over `data`.
+Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
+                                    crypto::ByteView data) {
+  Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
+    switch (kind) {
+      case OpKind::kSign: return s.conn->Sign(s.remote, op.key, op.mechanism, data);
+      case OpKind::kDigest: return s.conn->Digest(s.remote, op.mechanism, data);
+      case OpKind::kEncrypt: return s.conn->Encrypt(s.remote, op.key, op.mechanism, data);
+      case OpKind::kDecrypt: return s.conn->Decrypt(s.remote, op.key, op.mechanism, data);
+      case OpKind::kVerify: break;
+    }
+    return MakeError(CKR_GENERAL_ERROR, "no one-shot output for verify");
+  }();
+  if (!out.ok()) return MakeError(KeyHandleRv(out.error().code), out.error().message);
+  crypto::SecureBytes secure(out->begin(), out->end());
+  if (!out->empty()) OPENSSL_cleanse(out->data(), out->size());  // decrypt output is secret
+  return secure;
+}
+
+// Finish computes (once) and returns the operation's output by §5.2's rules,
+// ending the operation unless the caller only asked for the length or gave
+// too small a buffer. `data` is the single-part input or the buffered one.
+CK_RV Finish(Session& s, OpKind kind, crypto::ByteView data, CK_BYTE_PTR out,
+             CK_ULONG_PTR out_len) {
+  Operation& op = s.op(kind);
+  if (out_len == nullptr) {
+    op = Operation{};
+    return CKR_ARGUMENTS_BAD;
+  }
+  if (!op.output) {
+    Result<crypto::SecureBytes> result = Execute(s, kind, op, data);
+    if (!result.ok()) {
+      op = Operation{};
+      return result.error().code;
+    }
+    op.output = std::move(*result);
+  }
+  const CK_RV rv = WriteOutput(*op.output, out, out_len);
+  if (!KeepsOperation(rv, out)) op = Operation{};
+  return rv;
+}
+
+CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
+                 CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(kind);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    if (op.updated) return CKR_OPERATION_ACTIVE;  // a multi-part run must end with Final
+    if (data == nullptr && data_len != 0) {
+      op = Operation{};
+      return CKR_ARGUMENTS_BAD;
+    }
+    return Finish(s, kind, ToView(data, data_len), out, out_len);
+  });
+}
+
+// Buffer appends Update input, ending the operation past the size bound.
+CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
+  if (data == nullptr && data_len != 0) {
+    op = Operation{};
+    return CKR_ARGUMENTS_BAD;
+  }
+  if (op.buffered.size() + data_len > kMaxBufferedInput) {
+    op = Operation{};
+    return CKR_DATA_LEN_RANGE;
+  }
+  const crypto::ByteView view = ToView(data, data_len);
+  op.buffered.insert(op.buffered.end(), view.begin(), view.end());
+  op.updated = true;
+  return CKR_OK;
+}
+
+CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(kind);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    return Buffer(op, data, data_len);
+  });
+}
+
+// UpdateWithOutput: C_EncryptUpdate / C_DecryptUpdate. GCM releases nothing
+// before Final (PKCS#11 v3.0 §2.14.4 allows it), so the output is empty.
+CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
+                       CK_ULONG data_len, CK_ULONG_PTR out_len) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(kind);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    if (out_len == nullptr) {
+      op = Operation{};
+      return CKR_ARGUMENTS_BAD;
+    }
+    const CK_RV rv = Buffer(op, data, data_len);
+    if (rv == CKR_OK) *out_len = 0;
+    return rv;
+  });
+}
+
+CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(kind);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    const crypto::SecureBytes input = op.buffered;
+    return Finish(s, kind, input, out, out_len);
+  });
+}
+
+// VerifyWith checks `signature` over `data` and always ends the operation.
+CK_RV VerifyWith(Session& s, crypto::ByteView data, CK_BYTE_PTR signature, CK_ULONG sig_len) {
+  Operation op = std::move(s.op(OpKind::kVerify));
+  s.op(OpKind::kVerify) = Operation{};
+  if (signature == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
+  Status ok = s.conn->Verify(s.remote, op.key, op.mechanism, data, ToView(signature, sig_len));
+  return ok.ok() ? CKR_OK : KeyHandleRv(ok.error().code);
+}
+
+}  // namespace
+
+CK_RV C_SignInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key) {
+  return InitOp(h, OpKind::kSign, m, key);
+}
+CK_RV C_Sign(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
+             CK_ULONG_PTR out_len) {
+  return SinglePart(h, OpKind::kSign, data, len, out, out_len);
+}
+CK_RV C_SignUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
+  return Update(h, OpKind::kSign, data, len);
+}
+CK_RV C_SignFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return Final(h, OpKind::kSign, out, out_len);
+}
+
+CK_RV C_VerifyInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key) {
+  return InitOp(h, OpKind::kVerify, m, key);
+}
+CK_RV C_Verify(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
+               CK_ULONG sig_len) {
+  return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(OpKind::kVerify);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    if (op.updated) return CKR_OPERATION_ACTIVE;
+    if (data == nullptr && len != 0) {
+      op = Operation{};
+      return CKR_ARGUMENTS_BAD;
+    }
+    return VerifyWith(s, ToView(data, len), sig, sig_len);
+  });
+}
+CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
+  return Update(h, OpKind::kVerify, data, len);
+}
+CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
+  return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+    Operation& op = s.op(OpKind::kVerify);
+    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
+    const crypto::SecureBytes input = op.buffered;
+    return VerifyWith(s, input, sig, sig_len);
+  });
+}
+
+CK_RV C_DigestInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m) {
+  return InitOp(h, OpKind::kDigest, m, CK_INVALID_HANDLE);
+}
+CK_RV C_Digest(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
+               CK_ULONG_PTR out_len) {
+  return SinglePart(h, OpKind::kDigest, data, len, out, out_len);
+}
+CK_RV C_DigestUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
+  return Update(h, OpKind::kDigest, data, len);
+}
+CK_RV C_DigestFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return Final(h, OpKind::kDigest, out, out_len);
+}
+
+CK_RV C_EncryptInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key) {
+  return InitOp(h, OpKind::kEncrypt, m, key);
+}
+CK_RV C_Encrypt(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
+                CK_ULONG_PTR out_len) {
+  return SinglePart(h, OpKind::kEncrypt, data, len, out, out_len);
+}
+CK_RV C_EncryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR,
+                      CK_ULONG_PTR out_len) {
+  return UpdateWithOutput(h, OpKind::kEncrypt, data, len, out_len);
+}
+CK_RV C_EncryptFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return Final(h, OpKind::kEncrypt, out, out_len);
+}
+
+CK_RV C_DecryptInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key) {
+  return InitOp(h, OpKind::kDecrypt, m, key);
+}
+CK_RV C_Decrypt(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
+                CK_ULONG_PTR out_len) {
+  return SinglePart(h, OpKind::kDecrypt, data, len, out, out_len);
+}
+CK_RV C_DecryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR,
+                      CK_ULONG_PTR out_len) {
+  return UpdateWithOutput(h, OpKind::kDecrypt, data, len, out_len);
+}
+CK_RV C_DecryptFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+  return Final(h, OpKind::kDecrypt, out, out_len);
+}
+
+}  // namespace signet::pkcs11::entry

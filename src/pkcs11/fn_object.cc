@@ -1,0 +1,147 @@
+// Objects (PKCS#11 v2.40 §5.7): create, copy, destroy, search and attribute
+// access. The daemon applies the object policy; the module converts the C
+// ABI and plays the caller-buffer rules of C_GetAttributeValue locally (the
+// daemon always sends full values).
+#include <algorithm>
+#include <cstring>
+
+#include "pkcs11/abi.h"
+#include "pkcs11/entry_points.h"
+#include "pkcs11/session_ops.h"
+
+namespace signet::pkcs11::entry {
+namespace {
+
+// ObjectRv: the daemon names unknown handles CKR_OBJECT_HANDLE_INVALID,
+// which is also what the object functions must return.
+CK_RV StoreHandle(Result<client::Handle> made, CK_OBJECT_HANDLE_PTR out) {
+  if (!made.ok()) return made.error().code;
+  *out = *made;
+  return CKR_OK;
+}
+
+// FillAttribute applies §5.7's rules to one template entry and returns the
+// code it contributes (CKR_OK when it was filled or length-queried).
+CK_RV FillAttribute(const client::AttributeValue& answer, CK_ATTRIBUTE& slot) {
+  if (answer.rv != CKR_OK) {
+    slot.ulValueLen = CK_UNAVAILABLE_INFORMATION;
+    return answer.rv;
+  }
+  if (slot.pValue == nullptr) {
+    slot.ulValueLen = answer.value.size();
+    return CKR_OK;
+  }
+  if (slot.ulValueLen < answer.value.size()) {
+    slot.ulValueLen = CK_UNAVAILABLE_INFORMATION;
+    return CKR_BUFFER_TOO_SMALL;
+  }
+  if (!answer.value.empty()) std::memcpy(slot.pValue, answer.value.data(), answer.value.size());
+  slot.ulValueLen = answer.value.size();
+  return CKR_OK;
+}
+
+// Worst: §5.7 lets any of the codes be returned when several apply; signet
+// reports sensitivity first, then unknown types, then short buffers.
+CK_RV Worst(CK_RV a, CK_RV b) {
+  for (CK_RV code : {CKR_ATTRIBUTE_SENSITIVE, CKR_ATTRIBUTE_TYPE_INVALID, CKR_BUFFER_TOO_SMALL}) {
+    if (a == code || b == code) return code;
+  }
+  return a != CKR_OK ? a : b;
+}
+
+}  // namespace
+
+CK_RV C_CreateObject(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count,
+                     CK_OBJECT_HANDLE_PTR object) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (object == nullptr) return CKR_ARGUMENTS_BAD;
+    Result<client::Template> attrs = ToTemplate(tmpl, count);
+    if (!attrs.ok()) return attrs.error().code;
+    return StoreHandle(s.conn->CreateObject(s.remote, *attrs), object);
+  });
+}
+
+CK_RV C_CopyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR tmpl,
+                   CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (new_object == nullptr) return CKR_ARGUMENTS_BAD;
+    Result<client::Template> attrs = ToTemplate(tmpl, count);
+    if (!attrs.ok()) return attrs.error().code;
+    return StoreHandle(s.conn->CopyObject(s.remote, object, *attrs), new_object);
+  });
+}
+
+CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.checked_keys.clear();
+    return RvOf(s.conn->DestroyObject(s.remote, object));
+  });
+}
+
+CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE, CK_ULONG_PTR size) {
+  return WithSession(handle, [&](ModuleState&, Session&) -> CK_RV {
+    if (size == nullptr) return CKR_ARGUMENTS_BAD;
+    return CKR_FUNCTION_NOT_SUPPORTED;
+  });
+}
+
+CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
+                          CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (tmpl == nullptr && count != 0) return CKR_ARGUMENTS_BAD;
+    std::vector<CK_ATTRIBUTE_TYPE> types(count);
+    for (CK_ULONG i = 0; i < count; ++i) types[i] = tmpl[i].type;
+    Result<std::vector<client::AttributeValue>> answers =
+        s.conn->GetAttributeValue(s.remote, object, types);
+    if (!answers.ok()) return answers.error().code;
+    if (answers->size() != count) return CKR_DEVICE_ERROR;  // the daemon broke the protocol
+    CK_RV rv = CKR_OK;
+    for (CK_ULONG i = 0; i < count; ++i) rv = Worst(rv, FillAttribute((*answers)[i], tmpl[i]));
+    return rv;
+  });
+}
+
+CK_RV C_SetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
+                          CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    Result<client::Template> attrs = ToTemplate(tmpl, count);
+    if (!attrs.ok()) return attrs.error().code;
+    s.checked_keys.clear();
+    return RvOf(s.conn->SetAttributeValue(s.remote, object, *attrs));
+  });
+}
+
+CK_RV C_FindObjectsInit(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (s.find.active) return CKR_OPERATION_ACTIVE;
+    Result<client::Template> attrs = ToTemplate(tmpl, count);
+    if (!attrs.ok()) return attrs.error().code;
+    Result<std::vector<client::Handle>> found = s.conn->FindObjects(s.remote, *attrs);
+    if (!found.ok()) return found.error().code;
+    s.find = FindState{true, std::move(*found), 0};
+    return CKR_OK;
+  });
+}
+
+CK_RV C_FindObjects(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE_PTR objects, CK_ULONG max_count,
+                    CK_ULONG_PTR count) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (objects == nullptr || count == nullptr) return CKR_ARGUMENTS_BAD;
+    if (!s.find.active) return CKR_OPERATION_NOT_INITIALIZED;
+    const std::size_t n = std::min<std::size_t>(max_count, s.find.results.size() - s.find.next);
+    std::copy_n(s.find.results.begin() + s.find.next, n, objects);
+    s.find.next += n;
+    *count = n;
+    return CKR_OK;
+  });
+}
+
+CK_RV C_FindObjectsFinal(CK_SESSION_HANDLE handle) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (!s.find.active) return CKR_OPERATION_NOT_INITIALIZED;
+    s.find = FindState{};
+    return CKR_OK;
+  });
+}
+
+}  // namespace signet::pkcs11::entry

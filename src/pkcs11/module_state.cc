@@ -1,0 +1,161 @@
+#include "pkcs11/module_state.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+
+#include "client/rv_names.h"
+
+namespace signet::pkcs11 {
+namespace {
+
+// The module's one global (see the header): guarded by g_mu, which the
+// fork handlers hold across fork() so the child never inherits it locked.
+std::mutex g_mu;
+std::shared_ptr<ModuleState> g_state;
+bool g_forked = false;
+std::once_flag g_atfork_once;
+
+void PrepareFork() { g_mu.lock(); }
+void ParentAfterFork() { g_mu.unlock(); }
+void ChildAfterFork() {
+  g_forked = g_state != nullptr;
+  g_mu.unlock();
+}
+
+bool IsDaemonGone(const Error& error) {
+  return error.code == CKR_DEVICE_ERROR || error.code == CKR_DEVICE_REMOVED;
+}
+
+// CheckInitArgs applies PKCS#11 v2.40 §5.4's rules for CK_C_INITIALIZE_ARGS.
+// Callbacks without CKF_OS_LOCKING_OK are accepted: the module locks with
+// the OS primitives, which is correct for the native threads every Linux
+// application uses, rather than refusing with CKR_CANT_LOCK.
+CK_RV CheckInitArgs(const CK_C_INITIALIZE_ARGS* args) {
+  if (args == nullptr) return CKR_OK;
+  if (args->pReserved != nullptr) return CKR_ARGUMENTS_BAD;
+  const int callbacks = (args->CreateMutex != nullptr) + (args->DestroyMutex != nullptr) +
+                        (args->LockMutex != nullptr) + (args->UnlockMutex != nullptr);
+  if (callbacks != 0 && callbacks != 4) return CKR_ARGUMENTS_BAD;
+  return CKR_OK;
+}
+
+}  // namespace
+
+ModuleState::ModuleState(Result<ModuleConfig> config) : config_(std::move(config)) {}
+
+ModuleState::~ModuleState() = default;
+
+Result<std::unique_ptr<client::Client>> ModuleState::Connect() {
+  Result<std::unique_ptr<client::Client>> conn = [&]() -> Result<std::unique_ptr<client::Client>> {
+    if (!config_.ok()) return config_.error();
+    client::ConnectOptions options;
+    options.address = config_->socket;
+    options.tls_ca_file = config_->tls_ca;
+    options.tls_cert_file = config_->tls_cert;
+    options.tls_key_file = config_->tls_key;
+    options.tls_server_name = config_->tls_server_name;
+    return client::Client::Connect(options);
+  }();
+  if (conn.ok()) return conn;
+  if (!warned_.exchange(true)) {
+    std::fprintf(stderr, "signet-pkcs11: cannot reach signetd: %s\n",
+                 client::DescribeError(conn.error()).c_str());
+  }
+  return MakeError(CKR_DEVICE_ERROR, conn.error().message);
+}
+
+Result<std::unique_ptr<client::Client>> ModuleState::Borrow() {
+  {
+    std::lock_guard lock(pool_mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<client::Client> conn = std::move(idle_.back());
+      idle_.pop_back();
+      return conn;
+    }
+  }
+  return Connect();
+}
+
+void ModuleState::Return(std::unique_ptr<client::Client> conn, const Error* error) {
+  if (error != nullptr && IsDaemonGone(*error)) return;  // drop the dead connection
+  std::lock_guard lock(pool_mu_);
+  if (idle_.size() < 4) idle_.push_back(std::move(conn));
+}
+
+Result<client::ServerInfo> ModuleState::GetInfo() {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> conn, Borrow());
+  Result<client::ServerInfo> info = conn->GetInfo();
+  Return(std::move(conn), info.ok() ? nullptr : &info.error());
+  if (info.ok()) {
+    std::lock_guard lock(pool_mu_);
+    if (!mechanisms_) mechanisms_ = info->mechanisms;
+  }
+  return info;
+}
+
+Result<std::vector<client::MechanismInfo>> ModuleState::Mechanisms() {
+  {
+    std::lock_guard lock(pool_mu_);
+    if (mechanisms_) return *mechanisms_;
+  }
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, GetInfo());
+  return info.mechanisms;
+}
+
+Result<client::InitTokenResult> ModuleState::InitToken(CK_SLOT_ID slot, crypto::ByteView so_pin,
+                                                       const std::string& label) {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> conn, Borrow());
+  Result<client::InitTokenResult> result = conn->InitToken(slot, so_pin, label);
+  Return(std::move(conn), result.ok() ? nullptr : &result.error());
+  return result;
+}
+
+void ModuleState::Shutdown() {
+  for (const std::shared_ptr<Session>& session :
+       sessions_.RemoveIf([](const Session&) { return true; })) {
+    std::lock_guard lock(session->mu);
+    session->closed = true;
+    session->conn.reset();  // the daemon ends the connection's sessions
+  }
+  std::lock_guard lock(pool_mu_);
+  idle_.clear();
+}
+
+std::shared_ptr<ModuleState> CurrentState() {
+  std::lock_guard lock(g_mu);
+  if (g_forked) return nullptr;
+  return g_state;
+}
+
+CK_RV InitializeModule(CK_VOID_PTR init_args) {
+  if (CK_RV rv = CheckInitArgs(static_cast<const CK_C_INITIALIZE_ARGS*>(init_args)); rv != CKR_OK) {
+    return rv;
+  }
+  std::call_once(g_atfork_once,
+                 [] { pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork); });
+  std::lock_guard lock(g_mu);
+  if (g_forked) {
+    // The parent's state is not ours to free or use in this child: its
+    // mutexes may be held by threads that do not exist here. Leak it.
+    new std::shared_ptr<ModuleState>(std::move(g_state));
+    g_forked = false;
+  }
+  if (g_state != nullptr) return CKR_CRYPTOKI_ALREADY_INITIALIZED;
+  g_state = std::make_shared<ModuleState>(LoadModuleConfig());
+  return CKR_OK;
+}
+
+CK_RV FinalizeModule(CK_VOID_PTR reserved) {
+  if (reserved != nullptr) return CKR_ARGUMENTS_BAD;
+  std::shared_ptr<ModuleState> state;
+  {
+    std::lock_guard lock(g_mu);
+    if (g_forked || g_state == nullptr) return CKR_CRYPTOKI_NOT_INITIALIZED;
+    state = std::move(g_state);
+  }
+  state->Shutdown();
+  return CKR_OK;
+}
+
+}  // namespace signet::pkcs11

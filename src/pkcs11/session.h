@@ -1,0 +1,93 @@
+// Session: the module's side of one PKCS#11 session. Each session owns its
+// own connection to signetd (client::Client is single-threaded, and a
+// connection per session is what lets many threads sign in parallel with no
+// lock shared between sessions held across a round trip). The daemon sees
+// one "application" per connection, so the module replays the
+// application-wide login state onto each connection (see login_registry.h).
+//
+// Thread contract: `mu` guards every mutable field; a C_* call holds it for
+// its whole duration (including round trips on this session's own
+// connection), so two threads using one session handle are serialised,
+// while different sessions never wait on each other. Sessions are shared
+// through shared_ptr so C_CloseSession on one thread cannot free a session
+// another thread is using; the loser sees `closed`.
+#pragma once
+
+#include <p11-kit/pkcs11.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "crypto/secure_bytes.h"
+#include "signet/client.hpp"
+
+namespace signet::pkcs11 {
+
+// kNobody: the login state "no user logged in" (CK_USER_TYPE has no such value).
+inline constexpr CK_USER_TYPE kNobody = ~CK_USER_TYPE{0};
+
+// kMaxBufferedInput bounds what C_*Update may accumulate before the Final
+// call sends it: one frame (1 MiB) minus room for the request's other fields.
+inline constexpr std::size_t kMaxBufferedInput = (1u << 20) - 4096;
+
+// OpKind: the multi-part operations a session may have active at once
+// (one of each, PKCS#11 v2.40 §5.12-5.13 "dual-function" rules aside).
+enum class OpKind : std::size_t { kSign, kVerify, kDigest, kEncrypt, kDecrypt };
+inline constexpr std::size_t kOpKindCount = 5;
+
+// Operation: one active cryptographic operation. Update data is buffered and
+// sent in one request at Final (the protocol is one-shot). `output` keeps a
+// computed result when the caller's buffer was missing or too small, so the
+// retry returns the same bytes without another round trip (PKCS#11 §5.2).
+struct Operation {
+  bool active = false;
+  bool updated = false;  // a C_*Update was called: only C_*Final may finish
+  client::Mechanism mechanism;
+  client::Handle key = 0;
+  crypto::SecureBytes buffered;
+  std::optional<crypto::SecureBytes> output;
+};
+
+// FindState: C_FindObjectsInit fetched every match; C_FindObjects pages them.
+struct FindState {
+  bool active = false;
+  std::vector<client::Handle> results;
+  std::size_t next = 0;
+};
+
+struct Session {
+  Session(CK_SESSION_HANDLE h, CK_SLOT_ID s, CK_FLAGS f, std::unique_ptr<client::Client> c,
+          client::Handle r)
+      : handle(h), slot(s), flags(f), conn(std::move(c)), remote(r) {}
+
+  // Immutable after construction.
+  const CK_SESSION_HANDLE handle;
+  const CK_SLOT_ID slot;
+  const CK_FLAGS flags;  // CKF_SERIAL_SESSION | CKF_RW_SESSION?
+  bool read_write() const { return (flags & CKF_RW_SESSION) != 0; }
+
+  std::mutex mu;
+  // Guarded by mu.
+  std::unique_ptr<client::Client> conn;
+  client::Handle remote;           // the daemon's session handle on conn
+  bool closed = false;
+  CK_USER_TYPE login_user = kNobody;  // what conn is logged in as
+  std::uint64_t login_epoch = 0;      // LoginRegistry epoch conn reflects
+  std::array<Operation, kOpKindCount> ops;
+  FindState find;
+  // Keys already checked for an operation kind (C_*Init), so a hot loop of
+  // C_SignInit + C_Sign costs one round trip per signature. The daemon
+  // checks again on every use; this only saves the extra query.
+  std::map<std::pair<client::Handle, OpKind>, bool> checked_keys;
+
+  Operation& op(OpKind kind) { return ops[static_cast<std::size_t>(kind)]; }
+};
+
+}  // namespace signet::pkcs11

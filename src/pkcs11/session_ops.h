@@ -1,0 +1,66 @@
+// The common shape of every session-bound C_* call: find the module state
+// and the session, lock the session, replay the application's login state
+// onto the session's connection, then run the body. Safe from any thread;
+// the only lock held across the body's round trips is the session's own.
+#pragma once
+
+#include <p11-kit/pkcs11.h>
+
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "pkcs11/guard.h"
+#include "pkcs11/module_state.h"
+#include "pkcs11/session.h"
+
+namespace signet::pkcs11 {
+
+// SyncLogin makes `session`'s connection logged in as the registry says
+// (PKCS#11 v2.40 §5.6: login is application-wide). REQUIRES: session.mu held.
+// Returns the daemon's error when replaying a login fails (e.g. the PIN was
+// changed by another application: CKR_PIN_INCORRECT).
+[[nodiscard]] Status SyncLogin(LoginRegistry& logins, Session& session);
+
+// CloseSessionLocked ends `session` on the daemon and drops its connection.
+// REQUIRES: session.mu held and the session already removed from the table.
+void CloseSessionLocked(Session& session);
+
+// WithSession runs body(ModuleState&, Session&) -> CK_RV for the session
+// `handle` under its lock, inside Guard. CKR_CRYPTOKI_NOT_INITIALIZED,
+// CKR_SESSION_HANDLE_INVALID, CKR_SESSION_CLOSED (closed by another thread
+// meanwhile) or the login replay's error come first.
+template <typename Body>
+CK_RV WithSession(CK_SESSION_HANDLE handle, Body&& body) {
+  return Guard([&]() -> CK_RV {
+    std::shared_ptr<ModuleState> state = CurrentState();
+    if (state == nullptr) return CKR_CRYPTOKI_NOT_INITIALIZED;
+    std::shared_ptr<Session> session = state->sessions().Find(handle);
+    if (session == nullptr) return CKR_SESSION_HANDLE_INVALID;
+    std::lock_guard lock(session->mu);
+    if (session->closed) return CKR_SESSION_CLOSED;
+    if (Status synced = SyncLogin(state->logins(), *session); !synced.ok()) {
+      return synced.error().code;
+    }
+    return body(*state, *session);
+  });
+}
+
+// WithState runs body(ModuleState&) -> CK_RV inside Guard, after the
+// initialisation check.
+template <typename Body>
+CK_RV WithState(Body&& body) {
+  return Guard([&]() -> CK_RV {
+    std::shared_ptr<ModuleState> state = CurrentState();
+    if (state == nullptr) return CKR_CRYPTOKI_NOT_INITIALIZED;
+    return body(*state);
+  });
+}
+
+// RvOf returns the code of a finished Status / Result (CKR_OK on success).
+template <typename R>
+CK_RV RvOf(const R& result) {
+  return result.ok() ? CKR_OK : result.error().code;
+}
+
+}  // namespace signet::pkcs11
