@@ -16,11 +16,17 @@ std::string FromEnv(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
+// TrimmedLabel drops the blank padding PKCS#11 token labels may carry.
+std::string TrimmedLabel(std::string label) {
+  while (!label.empty() && label.back() == ' ') label.pop_back();
+  return label;
+}
+
 Result<CK_SLOT_ID> ChooseSlot(client::Client& client, const std::string& label) {
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client.GetInfo());
   for (const client::SlotInfo& slot : info.slots) {
     if (!slot.token_present) continue;
-    if (label.empty() || slot.label == label) return slot.slot_id;
+    if (label.empty() || TrimmedLabel(slot.label) == label) return slot.slot_id;
   }
   if (label.empty()) {
     return MakeError(CKR_TOKEN_NOT_PRESENT,

@@ -1,0 +1,191 @@
+// The signet CLI against a real signetd: every key type and signature
+// mechanism, each signature checked by the openssl command-line tool.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "daemon_fixture.h"
+
+namespace signet::e2e {
+namespace {
+
+struct KeyCase {
+  std::string type;
+  std::vector<std::string> mechanisms;
+};
+
+const std::vector<KeyCase> kKeyCases = {
+    {"rsa:2048",
+     {"rsa-pkcs1-sha256", "rsa-pkcs1-sha384", "rsa-pkcs1-sha512", "rsa-pss-sha256",
+      "rsa-pss-sha384", "rsa-pss-sha512"}},
+    {"ec:p256", {"ecdsa-sha256", "ecdsa-sha384", "ecdsa-sha512"}},
+    {"ec:p384", {"ecdsa-sha384"}},
+    {"ec:p521", {"ecdsa-sha512"}},
+    {"ec:secp256k1", {"ecdsa-sha256"}},
+    {"ed25519", {"ed25519"}},
+};
+
+// OpensslVerifyArgs: the openssl command that checks `sig` over `msg` with
+// `pub` for the CLI mechanism `mech`.
+std::vector<std::string> OpensslVerifyArgs(const std::string& mech, const std::string& pub,
+                                           const std::string& msg, const std::string& sig) {
+  if (mech == "ed25519") {
+    return {"pkeyutl", "-verify", "-pubin", "-inkey", pub, "-rawin", "-in", msg, "-sigfile", sig};
+  }
+  std::string digest = "-" + mech.substr(mech.rfind('-') + 1);  // -sha256
+  std::vector<std::string> args = {"dgst", digest, "-verify", pub, "-signature", sig};
+  if (mech.starts_with("rsa-pss")) {
+    args.insert(args.end(), {"-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:-1"});
+  }
+  args.push_back(msg);
+  return args;
+}
+
+class CliFlowTest : public DaemonTest {
+ protected:
+  ProgramResult SignetWithPin(std::vector<std::string> args) {
+    args.insert(args.end(), {"--pin", kUserPin});
+    return Signet(args);
+  }
+
+  // KeygenAndExport makes a key pair and writes its public key PEM to a file.
+  std::string KeygenAndExport(const std::string& type, const std::string& label) {
+    ProgramResult keygen = SignetWithPin({"keygen", "--type", type, "--label", label});
+    EXPECT_EQ(keygen.exit_code, 0) << keygen.err;
+    ProgramResult pubkey = Signet({"pubkey", "--label", label});
+    EXPECT_EQ(pubkey.exit_code, 0) << pubkey.err;
+    EXPECT_TRUE(pubkey.out.starts_with("-----BEGIN PUBLIC KEY-----")) << pubkey.out;
+    std::string pem = Path(label + ".pem");
+    WriteTextFile(pem, pubkey.out);
+    return pem;
+  }
+};
+
+TEST_F(CliFlowTest, EveryKeyTypeAndMechanismVerifiesWithOpenssl) {
+  std::string msg = Path("message.txt");
+  WriteTextFile(msg, "signet end-to-end message\n");
+  std::string tampered = Path("tampered.txt");
+  WriteTextFile(tampered, "signet end-to-end messagE\n");
+  for (const KeyCase& key : kKeyCases) {
+    std::string label = "key-" + key.type;
+    std::string pem = KeygenAndExport(key.type, label);
+    for (const std::string& mech : key.mechanisms) {
+      SCOPED_TRACE(key.type + " " + mech);
+      std::string sig = Path(label + "-" + mech + ".sig");
+      ProgramResult sign =
+          SignetWithPin({"sign", "--label", label, "--mech", mech, "--in", msg, "--out", sig});
+      ASSERT_EQ(sign.exit_code, 0) << sign.err;
+
+      ProgramResult openssl = OpenSsl(OpensslVerifyArgs(mech, pem, msg, sig));
+      EXPECT_EQ(openssl.exit_code, 0) << openssl.out << openssl.err;
+      ProgramResult openssl_bad = OpenSsl(OpensslVerifyArgs(mech, pem, tampered, sig));
+      EXPECT_NE(openssl_bad.exit_code, 0) << "openssl accepted a tampered message";
+
+      ProgramResult verify =
+          Signet({"verify", "--label", label, "--mech", mech, "--in", msg, "--sig", sig});
+      EXPECT_EQ(verify.exit_code, 0) << verify.err;
+      ProgramResult verify_bad =
+          Signet({"verify", "--label", label, "--mech", mech, "--in", tampered, "--sig", sig});
+      EXPECT_EQ(verify_bad.exit_code, 1);
+      EXPECT_NE(verify_bad.err.find("CKR_SIGNATURE_INVALID"), std::string::npos)
+          << verify_bad.err;
+    }
+  }
+}
+
+TEST_F(CliFlowTest, ListShowsGeneratedKeys) {
+  ASSERT_EQ(SignetWithPin({"keygen", "--type", "ec:p256", "--label", "listed"}).exit_code, 0);
+  ProgramResult list = SignetWithPin({"list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("private  ec:p256       listed"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("public   ec:p256       listed"), std::string::npos) << list.out;
+}
+
+TEST_F(CliFlowTest, KeygenRefusesADuplicateLabel) {
+  ASSERT_EQ(SignetWithPin({"keygen", "--type", "ed25519", "--label", "twice"}).exit_code, 0);
+  ProgramResult again = SignetWithPin({"keygen", "--type", "ed25519", "--label", "twice"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+}
+
+TEST_F(CliFlowTest, DeleteRemovesBothHalves) {
+  ASSERT_EQ(SignetWithPin({"keygen", "--type", "ec:p256", "--label", "doomed"}).exit_code, 0);
+  ProgramResult removed = SignetWithPin({"delete", "--label", "doomed"});
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_NE(removed.out.find("deleted 2 object(s)"), std::string::npos) << removed.out;
+
+  ProgramResult pubkey = Signet({"pubkey", "--label", "doomed"});
+  EXPECT_EQ(pubkey.exit_code, 1);
+  EXPECT_NE(pubkey.err.find("no public key labelled 'doomed'"), std::string::npos) << pubkey.err;
+  std::string msg = Path("m");
+  WriteTextFile(msg, "x");
+  ProgramResult sign = SignetWithPin(
+      {"sign", "--label", "doomed", "--mech", "ecdsa-sha256", "--in", msg, "--out", Path("s")});
+  EXPECT_EQ(sign.exit_code, 1);
+  EXPECT_NE(sign.err.find("CKR_OBJECT_HANDLE_INVALID"), std::string::npos) << sign.err;
+}
+
+TEST_F(CliFlowTest, WrongPinIsAClearError) {
+  ProgramResult list = Signet({"list", "--pin", "not-the-pin"});
+  EXPECT_EQ(list.exit_code, 1);
+  EXPECT_NE(list.err.find("signet list: CKR_PIN_INCORRECT"), std::string::npos) << list.err;
+  // The wrong PIN never reaches the output.
+  EXPECT_EQ(list.err.find("not-the-pin"), std::string::npos) << list.err;
+  EXPECT_EQ(daemon_.log().find("not-the-pin"), std::string::npos);
+}
+
+TEST_F(CliFlowTest, PinComesFromTheEnvironment) {
+  ProgramResult list = Signet({"list"}, {{"SIGNET_PIN", kUserPin}});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+}
+
+TEST_F(CliFlowTest, MissingPinWithoutTerminalNamesTheSources) {
+  ProgramResult list = Signet({"list"}, {{"SIGNET_PIN", ""}});
+  EXPECT_EQ(list.exit_code, 1);
+  EXPECT_NE(list.err.find("--pin or SIGNET_PIN"), std::string::npos) << list.err;
+}
+
+TEST_F(CliFlowTest, DaemonFoundThroughEnvironmentAndDataDir) {
+  ProgramResult by_env = RunProgram({BinaryPath("signet"), "random", "--bytes", "8"},
+                                    {{"SIGNET_SOCKET", socket_path()}});
+  EXPECT_EQ(by_env.exit_code, 0) << by_env.err;
+  // --data alone points at DIR/signetd.sock, which this daemon does not use.
+  ProgramResult by_data = RunProgram({BinaryPath("signet"), "random", "--bytes", "8", "--data",
+                                      data_dir()},
+                                     {{"SIGNET_SOCKET", ""}});
+  EXPECT_EQ(by_data.exit_code, 1);
+  EXPECT_NE(by_data.err.find(data_dir() + "/signetd.sock"), std::string::npos) << by_data.err;
+}
+
+TEST_F(CliFlowTest, RandomPrintsHexOrWritesRawBytes) {
+  ProgramResult hex = Signet({"random", "--bytes", "32"});
+  ASSERT_EQ(hex.exit_code, 0) << hex.err;
+  EXPECT_EQ(hex.out.size(), 65u) << hex.out;  // 64 hex digits and a newline
+  EXPECT_EQ(hex.out.find_first_not_of("0123456789abcdef\n"), std::string::npos);
+
+  std::string out = Path("random.bin");
+  ProgramResult raw = Signet({"random", "--bytes", "100000", "--out", out});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(ReadBinaryFile(out).size(), 100000u);
+}
+
+TEST_F(CliFlowTest, StatsShowsCounters) {
+  ProgramResult stats = Signet({"stats"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("workers"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("key cache"), std::string::npos) << stats.out;
+}
+
+TEST_F(CliFlowTest, UnknownMechanismListsTheValidOnes) {
+  std::string msg = Path("m");
+  WriteTextFile(msg, "x");
+  ProgramResult sign = SignetWithPin(
+      {"sign", "--label", "k", "--mech", "rsa-md5", "--in", msg, "--out", Path("s")});
+  EXPECT_EQ(sign.exit_code, 1);
+  EXPECT_NE(sign.err.find("CKR_MECHANISM_INVALID"), std::string::npos) << sign.err;
+  EXPECT_NE(sign.err.find("rsa-pss-sha256"), std::string::npos) << sign.err;
+}
+
+}  // namespace
+}  // namespace signet::e2e

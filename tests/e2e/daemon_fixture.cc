@@ -1,0 +1,103 @@
+#include "daemon_fixture.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace signet::e2e {
+namespace {
+
+// kTestKdfN: scrypt N for the test token (the default costs ~100 ms per PIN
+// check; tests log in hundreds of times).
+constexpr const char* kTestKdfN = "1024";
+
+}  // namespace
+
+std::string OpenSslPath() {
+  const char* path_env = std::getenv("PATH");
+  std::stringstream dirs(path_env != nullptr ? path_env : "/usr/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = dir + "/openssl";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "/usr/bin/openssl";
+}
+
+void WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::uint8_t> ReadBinaryFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void DaemonTest::SetUp() {
+  data_dir_ = Path("data");
+  socket_ = Path("s.sock");
+  ProgramResult init = RunProgram({BinaryPath("signet"), "init", "--data", data_dir_, "--label",
+                                   kTokenLabel, "--so-pin", kSoPin, "--pin", kUserPin,
+                                   "--kdf-n", kTestKdfN});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  StartDaemon();
+}
+
+void DaemonTest::TearDown() {
+  if (daemon_.running()) {
+    int status = daemon_.Terminate();
+    EXPECT_EQ(status, 0) << "signetd log:\n" << daemon_.log();
+  }
+}
+
+void DaemonTest::StartDaemon(const std::vector<std::string>& extra) {
+  std::string failure = daemon_.Start(data_dir_, socket_, extra);
+  ASSERT_EQ(failure, "");
+}
+
+ProgramResult DaemonTest::Signet(std::vector<std::string> args,
+                                 const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv = {BinaryPath("signet")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--socket", socket_, "--data", data_dir_});
+  return RunProgram(argv, env);
+}
+
+ProgramResult DaemonTest::OpenSsl(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {OpenSslPath()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProgram(argv);
+}
+
+std::unique_ptr<client::Client> DaemonTest::Connect() {
+  auto connected = client::Client::Connect({.address = socket_});
+  EXPECT_TRUE(connected.ok()) << connected.error().message;
+  return connected.ok() ? std::move(*connected) : nullptr;
+}
+
+Result<UserSession> DaemonTest::OpenUserSession() {
+  UserSession user;
+  SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect({.address = socket_}));
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, user.client->GetInfo());
+  bool found = false;
+  for (const client::SlotInfo& slot : info.slots) {
+    std::string label = slot.label;
+    while (!label.empty() && label.back() == ' ') label.pop_back();  // PKCS#11 padding
+    if (slot.token_present && label == kTokenLabel) {
+      user.slot = slot.slot_id;
+      found = true;
+      break;
+    }
+  }
+  if (!found) return MakeError(CKR_TOKEN_NOT_PRESENT, "test token not served");
+  SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(user.slot));
+  std::string pin = kUserPin;
+  SIGNET_TRY(user.client->Login(user.session, CKU_USER,
+                                {reinterpret_cast<const std::uint8_t*>(pin.data()), pin.size()}));
+  return user;
+}
+
+}  // namespace signet::e2e

@@ -1,0 +1,74 @@
+// DaemonTest: the fixture every end-to-end test starts from: a temporary
+// data directory holding one token made by `signet init` (with a cheap KDF
+// so the suite stays fast), and a real signetd serving it on DIR/s.sock.
+// TearDown stops the daemon with SIGTERM and expects exit status 0.
+//
+// Helpers run the CLI and the openssl tool, and open client-library
+// sessions. A test's threads may each call OpenUserSession concurrently;
+// everything else belongs to the test's main thread.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "process.h"
+#include "signet/client.hpp"
+
+namespace signet::e2e {
+
+inline constexpr const char* kSoPin = "e2e-so-pin";
+inline constexpr const char* kUserPin = "e2e-user-pin";
+inline constexpr const char* kTokenLabel = "e2e-token";
+
+// UserSession: one connection with one read-write session, logged in as user.
+struct UserSession {
+  std::unique_ptr<client::Client> client;
+  client::Handle session = 0;
+  CK_SLOT_ID slot = 0;
+};
+
+// OpenSslPath: the openssl command-line tool (the independent verifier).
+std::string OpenSslPath();
+
+// WriteTextFile / ReadBinaryFile: small helpers for test files.
+void WriteTextFile(const std::string& path, const std::string& text);
+std::vector<std::uint8_t> ReadBinaryFile(const std::string& path);
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // StartDaemon (re)starts signetd on the fixture's directory; fails the
+  // test when it does not get ready.
+  void StartDaemon(const std::vector<std::string>& extra = {});
+
+  // Signet runs the CLI with --socket and --data set for this fixture.
+  ProgramResult Signet(std::vector<std::string> args,
+                       const std::map<std::string, std::string>& env = {});
+
+  // OpenSsl runs the openssl tool with `args`.
+  ProgramResult OpenSsl(const std::vector<std::string>& args);
+
+  // Connect opens a client connection to the daemon (asserting success).
+  std::unique_ptr<client::Client> Connect();
+
+  // OpenUserSession: Connect + OpenSession on the token + user Login.
+  // Thread-safe (touches no fixture state but the paths).
+  Result<UserSession> OpenUserSession();
+
+  std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
+  const std::string& data_dir() const { return data_dir_; }
+  const std::string& socket_path() const { return socket_; }
+
+  TempDir dir_;
+  std::string data_dir_;
+  std::string socket_;
+  Daemon daemon_;
+};
+
+}  // namespace signet::e2e

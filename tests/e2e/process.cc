@@ -1,0 +1,191 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+
+extern char** environ;
+
+namespace signet::e2e {
+namespace {
+
+// kReadyLine: what signetd prints on stderr once it accepts connections.
+constexpr const char* kReadyLine = "signetd: ready";
+// kStartBound: how long a daemon may take to get ready before the test
+// fails (a failure bound, not a synchronisation delay).
+constexpr auto kStartBound = std::chrono::seconds(60);
+
+int DecodeStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+// Spawn forks and execs argv with extra env; the child's stdin/stdout/stderr
+// become in_fd/out_fd/err_fd (-1: /dev/null).
+pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            int in_fd, int out_fd, int err_fd) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    std::string key = entry.substr(0, entry.find('='));
+    if (env.count(key) == 0) env_strings.push_back(entry);
+  }
+  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int null_fd = open("/dev/null", O_RDWR);
+  dup2(in_fd >= 0 ? in_fd : null_fd, 0);
+  dup2(out_fd >= 0 ? out_fd : null_fd, 1);
+  dup2(err_fd >= 0 ? err_fd : null_fd, 2);
+  setsid();  // no controlling terminal: PIN prompts must not hang a test
+  execve(args[0], args.data(), envp.data());
+  _exit(127);
+}
+
+}  // namespace
+
+std::string BinaryPath(const std::string& name) {
+  return std::string(SIGNET_BINARY_DIR) + "/bin/" + name;
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/signet-e2e-XXXXXX";
+  // Unix socket paths are limited to 108 bytes: keep the directory short.
+  if (mkdtemp(pattern.data()) == nullptr) std::abort();
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+ProgramResult RunProgram(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env,
+                         const std::string& input) {
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
+      pipe2(err_pipe, O_CLOEXEC) != 0) {
+    return {};
+  }
+  pid_t pid = Spawn(argv, env, in_pipe[0], out_pipe[1], err_pipe[1]);
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  // Small inputs fit the pipe buffer; the tests never pass more than 64 KiB.
+  if (!input.empty()) (void)!write(in_pipe[1], input.data(), input.size());
+  close(in_pipe[1]);
+
+  ProgramResult result;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buffer[8192];
+      ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = DecodeStatus(status);
+  return result;
+}
+
+Daemon::~Daemon() {
+  if (running()) Kill();
+  if (reader_.joinable()) reader_.join();
+}
+
+std::string Daemon::Start(const std::string& data_dir, const std::string& socket,
+                          const std::vector<std::string>& extra) {
+  if (reader_.joinable()) reader_.join();
+  {
+    std::lock_guard lock(mutex_);
+    log_.clear();
+  }
+  std::vector<std::string> argv = {BinaryPath("signetd"), "--data", data_dir, "--socket", socket};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) return "pipe failed";
+  pid_ = Spawn(argv, {}, -1, -1, err_pipe[1]);
+  close(err_pipe[1]);
+  stderr_fd_ = err_pipe[0];
+
+  auto ready = std::make_shared<std::pair<std::condition_variable, int>>();  // 0 wait 1 ok 2 eof
+  reader_ = std::thread([this, ready] {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = read(stderr_fd_, buffer, sizeof(buffer))) > 0) {
+      std::lock_guard lock(mutex_);
+      log_.append(buffer, static_cast<std::size_t>(n));
+      if (ready->second == 0 && log_.find(kReadyLine) != std::string::npos) {
+        ready->second = 1;
+        ready->first.notify_all();
+      }
+    }
+    close(stderr_fd_);
+    std::lock_guard lock(mutex_);
+    if (ready->second == 0) ready->second = 2;
+    ready->first.notify_all();
+  });
+  std::unique_lock lock(mutex_);
+  bool done = ready->first.wait_for(lock, kStartBound, [&] { return ready->second != 0; });
+  if (done && ready->second == 1) return "";
+  std::string why = done ? "signetd exited before it was ready" : "signetd not ready in time";
+  std::string log = log_;
+  lock.unlock();
+  Kill();
+  return why + "; its log:\n" + log;
+}
+
+int Daemon::Reap() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (reader_.joinable()) reader_.join();
+  return DecodeStatus(status);
+}
+
+int Daemon::Terminate() {
+  if (!running()) return -1;
+  kill(pid_, SIGTERM);
+  return Reap();
+}
+
+void Daemon::Kill() {
+  if (!running()) return;
+  kill(pid_, SIGKILL);
+  Reap();
+}
+
+std::string Daemon::log() const {
+  std::lock_guard lock(mutex_);
+  return log_;
+}
+
+}  // namespace signet::e2e

@@ -1,0 +1,87 @@
+// Child processes for the end-to-end tests: run a program to completion
+// capturing its output, or keep signetd running in the background.
+//
+// Tests find the programs through SIGNET_BINARY_DIR "/bin". Nothing here
+// sleeps to synchronise: readiness is the daemon's "signetd: ready" line and
+// completion is waitpid(). Each object belongs to one test thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace signet::e2e {
+
+// BinaryPath: SIGNET_BINARY_DIR/bin/<name>.
+std::string BinaryPath(const std::string& name);
+
+// TempDir: a fresh directory from mkdtemp, removed with its contents by the
+// destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// ProgramResult: how a program ended and what it printed. exit_code is the
+// exit status, or 128 + signal number when killed by a signal.
+struct ProgramResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// RunProgram runs argv[0] (a path) with `argv`, extra environment variables
+// `env` (added to the test's own), and `input` on stdin; waits for it.
+ProgramResult RunProgram(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env = {},
+                         const std::string& input = "");
+
+// Daemon: a signetd child. Start() returns once it printed its ready line;
+// a background thread keeps reading its stderr so it never blocks on a full
+// pipe, and keeps the lines for log().
+class Daemon {
+ public:
+  Daemon() = default;
+  ~Daemon();  // SIGKILLs a daemon still running
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Start runs `signetd --data DIR --socket SOCKET extra...`. Returns an
+  // empty string on success, otherwise what went wrong (with its log).
+  std::string Start(const std::string& data_dir, const std::string& socket,
+                    const std::vector<std::string>& extra = {});
+
+  // Terminate sends SIGTERM and returns the exit status (128+signal if the
+  // daemon died of a signal, -1 if it was not running).
+  int Terminate();
+  // Kill sends SIGKILL and reaps the daemon.
+  void Kill();
+
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  // log: everything the daemon wrote to stderr so far.
+  std::string log() const;
+
+ private:
+  int Reap();
+
+  pid_t pid_ = -1;
+  int stderr_fd_ = -1;
+  std::thread reader_;
+  mutable std::mutex mutex_;
+  std::string log_;
+};
+
+}  // namespace signet::e2e
