@@ -8,6 +8,7 @@
 #include "crypto/key_types.h"
 #include "crypto/keys.h"
 #include "crypto/ossl_error.h"
+#include "crypto/sign_context_pool.h"
 
 namespace signet::crypto {
 namespace {
@@ -77,6 +78,11 @@ Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
 }
 
 }  // namespace internal
+
+PrivateKey::PrivateKey(EvpPkeyPtr pkey, KeySpec spec)
+    : pkey_(std::move(pkey)),
+      contexts_(std::make_shared<internal::SignContextPool>()),
+      spec_(spec) {}
 
 Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptions& options) {
   SIGNET_TRY(CheckRsaBits(spec, options));

@@ -52,6 +52,9 @@ struct GenerateOptions {
 };
 
 class PublicKey;
+namespace internal {
+class SignContextPool;
+}  // namespace internal
 
 class PrivateKey {
  public:
@@ -73,10 +76,15 @@ class PrivateKey {
   // get0_pkey: borrowed pointer, valid while this PrivateKey lives.
   EVP_PKEY* get0_pkey() const { return pkey_.get(); }
 
+  // sign_contexts: the key's pool of initialised signing contexts (see
+  // sign_context_pool.h), shared by copies of this PrivateKey. For sign.cc.
+  internal::SignContextPool& sign_contexts() const { return *contexts_; }
+
  private:
-  PrivateKey(EvpPkeyPtr pkey, KeySpec spec) : pkey_(std::move(pkey)), spec_(spec) {}
+  PrivateKey(EvpPkeyPtr pkey, KeySpec spec);
   friend class PublicKey;
   std::shared_ptr<EVP_PKEY> pkey_;  // shared so PrivateKey is copyable cheaply
+  std::shared_ptr<internal::SignContextPool> contexts_;
   KeySpec spec_;
 };
 

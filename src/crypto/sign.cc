@@ -10,6 +10,7 @@
 
 #include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
+#include "crypto/sign_context_pool.h"
 
 namespace signet::crypto {
 namespace {
@@ -31,6 +32,13 @@ bool SchemeFitsKey(SignScheme scheme, KeyType type) {
 }
 
 // CheckParams rejects scheme/key/digest combinations before any OpenSSL call.
+// ParamsKey packs everything NewKeyCtx configures into one pool key.
+std::uint64_t ParamsKey(const SignParams& p) {
+  auto byte = [](auto v) { return static_cast<std::uint64_t>(static_cast<std::uint8_t>(v)); };
+  return byte(p.scheme) | byte(p.digest) << 8 | byte(p.pss_mgf1) << 16 |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.pss_salt_len)) << 32;
+}
+
 Status CheckParams(KeyType type, const SignParams& p) {
   if (!SchemeFitsKey(p.scheme, type)) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "signature scheme does not fit the key type");
@@ -161,13 +169,15 @@ Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView inp
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
   if (key.spec().type == KeyType::kRsa) SIGNET_TRY(CheckRsaFits(pkey, params, tbs));
-  SIGNET_ASSIGN_OR_RETURN(EvpPkeyCtxPtr ctx, NewKeyCtx(pkey, params, /*sign=*/true));
-  std::size_t len = 0;
-  if (EVP_PKEY_sign(ctx.get(), nullptr, &len, tbs.data(), tbs.size()) <= 0) {
-    return OsslError(CKR_FUNCTION_FAILED, "signature size query failed");
-  }
+  SIGNET_ASSIGN_OR_RETURN(
+      internal::SignContextPool::Lease ctx,
+      key.sign_contexts().Acquire(ParamsKey(params),
+                                  [&] { return NewKeyCtx(pkey, params, /*sign=*/true); }));
+  // EVP_PKEY_get_size is the upper bound for RSA and for DER ECDSA.
+  std::size_t len = static_cast<std::size_t>(EVP_PKEY_get_size(pkey));
   Bytes sig(len);
   if (EVP_PKEY_sign(ctx.get(), sig.data(), &len, tbs.data(), tbs.size()) <= 0) {
+    ctx.Discard();
     return OsslError(CKR_FUNCTION_FAILED, "signing failed");
   }
   sig.resize(len);
