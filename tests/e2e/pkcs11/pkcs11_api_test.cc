@@ -1,0 +1,287 @@
+// The module's PKCS#11 behaviour against a real signetd: C_Initialize rules,
+// login states and their errors, §5.2 output-buffer rules, §5.7 attribute
+// rules, multi-part signing, digests, AES-GCM and AES-KWP. Results are
+// checked against OpenSSL (EVP) or published vectors.
+#include <dlfcn.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+
+#include <cstring>
+
+#include "ec_verify.h"
+#include "module_fixture.h"
+
+namespace signet::e2e {
+namespace {
+
+using ApiTest = ModuleTest;
+
+CK_RV PartialCallbacksInit(CK_FUNCTION_LIST_PTR p11) {
+  CK_C_INITIALIZE_ARGS args = {};
+  args.CreateMutex = [](CK_VOID_PTR_PTR) -> CK_RV { return CKR_OK; };
+  return p11->C_Initialize(&args);
+}
+
+TEST_F(ApiTest, InitializeArgumentRules) {
+  EXPECT_EQ(p11()->C_Initialize(nullptr), CKR_CRYPTOKI_ALREADY_INITIALIZED);
+  ASSERT_EQ(p11()->C_Finalize(nullptr), CKR_OK);
+  EXPECT_EQ(p11()->C_Finalize(nullptr), CKR_CRYPTOKI_NOT_INITIALIZED);
+  CK_ULONG count = 0;
+  EXPECT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &count), CKR_CRYPTOKI_NOT_INITIALIZED);
+  EXPECT_EQ(PartialCallbacksInit(p11()), CKR_ARGUMENTS_BAD);
+  CK_C_INITIALIZE_ARGS reserved = {};
+  reserved.pReserved = &count;
+  EXPECT_EQ(p11()->C_Initialize(&reserved), CKR_ARGUMENTS_BAD);
+  // All four callbacks without CKF_OS_LOCKING_OK: accepted.
+  CK_C_INITIALIZE_ARGS callbacks = {};
+  callbacks.CreateMutex = [](CK_VOID_PTR_PTR) -> CK_RV { return CKR_OK; };
+  callbacks.DestroyMutex = [](CK_VOID_PTR) -> CK_RV { return CKR_OK; };
+  callbacks.LockMutex = [](CK_VOID_PTR) -> CK_RV { return CKR_OK; };
+  callbacks.UnlockMutex = [](CK_VOID_PTR) -> CK_RV { return CKR_OK; };
+  ASSERT_EQ(p11()->C_Initialize(&callbacks), CKR_OK);
+  EXPECT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &count), CKR_OK);
+  EXPECT_GE(count, 1u);
+}
+
+TEST_F(ApiTest, OnlyTheEntryPointsAreExported) {
+  EXPECT_NE(dlsym(library_, "C_GetFunctionList"), nullptr);
+  EXPECT_NE(dlsym(library_, "C_GetInterfaceList"), nullptr);
+  EXPECT_NE(dlsym(library_, "C_GetInterface"), nullptr);
+  EXPECT_EQ(dlsym(library_, "C_Sign"), nullptr);
+  EXPECT_EQ(dlsym(library_, "C_Initialize"), nullptr);
+}
+
+TEST_F(ApiTest, SlotsTokenInfoAndFreeSlot) {
+  CK_ULONG all = 0, with_token = 0;
+  ASSERT_EQ(p11()->C_GetSlotList(CK_FALSE, nullptr, &all), CKR_OK);
+  ASSERT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &with_token), CKR_OK);
+  EXPECT_EQ(all, with_token + 1);  // the free slot for C_InitToken
+  CK_SLOT_ID slots[8];
+  CK_ULONG small = 0;
+  EXPECT_EQ(p11()->C_GetSlotList(CK_FALSE, slots, &small), CKR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(small, all);
+  CK_TOKEN_INFO info;
+  ASSERT_EQ(p11()->C_GetTokenInfo(TokenSlot(), &info), CKR_OK);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(info.label), std::strlen(kTokenLabel)),
+            kTokenLabel);
+  EXPECT_TRUE(info.flags & CKF_TOKEN_INITIALIZED);
+  EXPECT_EQ(p11()->C_GetTokenInfo(9999, &info), CKR_SLOT_ID_INVALID);
+}
+
+TEST_F(ApiTest, LoginStatesAndErrors) {
+  CK_SESSION_HANDLE a = OpenSession();
+  CK_SESSION_HANDLE b = OpenSession();
+  EXPECT_EQ(p11()->C_Login(a, CKU_USER, Utf8("wrong-pin"), 9), CKR_PIN_INCORRECT);
+  EXPECT_EQ(p11()->C_Logout(a), CKR_USER_NOT_LOGGED_IN);
+  EXPECT_EQ(p11()->C_Login(a, 77, Utf8(kUserPin), std::strlen(kUserPin)), CKR_USER_TYPE_INVALID);
+  LoginUser(a);
+  EXPECT_EQ(p11()->C_Login(b, CKU_USER, Utf8(kUserPin), std::strlen(kUserPin)),
+            CKR_USER_ALREADY_LOGGED_IN);
+  EXPECT_EQ(p11()->C_Login(b, CKU_SO, Utf8(kSoPin), std::strlen(kSoPin)),
+            CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
+  CK_SESSION_INFO info;
+  ASSERT_EQ(p11()->C_GetSessionInfo(b, &info), CKR_OK);  // login is application-wide
+  EXPECT_EQ(info.state, CKS_RW_USER_FUNCTIONS);
+  ASSERT_EQ(p11()->C_Logout(b), CKR_OK);
+  ASSERT_EQ(p11()->C_GetSessionInfo(a, &info), CKR_OK);
+  EXPECT_EQ(info.state, CKS_RW_PUBLIC_SESSION);
+  CK_SESSION_HANDLE ro = CK_INVALID_HANDLE;
+  ASSERT_EQ(p11()->C_OpenSession(TokenSlot(), CKF_SERIAL_SESSION, nullptr, nullptr, &ro), CKR_OK);
+  EXPECT_EQ(p11()->C_Login(a, CKU_SO, Utf8(kSoPin), std::strlen(kSoPin)),
+            CKR_SESSION_READ_ONLY_EXISTS);
+  ASSERT_EQ(p11()->C_CloseSession(ro), CKR_OK);
+  EXPECT_EQ(p11()->C_CloseSession(ro), CKR_SESSION_HANDLE_INVALID);
+  ASSERT_EQ(p11()->C_Login(a, CKU_SO, Utf8(kSoPin), std::strlen(kSoPin)), CKR_OK);
+  EXPECT_EQ(p11()->C_OpenSession(TokenSlot(), CKF_SERIAL_SESSION, nullptr, nullptr, &ro),
+            CKR_SESSION_READ_WRITE_SO_EXISTS);
+  EXPECT_EQ(p11()->C_OpenSession(TokenSlot(), CKF_RW_SESSION, nullptr, nullptr, &ro),
+            CKR_SESSION_PARALLEL_NOT_SUPPORTED);
+}
+
+TEST_F(ApiTest, SignLengthQueryAndShortBufferKeepOperation) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_OBJECT_HANDLE pub = 0, priv = 0;
+  MakeEcKey(s, "len-query", false, &pub, &priv);
+  CK_MECHANISM mech = {CKM_ECDSA_SHA256, nullptr, 0};
+  CK_BYTE msg[] = "length rules";
+  ASSERT_EQ(p11()->C_SignInit(s, &mech, priv), CKR_OK);
+  EXPECT_EQ(p11()->C_SignInit(s, &mech, priv), CKR_OPERATION_ACTIVE);
+  CK_ULONG len = 0;
+  ASSERT_EQ(p11()->C_Sign(s, msg, sizeof(msg), nullptr, &len), CKR_OK);
+  EXPECT_EQ(len, 64u);
+  std::vector<CK_BYTE> sig(64);
+  len = 10;
+  EXPECT_EQ(p11()->C_Sign(s, msg, sizeof(msg), sig.data(), &len), CKR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(len, 64u);
+  ASSERT_EQ(p11()->C_Sign(s, msg, sizeof(msg), sig.data(), &len), CKR_OK);
+  EXPECT_EQ(p11()->C_Sign(s, msg, sizeof(msg), sig.data(), &len), CKR_OPERATION_NOT_INITIALIZED);
+  EXPECT_TRUE(VerifyEcdsaP256(EcPublicKeyPem(s, pub), {msg, msg + sizeof(msg)}, sig));
+}
+
+TEST_F(ApiTest, MultiPartSignVerifiesWithModuleAndOpenSsl) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_OBJECT_HANDLE pub = 0, priv = 0;
+  MakeEcKey(s, "multi", false, &pub, &priv);
+  CK_MECHANISM mech = {CKM_ECDSA_SHA256, nullptr, 0};
+  const std::string parts[] = {"alpha ", "beta ", "gamma"};
+  ASSERT_EQ(p11()->C_SignInit(s, &mech, priv), CKR_OK);
+  for (const std::string& p : parts) {
+    ASSERT_EQ(p11()->C_SignUpdate(s, (CK_BYTE_PTR)p.data(), p.size()), CKR_OK);
+  }
+  std::vector<CK_BYTE> sig(64);
+  CK_ULONG len = sig.size();
+  ASSERT_EQ(p11()->C_SignFinal(s, sig.data(), &len), CKR_OK);
+  const std::string whole = "alpha beta gamma";
+  EXPECT_TRUE(VerifyEcdsaP256(EcPublicKeyPem(s, pub), {whole.begin(), whole.end()}, sig));
+  ASSERT_EQ(p11()->C_VerifyInit(s, &mech, pub), CKR_OK);
+  EXPECT_EQ(p11()->C_Verify(s, (CK_BYTE_PTR)whole.data(), whole.size(), sig.data(), len), CKR_OK);
+  sig[5] ^= 1;
+  ASSERT_EQ(p11()->C_VerifyInit(s, &mech, pub), CKR_OK);
+  ASSERT_EQ(p11()->C_VerifyUpdate(s, (CK_BYTE_PTR)whole.data(), whole.size()), CKR_OK);
+  EXPECT_EQ(p11()->C_VerifyFinal(s, sig.data(), len), CKR_SIGNATURE_INVALID);
+  // Wrong key kind and missing usage flag are reported at init.
+  EXPECT_EQ(p11()->C_SignInit(s, &mech, pub), CKR_KEY_FUNCTION_NOT_PERMITTED);
+  CK_MECHANISM rsa = {CKM_SHA256_RSA_PKCS, nullptr, 0};
+  EXPECT_EQ(p11()->C_SignInit(s, &rsa, priv), CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(p11()->C_SignInit(s, &mech, 0x7fff1234), CKR_KEY_HANDLE_INVALID);
+}
+
+TEST_F(ApiTest, AttributeRulesSensitiveAndLengthQuery) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_OBJECT_HANDLE pub = 0, priv = 0;
+  MakeEcKey(s, "attrs", false, &pub, &priv);
+  char label[16];
+  CK_BBOOL sensitive = CK_FALSE;
+  CK_ATTRIBUTE tmpl[] = {{CKA_LABEL, label, sizeof(label)},
+                         {CKA_VALUE, nullptr, 0},
+                         {CKA_SENSITIVE, &sensitive, 1}};
+  EXPECT_EQ(p11()->C_GetAttributeValue(s, priv, tmpl, 3), CKR_ATTRIBUTE_SENSITIVE);
+  EXPECT_EQ(std::string(label, tmpl[0].ulValueLen), "attrs");
+  EXPECT_EQ(tmpl[1].ulValueLen, CK_UNAVAILABLE_INFORMATION);
+  EXPECT_EQ(sensitive, CK_TRUE);
+  CK_ATTRIBUTE tiny = {CKA_LABEL, label, 2};
+  EXPECT_EQ(p11()->C_GetAttributeValue(s, priv, &tiny, 1), CKR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(tiny.ulValueLen, CK_UNAVAILABLE_INFORMATION);
+  CK_ATTRIBUTE query = {CKA_EC_PARAMS, nullptr, 0};
+  ASSERT_EQ(p11()->C_GetAttributeValue(s, pub, &query, 1), CKR_OK);
+  EXPECT_EQ(query.ulValueLen, 10u);
+  // Sensitive cannot be turned off (PKCS#11 §4.9), a label can change.
+  CK_ATTRIBUTE unsensitive = {CKA_SENSITIVE, &sensitive, 1};
+  sensitive = CK_FALSE;
+  EXPECT_NE(p11()->C_SetAttributeValue(s, priv, &unsensitive, 1), CKR_OK);
+  char renamed[] = "renamed";
+  CK_ATTRIBUTE relabel = {CKA_LABEL, renamed, 7};
+  EXPECT_EQ(p11()->C_SetAttributeValue(s, priv, &relabel, 1), CKR_OK);
+  EXPECT_EQ(ReadAttribute(s, priv, CKA_LABEL).size(), 7u);
+}
+
+TEST_F(ApiTest, DigestMatchesPublishedVector) {
+  CK_SESSION_HANDLE s = OpenSession();
+  CK_MECHANISM mech = {CKM_SHA256, nullptr, 0};
+  CK_BYTE abc[] = {'a', 'b', 'c'};
+  const CK_BYTE expected[] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40,
+                              0xde, 0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17,
+                              0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+  CK_BYTE out[32];
+  CK_ULONG len = sizeof(out);
+  ASSERT_EQ(p11()->C_DigestInit(s, &mech), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestUpdate(s, abc, 1), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestUpdate(s, abc + 1, 2), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestFinal(s, out, &len), CKR_OK);
+  EXPECT_EQ(std::memcmp(out, expected, 32), 0);
+  CK_MECHANISM bogus = {CKM_MD5, nullptr, 0};
+  EXPECT_EQ(p11()->C_DigestInit(s, &bogus), CKR_MECHANISM_INVALID);
+  EXPECT_EQ(p11()->C_DigestFinal(s, out, &len), CKR_OPERATION_NOT_INITIALIZED);
+}
+
+// OpenSslGcmEncrypt: the independent AES-256-GCM reference.
+std::vector<CK_BYTE> OpenSslGcmEncrypt(const std::vector<CK_BYTE>& key, const CK_BYTE* iv,
+                                       const std::string& plain) {
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  std::vector<CK_BYTE> out(plain.size() + 16);
+  int len = 0, fin = 0;
+  EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nullptr, key.data(), iv);
+  EVP_EncryptUpdate(ctx, out.data(), &len, (const CK_BYTE*)plain.data(), plain.size());
+  EVP_EncryptFinal_ex(ctx, out.data() + len, &fin);
+  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, out.data() + plain.size());
+  EVP_CIPHER_CTX_free(ctx);
+  return out;
+}
+
+TEST_F(ApiTest, AesGcmAndKeyWrapRoundTrip) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ULONG bytes = 32;
+  CK_MECHANISM gen = {CKM_AES_KEY_GEN, nullptr, 0};
+  CK_ATTRIBUTE kek_tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)}, {CKA_WRAP, &yes, 1},
+                             {CKA_UNWRAP, &yes, 1}, {CKA_TOKEN, &no, 1}};
+  CK_ATTRIBUTE data_tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)}, {CKA_ENCRYPT, &yes, 1},
+                              {CKA_DECRYPT, &yes, 1}, {CKA_EXTRACTABLE, &yes, 1},
+                              {CKA_SENSITIVE, &no, 1}, {CKA_TOKEN, &no, 1}};
+  CK_OBJECT_HANDLE kek = 0, key = 0, unwrapped = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, kek_tmpl, 4, &kek), CKR_OK);
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, data_tmpl, 6, &key), CKR_OK);
+
+  CK_BYTE iv[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  CK_GCM_PARAMS gcm = {iv, sizeof(iv), 96, nullptr, 0, 128};
+  CK_MECHANISM aes_gcm = {CKM_AES_GCM, &gcm, sizeof(gcm)};
+  const std::string plain = "sixteen byte msg and a tail";
+  ASSERT_EQ(p11()->C_EncryptInit(s, &aes_gcm, key), CKR_OK);
+  CK_ULONG ct_len = 0;
+  ASSERT_EQ(p11()->C_Encrypt(s, (CK_BYTE_PTR)plain.data(), plain.size(), nullptr, &ct_len), CKR_OK);
+  std::vector<CK_BYTE> ct(ct_len);
+  ASSERT_EQ(p11()->C_Encrypt(s, (CK_BYTE_PTR)plain.data(), plain.size(), ct.data(), &ct_len),
+            CKR_OK);
+  EXPECT_EQ(ct, OpenSslGcmEncrypt(ReadAttribute(s, key, CKA_VALUE), iv, plain));
+
+  CK_MECHANISM kwp = {CKM_AES_KEY_WRAP_KWP, nullptr, 0};
+  CK_ULONG wrapped_len = 0;
+  ASSERT_EQ(p11()->C_WrapKey(s, &kwp, kek, key, nullptr, &wrapped_len), CKR_OK);
+  std::vector<CK_BYTE> wrapped(wrapped_len);
+  ASSERT_EQ(p11()->C_WrapKey(s, &kwp, kek, key, wrapped.data(), &wrapped_len), CKR_OK);
+  CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
+  CK_KEY_TYPE aes = CKK_AES;
+  CK_ATTRIBUTE unwrap_tmpl[] = {{CKA_CLASS, &cls, sizeof(cls)}, {CKA_KEY_TYPE, &aes, sizeof(aes)},
+                                {CKA_DECRYPT, &yes, 1}, {CKA_TOKEN, &no, 1}};
+  ASSERT_EQ(p11()->C_UnwrapKey(s, &kwp, kek, wrapped.data(), wrapped_len, unwrap_tmpl, 4,
+                               &unwrapped),
+            CKR_OK);
+  ASSERT_EQ(p11()->C_DecryptInit(s, &aes_gcm, unwrapped), CKR_OK);
+  ASSERT_EQ(p11()->C_DecryptUpdate(s, ct.data(), ct.size(), nullptr, &ct_len), CKR_OK);
+  std::vector<CK_BYTE> back(plain.size());
+  CK_ULONG back_len = back.size();
+  ASSERT_EQ(p11()->C_DecryptFinal(s, back.data(), &back_len), CKR_OK);
+  EXPECT_EQ(std::string(back.begin(), back.begin() + back_len), plain);
+  ct[0] ^= 1;  // a forged ciphertext fails the tag check
+  ASSERT_EQ(p11()->C_DecryptInit(s, &aes_gcm, unwrapped), CKR_OK);
+  back_len = back.size();
+  EXPECT_NE(p11()->C_Decrypt(s, ct.data(), ct.size(), back.data(), &back_len), CKR_OK);
+}
+
+TEST_F(ApiTest, RandomAndSeed) {
+  CK_SESSION_HANDLE s = OpenSession();
+  std::vector<CK_BYTE> a(100000), b(100000);  // more than one 64 KiB request
+  ASSERT_EQ(p11()->C_GenerateRandom(s, a.data(), a.size()), CKR_OK);
+  ASSERT_EQ(p11()->C_GenerateRandom(s, b.data(), b.size()), CKR_OK);
+  EXPECT_NE(a, b);
+  CK_BYTE seed[4] = {};
+  EXPECT_EQ(p11()->C_SeedRandom(s, seed, 4), CKR_RANDOM_SEED_NOT_SUPPORTED);
+  EXPECT_EQ(p11()->C_GenerateRandom(0x12345, a.data(), 4), CKR_SESSION_HANDLE_INVALID);
+}
+
+TEST_F(ApiTest, MissingDaemonIsDeviceError) {
+  ASSERT_EQ(p11()->C_Finalize(nullptr), CKR_OK);
+  setenv("SIGNET_SOCKET", Path("no-such.sock").c_str(), 1);
+  ASSERT_EQ(p11()->C_Initialize(nullptr), CKR_OK);
+  CK_ULONG count = 0;
+  EXPECT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &count), CKR_DEVICE_ERROR);
+  CK_SESSION_HANDLE s = 0;
+  EXPECT_EQ(p11()->C_OpenSession(0, CKF_SERIAL_SESSION, nullptr, nullptr, &s), CKR_DEVICE_ERROR);
+}
+
+}  // namespace
+}  // namespace signet::e2e

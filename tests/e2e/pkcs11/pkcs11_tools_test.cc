@@ -1,0 +1,135 @@
+// The module driven by clients no one here wrote: OpenSC's pkcs11-tool
+// (its own --test suite, key generation, signing, public key export),
+// OpenSSL's pkcs11 engine (libp11), ssh-keygen -D and GnuTLS's p11tool.
+// Every signature is checked by the openssl command-line tool.
+#include <cstring>
+
+#include "module_fixture.h"
+
+namespace signet::e2e {
+namespace {
+
+class ToolsTest : public DaemonTest {
+ protected:
+  std::map<std::string, std::string> Env() const {
+    return {{"SIGNET_SOCKET", socket_path()}, {"PKCS11_MODULE_PATH", ModulePath()}};
+  }
+
+  // Tool runs `program args...` with the module's environment.
+  ProgramResult Tool(const std::string& program, std::vector<std::string> args) {
+    args.insert(args.begin(), program);
+    return RunProgram(args, Env());
+  }
+
+  // P11Tool runs pkcs11-tool on the module, logged in as the user.
+  ProgramResult PkcsTool(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--module", ModulePath(), "--login", "--pin", kUserPin});
+    return Tool("/usr/bin/pkcs11-tool", std::move(args));
+  }
+
+  // GenerateAndExport makes a key pair with pkcs11-tool and writes its public
+  // key as PEM (via openssl) to Path(label + ".pem").
+  void GenerateAndExport(const std::string& key_type, const std::string& label,
+                         const std::string& id) {
+    ProgramResult gen = PkcsTool({"--keypairgen", "--key-type", key_type, "--label", label,
+                                  "--id", id});
+    ASSERT_EQ(gen.exit_code, 0) << gen.out << gen.err;
+    ProgramResult read = PkcsTool({"--read-object", "--type", "pubkey", "--id", id,
+                                   "--output-file", Path(label + ".der")});
+    ASSERT_EQ(read.exit_code, 0) << read.out << read.err;
+    ProgramResult pem = OpenSsl({"pkey", "-pubin", "-inform", "DER", "-in", Path(label + ".der"),
+                                 "-out", Path(label + ".pem")});
+    ASSERT_EQ(pem.exit_code, 0) << pem.err;
+  }
+
+  // SignFile signs Path("msg") with pkcs11-tool into Path(label + ".sig").
+  void SignFile(const std::string& id, const std::string& label,
+                std::vector<std::string> mechanism_args) {
+    std::vector<std::string> args = {"--sign", "--id", id, "--input-file", Path("msg"),
+                                     "--output-file", Path(label + ".sig")};
+    args.insert(args.end(), mechanism_args.begin(), mechanism_args.end());
+    ProgramResult sign = PkcsTool(args);
+    ASSERT_EQ(sign.exit_code, 0) << sign.out << sign.err;
+  }
+};
+
+TEST_F(ToolsTest, PkcsToolSelfTestPasses) {
+  ProgramResult test = PkcsTool({"--test"});
+  EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
+  EXPECT_EQ(test.out.find("errors"), std::string::npos) << test.out;
+}
+
+TEST_F(ToolsTest, PkcsToolRsaEcEd25519SignaturesVerifyWithOpenSsl) {
+  WriteTextFile(Path("msg"), "signet signs this for pkcs11-tool\n");
+  GenerateAndExport("rsa:2048", "rsa", "01");
+  SignFile("01", "rsa", {"--mechanism", "SHA256-RSA-PKCS"});
+  ProgramResult rsa = OpenSsl({"dgst", "-sha256", "-verify", Path("rsa.pem"), "-signature",
+                               Path("rsa.sig"), Path("msg")});
+  EXPECT_EQ(rsa.exit_code, 0) << rsa.out << rsa.err;
+
+  GenerateAndExport("EC:prime256v1", "ec", "02");
+  SignFile("02", "ec", {"--mechanism", "ECDSA-SHA256", "--signature-format", "openssl"});
+  ProgramResult ec = OpenSsl({"dgst", "-sha256", "-verify", Path("ec.pem"), "-signature",
+                              Path("ec.sig"), Path("msg")});
+  EXPECT_EQ(ec.exit_code, 0) << ec.out << ec.err;
+
+  GenerateAndExport("EC:edwards25519", "ed", "03");
+  SignFile("03", "ed", {"--mechanism", "EDDSA"});
+  ProgramResult ed = OpenSsl({"pkeyutl", "-verify", "-pubin", "-inkey", Path("ed.pem"), "-rawin",
+                              "-in", Path("msg"), "-sigfile", Path("ed.sig")});
+  EXPECT_EQ(ed.exit_code, 0) << ed.out << ed.err;
+
+  // A signature over other data must not verify (the check can fail).
+  WriteTextFile(Path("other"), "something else\n");
+  ProgramResult forged = OpenSsl({"dgst", "-sha256", "-verify", Path("rsa.pem"), "-signature",
+                                  Path("rsa.sig"), Path("other")});
+  EXPECT_NE(forged.exit_code, 0);
+}
+
+TEST_F(ToolsTest, OpenSslEngineSignsThroughPkcs11Uri) {
+  GenerateAndExport("rsa:2048", "engine-rsa", "11");
+  WriteTextFile(Path("msg"), "signed through libp11\n");
+  ASSERT_EQ(OpenSsl({"dgst", "-sha256", "-binary", "-out", Path("dgst"), Path("msg")}).exit_code, 0);
+  const std::string uri = std::string("pkcs11:token=") + kTokenLabel +
+                          ";object=engine-rsa;type=private?pin-value=" + kUserPin;
+  ProgramResult sign = Tool(OpenSslPath(), {"pkeyutl", "-engine", "pkcs11", "-keyform", "engine",
+                                            "-inkey", uri, "-sign", "-in", Path("dgst"), "-out",
+                                            Path("engine.sig"), "-pkeyopt", "digest:sha256"});
+  ASSERT_EQ(sign.exit_code, 0) << sign.out << sign.err;
+  ProgramResult verify = OpenSsl({"dgst", "-sha256", "-verify", Path("engine-rsa.pem"),
+                                  "-signature", Path("engine.sig"), Path("msg")});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+}
+
+TEST_F(ToolsTest, SshKeygenListsRsaAndEcKeys) {
+  GenerateAndExport("rsa:2048", "ssh-rsa-key", "21");
+  GenerateAndExport("EC:prime256v1", "ssh-ec-key", "22");
+  ProgramResult list = Tool("/usr/bin/ssh-keygen", {"-D", ModulePath()});
+  ASSERT_EQ(list.exit_code, 0) << list.out << list.err;
+  EXPECT_NE(list.out.find("ssh-rsa AAAA"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("ecdsa-sha2-nistp256 AAAA"), std::string::npos) << list.out;
+  // The listed RSA key is the token's: same key as pkcs11-tool exported.
+  ProgramResult fp = RunProgram({"/usr/bin/ssh-keygen", "-i", "-m", "PKCS8", "-f",
+                                 Path("ssh-rsa-key.pem")});
+  ASSERT_EQ(fp.exit_code, 0) << fp.err;
+  EXPECT_NE(list.out.find(fp.out.substr(8, 60)), std::string::npos);
+}
+
+TEST_F(ToolsTest, P11ToolListsTokenAndObjects) {
+  GenerateAndExport("EC:prime256v1", "gnutls-ec", "31");
+  ProgramResult tokens = Tool("/usr/bin/p11tool", {"--provider", ModulePath(), "--list-tokens"});
+  ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
+  EXPECT_NE(tokens.out.find(kTokenLabel), std::string::npos) << tokens.out;
+  auto env = Env();
+  env["GNUTLS_PIN"] = kUserPin;
+  ProgramResult all = RunProgram({"/usr/bin/p11tool", "--provider", ModulePath(), "--login",
+                                  "--list-all", std::string("pkcs11:token=") + kTokenLabel},
+                                 env);
+  ASSERT_EQ(all.exit_code, 0) << all.out << all.err;
+  EXPECT_NE(all.out.find("gnutls-ec"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("Private key"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("Public key"), std::string::npos) << all.out;
+}
+
+}  // namespace
+}  // namespace signet::e2e
