@@ -39,7 +39,7 @@ void WriteTextFile(const std::string& path, const std::string& text);
 std::vector<std::uint8_t> ReadBinaryFile(const std::string& path);
 
 class DaemonTest : public ::testing::Test {
- protected:
+ public:  // helpers are called from test threads and free functions too
   void SetUp() override;
   void TearDown() override;
 
