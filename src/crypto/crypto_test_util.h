@@ -12,11 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <string>
-#include <vector>
-
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "crypto/keys.h"
 #include "crypto/secure_bytes.h"

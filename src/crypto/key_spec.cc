@@ -24,8 +24,8 @@ constexpr std::uint8_t kEd25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
 
 // PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 by the
 // PrintableString "edwards25519"; we accept it but emit the OID.
-constexpr std::uint8_t kEdwards25519String[] = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r', 'd',
-                                                's',  '2',  '5', '5', '1', '9'};
+constexpr std::uint8_t kEdwards25519String[] = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r',
+                                                'd',  's',  '2', '5', '5', '1', '9'};
 
 // Indexed by KeyType.
 constexpr std::array<KeyTypeInfo, 6> kKeyTypes = {{

@@ -15,12 +15,12 @@ namespace signet::crypto::internal {
 
 struct KeyTypeInfo {
   KeyType type;
-  std::string_view spec_name;    // "rsa", "ec:p256", "ed25519"
-  const char* ossl_type;         // EVP_PKEY type name: "RSA", "EC", "ED25519"
-  const char* group_name;        // OpenSSL group for EC keys, else nullptr
-  int nid;                       // curve NID for EC keys, else NID_undef
+  std::string_view spec_name;                   // "rsa", "ec:p256", "ed25519"
+  const char* ossl_type;                        // EVP_PKEY type name: "RSA", "EC", "ED25519"
+  const char* group_name;                       // OpenSSL group for EC keys, else nullptr
+  int nid;                                      // curve NID for EC keys, else NID_undef
   std::span<const std::uint8_t> ec_params_der;  // DER OID; empty for RSA
-  std::size_t field_bytes;       // EC field size in bytes; 32 for Ed25519
+  std::size_t field_bytes;                      // EC field size in bytes; 32 for Ed25519
 };
 
 // InfoFor returns the table row for `type` (every KeyType has one).

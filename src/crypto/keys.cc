@@ -1,12 +1,13 @@
 // PrivateKey: generation, PKCS#8 serialisation, and the key-type probe shared
 // with public_key.cc.
+#include "crypto/keys.h"
+
 #include <openssl/core_names.h>
 #include <openssl/decoder.h>
 #include <openssl/encoder.h>
 #include <openssl/objects.h>
 
 #include "crypto/key_types.h"
-#include "crypto/keys.h"
 #include "crypto/ossl_error.h"
 #include "crypto/sign_context_pool.h"
 
@@ -106,8 +107,8 @@ Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptio
 
 Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
   EVP_PKEY* raw = nullptr;
-  OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(
-      &raw, "DER", "PrivateKeyInfo", nullptr, EVP_PKEY_KEYPAIR, nullptr, nullptr);
+  OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&raw, "DER", "PrivateKeyInfo", nullptr,
+                                                         EVP_PKEY_KEYPAIR, nullptr, nullptr);
   OsslDecoderCtxPtr guard(dctx);
   const unsigned char* data = der.data();
   std::size_t left = der.size();
@@ -125,7 +126,7 @@ Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
 // OpenSSL's intermediate memory BIO is freed with OPENSSL_clear_free.
 Result<SecureBytes> PrivateKey::ToPkcs8Der() const {
   OsslEncoderCtxPtr ctx(OSSL_ENCODER_CTX_new_for_pkey(pkey_.get(), EVP_PKEY_KEYPAIR, "DER",
-                                                     "PrivateKeyInfo", nullptr));
+                                                      "PrivateKeyInfo", nullptr));
   std::size_t len = 0;
   if (!ctx || OSSL_ENCODER_CTX_get_num_encoders(ctx.get()) == 0 ||
       !OSSL_ENCODER_to_data(ctx.get(), nullptr, &len)) {

@@ -58,18 +58,25 @@ class SignContextPool;
 
 class PrivateKey {
  public:
-  // Generate makes a fresh key from the DRBG. CKR_KEY_SIZE_RANGE for RSA
-  // sizes outside 1024-4096 (512-4096 with allow_weak_rsa).
+  // Generate makes a fresh key from the DRBG (RSA with e = 65537, two
+  // primes). CKR_KEY_SIZE_RANGE for RSA sizes outside 1024-4096 (512-4096
+  // with allow_weak_rsa); CKR_FUNCTION_FAILED if OpenSSL fails.
   static Result<PrivateKey> Generate(const KeySpec& spec, const GenerateOptions& options = {});
 
   // FromPkcs8Der parses the byte form produced by ToPkcs8Der (or any
-  // unencrypted PKCS#8 key of a supported type).
+  // unencrypted PKCS#8 key of a supported type). CKR_ATTRIBUTE_VALUE_INVALID
+  // for bytes that are not exactly one PKCS#8 key; CKR_KEY_TYPE_INCONSISTENT,
+  // CKR_CURVE_NOT_SUPPORTED or CKR_KEY_SIZE_RANGE (RSA outside 512-16384
+  // bits) for keys signet does not handle.
   static Result<PrivateKey> FromPkcs8Der(ByteView der);
 
-  // ToPkcs8Der serialises the private key; the caller wraps it at once.
+  // ToPkcs8Der serialises the private key (unencrypted PKCS#8
+  // PrivateKeyInfo DER); the caller wraps it at once. OpenSSL's own
+  // intermediate buffers are freed with OPENSSL_clear_free.
   Result<SecureBytes> ToPkcs8Der() const;
 
-  // Public returns the matching public key.
+  // Public returns the matching public key. It holds no private material
+  // (a fresh parse of the SubjectPublicKeyInfo), whatever its lifetime.
   Result<PublicKey> Public() const;
 
   KeySpec spec() const { return spec_; }
@@ -90,25 +97,33 @@ class PrivateKey {
 
 class PublicKey {
  public:
-  // FromDer / FromPem read a SubjectPublicKeyInfo.
+  // FromDer / FromPem read a SubjectPublicKeyInfo. CKR_ATTRIBUTE_VALUE_INVALID
+  // when it does not parse (or has trailing bytes); the type errors of
+  // FromPkcs8Der for unsupported keys (e.g. X25519 is
+  // CKR_KEY_TYPE_INCONSISTENT).
   static Result<PublicKey> FromDer(ByteView spki_der);
   static Result<PublicKey> FromPem(std::string_view pem);
   // FromRsaComponents builds an RSA key from big-endian modulus and exponent
-  // (PKCS#11 CKA_MODULUS / CKA_PUBLIC_EXPONENT).
+  // (PKCS#11 CKA_MODULUS / CKA_PUBLIC_EXPONENT). CKR_ATTRIBUTE_VALUE_INVALID
+  // for an empty modulus or an even exponent.
   static Result<PublicKey> FromRsaComponents(ByteView modulus, ByteView exponent);
   // FromEcPoint builds an EC/Ed25519 key from CKA_EC_PARAMS and the raw point
   // (uncompressed 04||X||Y, or the 32-byte Ed25519 key); a DER OCTET STRING
-  // wrapper around the point is accepted too.
+  // wrapper around the point is accepted too, as are compressed EC points.
+  // CKR_CURVE_NOT_SUPPORTED for unknown params; CKR_ATTRIBUTE_VALUE_INVALID
+  // for a point of the wrong size or not on the curve.
   static Result<PublicKey> FromEcPoint(ByteView ec_params_der, ByteView point);
 
   Result<Bytes> ToDer() const;
   Result<std::string> ToPem() const;
 
-  // RsaModulus / RsaPublicExponent: big-endian, no leading zeros. RSA only.
+  // RsaModulus / RsaPublicExponent: big-endian, no leading zeros. RSA only
+  // (CKR_KEY_TYPE_INCONSISTENT otherwise).
   Result<Bytes> RsaModulus() const;
   Result<Bytes> RsaPublicExponent() const;
   // EcPoint: raw point (04||X||Y for ECDSA, 32 bytes for Ed25519). The
-  // PKCS#11 CKA_EC_POINT is this wrapped in a DER OCTET STRING.
+  // PKCS#11 CKA_EC_POINT is this wrapped in a DER OCTET STRING. Always
+  // uncompressed. CKR_KEY_TYPE_INCONSISTENT for RSA keys.
   Result<Bytes> EcPoint() const;
 
   KeySpec spec() const { return spec_; }

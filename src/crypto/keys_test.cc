@@ -16,13 +16,13 @@ using testing::RunOpenssl;
 using testing::TempDir;
 using testing::WriteFile;
 
-const KeySpec kAllSpecs[] = {{KeyType::kRsa, 2048},   {KeyType::kEcP256, 0},
-                             {KeyType::kEcP384, 0},   {KeyType::kEcP521, 0},
+const KeySpec kAllSpecs[] = {{KeyType::kRsa, 2048},      {KeyType::kEcP256, 0},
+                             {KeyType::kEcP384, 0},      {KeyType::kEcP521, 0},
                              {KeyType::kEcSecp256k1, 0}, {KeyType::kEd25519, 0}};
 
 TEST(KeySpec, ParsesEveryNameAndBack) {
-  for (const char* name : {"rsa:2048", "rsa:1024", "ec:p256", "ec:p384", "ec:p521",
-                           "ec:secp256k1", "ed25519"}) {
+  for (const char* name :
+       {"rsa:2048", "rsa:1024", "ec:p256", "ec:p384", "ec:p521", "ec:secp256k1", "ed25519"}) {
     auto spec = ParseKeySpec(name);
     ASSERT_TRUE(spec.ok()) << name;
     EXPECT_EQ(KeySpecName(*spec), name);
@@ -61,7 +61,9 @@ TEST(EcParams, MatchOpensslEncodings) {
 TEST(EcParams, Ed25519AcceptsOidAndPrintableString) {
   EXPECT_EQ(EcParamsDer(KeyType::kEd25519), (Bytes{0x06, 0x03, 0x2b, 0x65, 0x70}));
   EXPECT_EQ(*KeyTypeFromEcParams(EcParamsDer(KeyType::kEd25519)), KeyType::kEd25519);
-  const char kPrintable[] = "\x13\x0c" "edwards25519";
+  const char kPrintable[] =
+      "\x13\x0c"
+      "edwards25519";
   EXPECT_EQ(*KeyTypeFromEcParams(AsBytes(std::string_view(kPrintable, 14))), KeyType::kEd25519);
 }
 
@@ -120,8 +122,8 @@ TEST(Pkcs8, RoundTripsAndOpensslReadsIt) {
 
     std::string in = dir.File("key.p8"), out = dir.File("pub.der");
     WriteFile(in, *der);
-    ASSERT_EQ(RunOpenssl({"pkey", "-inform", "DER", "-in", in, "-pubout", "-outform", "DER",
-                          "-out", out}),
+    ASSERT_EQ(RunOpenssl(
+                  {"pkey", "-inform", "DER", "-in", in, "-pubout", "-outform", "DER", "-out", out}),
               0)
         << KeySpecName(spec);
     EXPECT_EQ(ReadFile(out), ours) << KeySpecName(spec);
@@ -176,7 +178,8 @@ TEST(PublicKeyCodec, RejectsGarbageAndUnsupportedTypes) {
   auto bad = PublicKey::FromDer(Bytes{0x30, 0x03, 0x02, 0x01, 0x00});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, CKR_ATTRIBUTE_VALUE_INVALID);
-  EXPECT_FALSE(PublicKey::FromPem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n").ok());
+  EXPECT_FALSE(
+      PublicKey::FromPem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n").ok());
 
   TempDir dir;
   ASSERT_TRUE(dir.ok());

@@ -29,25 +29,33 @@ std::vector<CliCase> Cases() {
     std::string h(DigestName(d));
     for (bool pre : {false, true}) {
       std::string form = pre ? " prehashed" : "";
-      cases.push_back({"RSA PKCS#1 " + h + form, rsa,
+      cases.push_back({"RSA PKCS#1 " + h + form,
+                       rsa,
                        {.scheme = SignScheme::kRsaPkcs1, .digest = d, .prehashed = pre}});
-      cases.push_back({"RSA PSS " + h + form, rsa,
+      cases.push_back({"RSA PSS " + h + form,
+                       rsa,
                        {.scheme = SignScheme::kRsaPss, .digest = d, .prehashed = pre}});
     }
   }
-  cases.push_back({"RSA-4096 PKCS#1 sha512", {KeyType::kRsa, 4096},
+  cases.push_back({"RSA-4096 PKCS#1 sha512",
+                   {KeyType::kRsa, 4096},
                    {.scheme = SignScheme::kRsaPkcs1, .digest = DigestAlg::kSha512}});
-  cases.push_back({"RSA-1024 PSS sha256", {KeyType::kRsa, 1024},
+  cases.push_back({"RSA-1024 PSS sha256",
+                   {KeyType::kRsa, 1024},
                    {.scheme = SignScheme::kRsaPss, .digest = DigestAlg::kSha256}});
-  for (auto [type, name] : {std::pair{KeyType::kEcP256, "P-256"}, {KeyType::kEcP384, "P-384"},
-                            {KeyType::kEcP521, "P-521"}, {KeyType::kEcSecp256k1, "secp256k1"}}) {
+  for (auto [type, name] : {std::pair{KeyType::kEcP256, "P-256"},
+                            {KeyType::kEcP384, "P-384"},
+                            {KeyType::kEcP521, "P-521"},
+                            {KeyType::kEcSecp256k1, "secp256k1"}}) {
     for (bool pre : {false, true}) {
-      cases.push_back({std::string("ECDSA ") + name + (pre ? " prehashed" : ""), {type, 0},
-                       {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha256,
-                        .prehashed = pre}});
+      cases.push_back(
+          {std::string("ECDSA ") + name + (pre ? " prehashed" : ""),
+           {type, 0},
+           {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha256, .prehashed = pre}});
     }
   }
-  cases.push_back({"ECDSA P-384 sha384", {KeyType::kEcP384, 0},
+  cases.push_back({"ECDSA P-384 sha384",
+                   {KeyType::kEcP384, 0},
                    {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha384}});
   cases.push_back({"Ed25519", {KeyType::kEd25519, 0}, {.scheme = SignScheme::kEd25519}});
   return cases;
@@ -133,8 +141,8 @@ TEST(OpensslCli, VerifiesRawEcdsaAndRawPkcs1) {
 
 struct ReverseCase {
   std::string name;
-  std::vector<std::string> genpkey;   // args after "genpkey"
-  std::vector<std::string> sign_opts; // extra args for `openssl dgst -sign`
+  std::vector<std::string> genpkey;    // args after "genpkey"
+  std::vector<std::string> sign_opts;  // extra args for `openssl dgst -sign`
   SignParams params;
 };
 
@@ -154,13 +162,18 @@ TEST(OpensslCli, SignetVerifiesOpensslSignatures) {
   };
   const std::vector<ReverseCase> cases = {
       {"RSA PKCS#1 sha256", rsa, {"-sha256"}, {.scheme = SignScheme::kRsaPkcs1}},
-      {"RSA PSS sha384", rsa,
+      {"RSA PSS sha384",
+       rsa,
        {"-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:-1"},
        {.scheme = SignScheme::kRsaPss, .digest = DigestAlg::kSha384}},
       {"ECDSA P-256", ec("P-256"), {"-sha256"}, {.scheme = SignScheme::kEcdsa}},
-      {"ECDSA P-384", ec("P-384"), {"-sha384"},
+      {"ECDSA P-384",
+       ec("P-384"),
+       {"-sha384"},
        {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha384}},
-      {"ECDSA P-521", ec("P-521"), {"-sha512"},
+      {"ECDSA P-521",
+       ec("P-521"),
+       {"-sha512"},
        {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha512}},
       {"ECDSA secp256k1", ec("secp256k1"), {"-sha256"}, {.scheme = SignScheme::kEcdsa}},
       {"Ed25519", {"-algorithm", "ED25519"}, {}, {.scheme = SignScheme::kEd25519}},

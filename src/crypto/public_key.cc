@@ -79,8 +79,7 @@ Result<PublicKey> PublicKey::FromDer(ByteView spki_der) {
 Result<PublicKey> PublicKey::FromPem(std::string_view pem) {
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) return MakeError(CKR_HOST_MEMORY, "BIO_new_mem_buf failed");
-  return Adopt(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr),
-               "not a PEM public key");
+  return Adopt(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr), "not a PEM public key");
 }
 
 Result<PublicKey> PublicKey::FromRsaComponents(ByteView modulus, ByteView exponent) {
@@ -103,9 +102,9 @@ Result<PublicKey> PublicKey::FromEcPoint(ByteView ec_params_der, ByteView point)
     if (key.size() != kEd25519KeyBytes) {
       return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "Ed25519 public key must be 32 bytes");
     }
-    return Adopt(EVP_PKEY_new_raw_public_key_ex(nullptr, "ED25519", nullptr, key.data(),
-                                                key.size()),
-                 "bad Ed25519 public key");
+    return Adopt(
+        EVP_PKEY_new_raw_public_key_ex(nullptr, "ED25519", nullptr, key.data(), key.size()),
+        "bad Ed25519 public key");
   }
   ByteView raw = UnwrapOctetString(point, 1 + 2 * info.field_bytes);
   OsslParamBldPtr bld(OSSL_PARAM_BLD_new());

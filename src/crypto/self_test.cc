@@ -17,9 +17,8 @@ namespace {
 // PKCS#8 PrivateKeyInfo header for an Ed25519 seed (RFC 8410 section 7):
 // SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 }, OCTET STRING {
 // OCTET STRING (32 bytes) } }.
-constexpr std::uint8_t kEd25519Pkcs8Prefix[] = {0x30, 0x2e, 0x02, 0x01, 0x00, 0x30,
-                                                0x05, 0x06, 0x03, 0x2b, 0x65, 0x70,
-                                                0x04, 0x22, 0x04, 0x20};
+constexpr std::uint8_t kEd25519Pkcs8Prefix[] = {0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06,
+                                                0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20};
 
 Error Failed(std::string_view name, std::string_view detail) {
   return MakeError(CKR_FUNCTION_FAILED,
@@ -47,8 +46,8 @@ int HexDigit(char c) {
 
 // VerifyRejectsFlip checks that `sig` verifies and that the same signature
 // with one bit flipped does not: a verifier that accepts anything fails.
-Status VerifyRejectsFlip(const PublicKey& pub, const SignParams& params, ByteView msg,
-                         ByteView sig, std::string_view name) {
+Status VerifyRejectsFlip(const PublicKey& pub, const SignParams& params, ByteView msg, ByteView sig,
+                         std::string_view name) {
   SIGNET_TRY(Expect(Verify(pub, params, msg, sig), name, "verify"));
   Bytes flipped(sig.begin(), sig.end());
   flipped[flipped.size() / 2] ^= 0x01;
@@ -78,8 +77,8 @@ Status CheckDigest(const DigestVector& v) {
 
 Status CheckHmac(const HmacVector& v) {
   SIGNET_ASSIGN_OR_RETURN(Bytes want, Expect(FromHex(v.mac_hex), v.name, "vector"));
-  SIGNET_ASSIGN_OR_RETURN(
-      Bytes got, Expect(HmacSha256(AsBytes(v.key), AsBytes(v.message)), v.name, "hmac"));
+  SIGNET_ASSIGN_OR_RETURN(Bytes got,
+                          Expect(HmacSha256(AsBytes(v.key), AsBytes(v.message)), v.name, "hmac"));
   return ExpectEqual(got, want, v.name, "MAC");
 }
 
@@ -89,10 +88,10 @@ Status CheckGcm(const GcmVector& v) {
   SIGNET_ASSIGN_OR_RETURN(iv, Expect(FromHex(v.iv_hex), v.name, "vector"));
   SIGNET_ASSIGN_OR_RETURN(aad, Expect(FromHex(v.aad_hex), v.name, "vector"));
   SIGNET_ASSIGN_OR_RETURN(plain, Expect(FromHex(v.plaintext_hex), v.name, "vector"));
-  SIGNET_ASSIGN_OR_RETURN(want, Expect(FromHex(std::string(v.ciphertext_hex) +
-                                               std::string(v.tag_hex)), v.name, "vector"));
-  SIGNET_ASSIGN_OR_RETURN(Bytes got,
-                          Expect(AesGcmEncrypt(key, iv, aad, plain), v.name, "encrypt"));
+  SIGNET_ASSIGN_OR_RETURN(
+      want,
+      Expect(FromHex(std::string(v.ciphertext_hex) + std::string(v.tag_hex)), v.name, "vector"));
+  SIGNET_ASSIGN_OR_RETURN(Bytes got, Expect(AesGcmEncrypt(key, iv, aad, plain), v.name, "encrypt"));
   SIGNET_TRY(ExpectEqual(got, want, v.name, "ciphertext||tag"));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes back,
                           Expect(AesGcmDecrypt(key, iv, aad, want), v.name, "decrypt"));

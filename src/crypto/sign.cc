@@ -24,9 +24,12 @@ constexpr std::size_t kPkcs1Overhead = 11;
 bool SchemeFitsKey(SignScheme scheme, KeyType type) {
   switch (scheme) {
     case SignScheme::kRsaPkcs1:
-    case SignScheme::kRsaPss: return type == KeyType::kRsa;
-    case SignScheme::kEcdsa: return IsEc(type);
-    case SignScheme::kEd25519: return type == KeyType::kEd25519;
+    case SignScheme::kRsaPss:
+      return type == KeyType::kRsa;
+    case SignScheme::kEcdsa:
+      return IsEc(type);
+    case SignScheme::kEd25519:
+      return type == KeyType::kEd25519;
   }
   return false;
 }
@@ -44,7 +47,8 @@ Status CheckParams(KeyType type, const SignParams& p) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "signature scheme does not fit the key type");
   }
   if (p.scheme == SignScheme::kEd25519) return OkStatus();
-  if (p.digest == DigestAlg::kMd5) return MakeError(CKR_MECHANISM_INVALID, "MD5 signatures refused");
+  if (p.digest == DigestAlg::kMd5)
+    return MakeError(CKR_MECHANISM_INVALID, "MD5 signatures refused");
   if (p.scheme == SignScheme::kRsaPss) {
     if (p.digest == DigestAlg::kNone) {
       return MakeError(CKR_MECHANISM_PARAM_INVALID, "RSA-PSS needs a hash");
@@ -69,8 +73,8 @@ Result<ByteView> ToBeSigned(const SignParams& p, ByteView input, Bytes* storage)
     return ByteView(*storage);
   }
   if (input.size() != DigestSize(p.digest)) {
-    return MakeError(CKR_DATA_LEN_RANGE, "digest length does not match " +
-                                             std::string(DigestName(p.digest)));
+    return MakeError(CKR_DATA_LEN_RANGE,
+                     "digest length does not match " + std::string(DigestName(p.digest)));
   }
   return input;
 }
@@ -82,15 +86,15 @@ void RsaParams(const SignParams& p, int* pad_mode, int* salt_len, OSSL_PARAM* ou
   *pad_mode = p.scheme == SignScheme::kRsaPss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING;
   out[n++] = OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_PAD_MODE, pad_mode);
   if (p.digest != DigestAlg::kNone) {
-    out[n++] = OSSL_PARAM_construct_utf8_string(
-        OSSL_SIGNATURE_PARAM_DIGEST, const_cast<char*>(DigestName(p.digest).data()), 0);
+    out[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
+                                                const_cast<char*>(DigestName(p.digest).data()), 0);
   }
   if (p.scheme == SignScheme::kRsaPss) {
     *salt_len = p.pss_salt_len;
     DigestAlg mgf1 = p.pss_mgf1 == DigestAlg::kNone ? p.digest : p.pss_mgf1;
     out[n++] = OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, salt_len);
-    out[n++] = OSSL_PARAM_construct_utf8_string(
-        OSSL_SIGNATURE_PARAM_MGF1_DIGEST, const_cast<char*>(DigestName(mgf1).data()), 0);
+    out[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST,
+                                                const_cast<char*>(DigestName(mgf1).data()), 0);
   }
   out[n] = OSSL_PARAM_construct_end();
 }
@@ -117,8 +121,8 @@ Result<Bytes> SignEd25519(EVP_PKEY* pkey, ByteView message) {
   EvpMdCtxPtr ctx(EVP_MD_CTX_new());
   Bytes sig(kEd25519SignatureBytes);
   std::size_t len = sig.size();
-  if (!ctx || EVP_DigestSignInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey,
-                                    nullptr) <= 0 ||
+  if (!ctx ||
+      EVP_DigestSignInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey, nullptr) <= 0 ||
       EVP_DigestSign(ctx.get(), sig.data(), &len, message.data(), message.size()) <= 0) {
     return OsslError(CKR_FUNCTION_FAILED, "Ed25519 signing failed");
   }
@@ -130,8 +134,8 @@ Status VerifyEd25519(EVP_PKEY* pkey, ByteView message, ByteView sig) {
     return MakeError(CKR_SIGNATURE_LEN_RANGE, "Ed25519 signatures are 64 bytes");
   }
   EvpMdCtxPtr ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestVerifyInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey,
-                                      nullptr) <= 0) {
+  if (!ctx ||
+      EVP_DigestVerifyInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey, nullptr) <= 0) {
     return OsslError(CKR_FUNCTION_FAILED, "Ed25519 verify setup failed");
   }
   if (EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), message.data(), message.size()) != 1) {
@@ -169,10 +173,10 @@ Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView inp
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
   if (key.spec().type == KeyType::kRsa) SIGNET_TRY(CheckRsaFits(pkey, params, tbs));
-  SIGNET_ASSIGN_OR_RETURN(
-      internal::SignContextPool::Lease ctx,
-      key.sign_contexts().Acquire(ParamsKey(params),
-                                  [&] { return NewKeyCtx(pkey, params, /*sign=*/true); }));
+  SIGNET_ASSIGN_OR_RETURN(internal::SignContextPool::Lease ctx,
+                          key.sign_contexts().Acquire(ParamsKey(params), [&] {
+                            return NewKeyCtx(pkey, params, /*sign=*/true);
+                          }));
   // EVP_PKEY_get_size is the upper bound for RSA and for DER ECDSA.
   std::size_t len = static_cast<std::size_t>(EVP_PKEY_get_size(pkey));
   Bytes sig(len);
@@ -187,8 +191,7 @@ Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView inp
   return sig;
 }
 
-Status Verify(const PublicKey& key, const SignParams& params, ByteView input,
-              ByteView signature) {
+Status Verify(const PublicKey& key, const SignParams& params, ByteView input, ByteView signature) {
   EVP_PKEY* pkey = key.get0_pkey();
   KeyType type = key.spec().type;
   SIGNET_TRY(CheckParams(type, params));

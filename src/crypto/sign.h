@@ -1,6 +1,8 @@
 // Signing and verification for every signature scheme signet offers.
 // Safe to call from many threads at once with the same key. RSA private
 // operations are always blinded (OpenSSL's default, never turned off).
+// Signing reuses initialised contexts from the key's pool
+// (sign_context_pool.h), so a signature costs no algorithm fetch.
 #pragma once
 
 #include "crypto/digest.h"
@@ -32,16 +34,24 @@ struct SignParams {
 
 // Sign returns the signature of `input` (message, or digest when prehashed).
 // CKR_KEY_TYPE_INCONSISTENT when scheme and key disagree;
-// CKR_DATA_LEN_RANGE when a digest has the wrong length or data is too long.
+// CKR_DATA_LEN_RANGE when a digest has the wrong length or data is too long;
+// CKR_MECHANISM_INVALID for MD5; CKR_MECHANISM_PARAM_INVALID for PSS without
+// a hash or with a salt length below -2, or ECDSA over a message with kNone;
+// CKR_KEY_SIZE_RANGE when the RSA key is too small for the PSS hash + salt.
+// With ECDSA and digest kNone + prehashed, input of any length is signed as
+// given (CKM_ECDSA). pss_salt_len -2 means "maximum" (OpenSSL's -2).
 Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView input);
 
 // Verify checks `signature` over `input`; CKR_SIGNATURE_INVALID when it does
-// not verify, CKR_SIGNATURE_LEN_RANGE when its length is impossible.
-Status Verify(const PublicKey& key, const SignParams& params, ByteView input,
-              ByteView signature);
+// not verify, CKR_SIGNATURE_LEN_RANGE when its length is impossible (RSA: not
+// the modulus size; raw ECDSA: not 2 * field size; Ed25519: not 64). The
+// parameter errors are those of Sign.
+Status Verify(const PublicKey& key, const SignParams& params, ByteView input, ByteView signature);
 
 // EcdsaDerToRaw / EcdsaRawToDer convert between the two ECDSA forms;
 // `field_bytes` is the curve's size in bytes (32 for P-256, 66 for P-521).
+// EcdsaDerToRaw: CKR_SIGNATURE_INVALID for malformed DER or values wider
+// than the field; EcdsaRawToDer: CKR_SIGNATURE_LEN_RANGE for an odd length.
 Result<Bytes> EcdsaDerToRaw(ByteView der, std::size_t field_bytes);
 Result<Bytes> EcdsaRawToDer(ByteView raw);
 

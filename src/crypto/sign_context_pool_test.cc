@@ -37,7 +37,9 @@ TEST(SignContextPool, ConcurrentLeasesGetDistinctContextsPerParams) {
   auto a = pool.Acquire(1, [&] { return MakeCtx(&made); });
   auto b = pool.Acquire(1, [&] { return MakeCtx(&made); });
   EXPECT_NE(a->get(), b->get());
-  { auto released = pool.Acquire(2, [&] { return MakeCtx(&made); }); }
+  {
+    auto released = pool.Acquire(2, [&] { return MakeCtx(&made); });
+  }
   auto c = pool.Acquire(1, [&] { return MakeCtx(&made); });  // params 2's idle one is not used
   EXPECT_EQ(made, 4);
   EXPECT_EQ(pool.IdleCount(2), 1u);
@@ -55,7 +57,8 @@ TEST(SignContextPool, DiscardedContextIsNotReturned) {
 
 TEST(SignContextPool, MakeErrorIsPassedThrough) {
   SignContextPool pool;
-  auto lease = pool.Acquire(1, [] { return Result<EvpPkeyCtxPtr>(MakeError(CKR_DEVICE_ERROR, "x")); });
+  auto lease =
+      pool.Acquire(1, [] { return Result<EvpPkeyCtxPtr>(MakeError(CKR_DEVICE_ERROR, "x")); });
   ASSERT_FALSE(lease.ok());
   EXPECT_EQ(lease.error().code, CKR_DEVICE_ERROR);
 }

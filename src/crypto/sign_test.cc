@@ -31,15 +31,18 @@ std::vector<Case> AllCases() {
   const KeySpec rsa{KeyType::kRsa, 2048};
   for (DigestAlg d : {DigestAlg::kSha256, DigestAlg::kSha384, DigestAlg::kSha512}) {
     for (SignScheme s : {SignScheme::kRsaPkcs1, SignScheme::kRsaPss}) {
-      for (bool pre : {false, true}) cases.push_back({rsa, {.scheme = s, .digest = d, .prehashed = pre}});
+      for (bool pre : {false, true})
+        cases.push_back({rsa, {.scheme = s, .digest = d, .prehashed = pre}});
     }
   }
   for (KeyType t : {KeyType::kEcP256, KeyType::kEcP384, KeyType::kEcP521, KeyType::kEcSecp256k1}) {
     for (EcdsaFormat f : {EcdsaFormat::kDer, EcdsaFormat::kRaw}) {
       for (bool pre : {false, true}) {
         cases.push_back({{t, 0},
-                         {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha256,
-                          .prehashed = pre, .ecdsa_format = f}});
+                         {.scheme = SignScheme::kEcdsa,
+                          .digest = DigestAlg::kSha256,
+                          .prehashed = pre,
+                          .ecdsa_format = f}});
       }
     }
   }
@@ -129,8 +132,8 @@ TEST(Sign, PssSaltLengthsAndMgf1) {
     ASSERT_TRUE(sig.ok()) << salt;
     EXPECT_TRUE(Verify(pub, p, message, *sig).ok()) << salt;
   }
-  SignParams mgf{.scheme = SignScheme::kRsaPss, .digest = DigestAlg::kSha256,
-                 .pss_mgf1 = DigestAlg::kSha512};
+  SignParams mgf{
+      .scheme = SignScheme::kRsaPss, .digest = DigestAlg::kSha256, .pss_mgf1 = DigestAlg::kSha512};
   Bytes sig = *Sign(*key, mgf, message);
   EXPECT_TRUE(Verify(pub, mgf, message, sig).ok());
   SignParams same_mgf = mgf;
@@ -145,7 +148,9 @@ TEST(Sign, PssSaltLengthsAndMgf1) {
 // CKM_ECDSA: the caller's hash of any length is signed as given.
 TEST(Sign, EcdsaOverRawHashOfAnyLength) {
   const PrivateKey* key = CachedKey({KeyType::kEcP256, 0});
-  SignParams p{.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kNone, .prehashed = true,
+  SignParams p{.scheme = SignScheme::kEcdsa,
+               .digest = DigestAlg::kNone,
+               .prehashed = true,
                .ecdsa_format = EcdsaFormat::kRaw};
   Bytes sha1_sized(20, 0xab);
   auto sig = Sign(*key, p, sha1_sized);
