@@ -39,8 +39,7 @@ void AddKeygen(CLI::App& bench) {
   auto options = std::make_shared<KeygenOptions>();
   CLI::App* cmd =
       bench.add_subcommand("keygen", "Milliseconds per new key: best/mean/median/worst");
-  cmd->add_option("--algo", options->algorithms,
-                  "Key types, e.g. rsa:2048,ec:p256 (default: all)")
+  cmd->add_option("--algo", options->algorithms, "Key types, e.g. rsa:2048,ec:p256 (default: all)")
       ->delimiter(',');
   cmd->add_option("--count", options->count,
                   "Keys per type (default: 10 for RSA <= 2048, 4 for 3072, 2 for 4096, "
@@ -61,11 +60,13 @@ void AddParallel(CLI::App& bench, BenchHooks hooks) {
       ->delimiter(',');
   cmd->add_option("-n", options->n, "Signatures per (algorithm, clients) run")
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("!--no-verify", options->verify, "Do not verify each signature");
+  auto no_verify = std::make_shared<bool>(false);
+  cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature");
   cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
   cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
-  cmd->callback([options, hooks = std::move(hooks)] {
+  cmd->callback([options, no_verify, hooks = std::move(hooks)] {
+    options->verify = !*no_verify;
     std::unique_ptr<SignerBackend> daemon;
     if (hooks.make_daemon_backend) {
       auto made = hooks.make_daemon_backend(*options);

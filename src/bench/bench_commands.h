@@ -10,7 +10,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <memory>
 
@@ -25,8 +24,7 @@ struct BenchHooks {
   // make_daemon_backend builds the daemon backend for `bench parallel`
   // (start or reach a daemon, create the token key per algorithm). Unset:
   // only --raw runs are possible.
-  std::function<Result<std::unique_ptr<SignerBackend>>(const ParallelOptions&)>
-      make_daemon_backend;
+  std::function<Result<std::unique_ptr<SignerBackend>>(const ParallelOptions&)> make_daemon_backend;
 };
 
 // AddBenchCommands adds the "bench" subcommand (with its three

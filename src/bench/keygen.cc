@@ -49,13 +49,13 @@ Result<Report> MeasureKeygen(const KeygenOptions& options) {
   Report report;
   report.command = "keygen";
   AddMachineNotes(report, options.quick);
-  report.notes.emplace_back(
-      "keys", options.count > 0 ? std::to_string(options.count) + " per type"
-                                : "per-type default (RSA <= 2048: 10, 3072: 4, 4096: 2, "
-                                  "ECDSA/Ed25519: 100)");
+  report.notes.emplace_back("keys", options.count > 0
+                                        ? std::to_string(options.count) + " per type"
+                                        : "per-type default (RSA <= 2048: 10, 3072: 4, 4096: 2, "
+                                          "ECDSA/Ed25519: 100)");
   Table table;
   table.title = "key generation (milliseconds per new key)";
-  table.columns = {{"Algorithm", 0}, {"keys", 0},   {"best ms", 3},   {"mean ms", 3},
+  table.columns = {{"Algorithm", 0}, {"keys", 0},     {"best ms", 3},    {"mean ms", 3},
                    {"median ms", 3}, {"worst ms", 3}, {"Mcycles/key", 2}};
   ProgressBar bar = options.progress ? ProgressBar::ForStderr("keygen", total)
                                      : ProgressBar("keygen", total, nullptr);

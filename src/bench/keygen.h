@@ -19,9 +19,9 @@ struct KeygenOptions {
   // count: keys per type; 0 uses each type's default (10 for RSA up to
   // 2048 bits, 4 for 3072, 2 for 4096, 100 for ECDSA and Ed25519).
   int count = 0;
-  bool quick = false;     // shorter cycle-counter calibration only
-  bool progress = true;   // draw the progress bar (only on a TTY anyway)
-  std::string csv_path;   // as in SpeedOptions
+  bool quick = false;    // shorter cycle-counter calibration only
+  bool progress = true;  // draw the progress bar (only on a TTY anyway)
+  std::string csv_path;  // as in SpeedOptions
   std::string json_path;
 };
 

@@ -18,16 +18,16 @@ using SteadyClock = std::chrono::steady_clock;
 // after the start latch (t0) and after the joins (everything else).
 struct LoadState {
   explicit LoadState(int clients) : ready(clients) {}
-  std::latch ready;      // every client built its Operation (or failed)
-  std::latch start{1};   // the caller took t0
+  std::latch ready;     // every client built its Operation (or failed)
+  std::latch start{1};  // the caller took t0
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> done{0};
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::condition_variable finished_cv;
-  int finished = 0;                   // guarded by mu
-  std::optional<Error> first_error;   // guarded by mu
-  SteadyClock::time_point end{};      // guarded by mu: latest client end
+  int finished = 0;                  // guarded by mu
+  std::optional<Error> first_error;  // guarded by mu
+  SteadyClock::time_point end{};     // guarded by mu: latest client end
 
   void Fail(int client, Error error) {
     std::lock_guard lock(mu);
@@ -105,8 +105,8 @@ Result<ParallelRun> RunLoad(const LoadSpec& spec, const WorkerFactory& factory,
   run.n = state.done.load();
   run.clients = spec.clients;
   run.t0 = wall0;
-  run.t1 = wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                       state.end - steady0);
+  run.t1 =
+      wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(state.end - steady0);
   run.latencies_s.reserve(run.n);
   for (const auto& per_client : latencies) {
     run.latencies_s.insert(run.latencies_s.end(), per_client.begin(), per_client.end());

@@ -54,12 +54,11 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
       for (std::size_t b = 0; b < backends.size(); ++b) {
         const std::string label = LabelFor(*algo, *backends[b], backends.size());
         ProgressBar bar = options.progress
-                              ? ProgressBar::ForStderr(label + " c " + std::to_string(c),
-                                                       options.n)
+                              ? ProgressBar::ForStderr(label + " c " + std::to_string(c), options.n)
                               : ProgressBar(label, options.n, nullptr);
-        SIGNET_ASSIGN_OR_RETURN(
-            ParallelRun run, RunLoad({label, c, options.n}, factories[b],
-                                     [&bar](std::uint64_t done) { bar.Update(done); }));
+        SIGNET_ASSIGN_OR_RETURN(ParallelRun run,
+                                RunLoad({label, c, options.n}, factories[b],
+                                        [&bar](std::uint64_t done) { bar.Update(done); }));
         bar.Finish();
         out << FormatParallelLine(run) << '\n' << std::flush;
         runs.push_back({std::string(backends[b]->name()), std::move(run)});
@@ -77,14 +76,14 @@ Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions
   report.notes.emplace_back("verify", options.verify ? "every signature verified" : "off");
   Table table;
   table.title = "parallel signatures";
-  table.columns = {{"algorithm", 0}, {"backend", 0},  {"n", 0},        {"c", 0},
-                   {"sigs/sec", 3},  {"secs/sig", 6}, {"mean s", 6},   {"p50 s", 6},
+  table.columns = {{"algorithm", 0}, {"backend", 0},  {"n", 0},      {"c", 0},
+                   {"sigs/sec", 3},  {"secs/sig", 6}, {"mean s", 6}, {"p50 s", 6},
                    {"p99 s", 6},     {"t0", 0},       {"t1", 0}};
   for (const auto& [backend, run] : runs) {
     const ParallelFigures f = ComputeFigures(run);
     table.AddRow({run.algo, backend, static_cast<std::int64_t>(run.n),
-                  static_cast<std::int64_t>(run.clients), f.sigs_per_sec, f.secs_per_sig,
-                  f.mean_s, f.p50_s, f.p99_s, FormatWallTime(run.t0), FormatWallTime(run.t1)});
+                  static_cast<std::int64_t>(run.clients), f.sigs_per_sec, f.secs_per_sig, f.mean_s,
+                  f.p50_s, f.p99_s, FormatWallTime(run.t0), FormatWallTime(run.t1)});
   }
   report.tables.push_back(std::move(table));
   return report;
@@ -99,8 +98,7 @@ LineChart ParallelChart(const std::vector<BackendRun>& runs) {
   for (const auto& [backend, run] : runs) {
     auto [it, added] = index.emplace(run.algo, chart.series.size());
     if (added) chart.series.push_back({run.algo, {}});
-    chart.series[it->second].points.emplace_back(run.clients,
-                                                 ComputeFigures(run).sigs_per_sec);
+    chart.series[it->second].points.emplace_back(run.clients, ComputeFigures(run).sigs_per_sec);
   }
   return chart;
 }
@@ -125,8 +123,8 @@ int RunParallel(const ParallelOptions& options, SignerBackend* daemon, std::ostr
     return 1;
   }
   const Report report = ParallelReport(*runs, options);
-  for (const auto& [path, csv] : {std::pair{options.csv_path, true},
-                                  std::pair{options.json_path, false}}) {
+  for (const auto& [path, csv] :
+       {std::pair{options.csv_path, true}, std::pair{options.json_path, false}}) {
     if (path.empty()) continue;
     if (Status s = WriteReportFile(report, path, csv, out); !s.ok()) {
       err << "bench parallel: " << s.error().message << '\n';

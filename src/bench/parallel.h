@@ -26,13 +26,13 @@ namespace signet::bench {
 struct ParallelOptions {
   std::vector<std::string> algorithms = {"rsa1024", "rsa2048", "rsa4096"};
   std::vector<int> clients = {1, 2, 3, 4, 5, 6, 7, 8};
-  std::uint64_t n = 1000;   // operations per (algorithm, c) run
-  bool verify = true;       // false: --no-verify
-  bool raw = false;         // also (or, without a daemon, only) run in-process
-  bool progress = true;     // progress bar on a TTY stderr
-  std::string csv_path;     // as in SpeedOptions
+  std::uint64_t n = 1000;  // operations per (algorithm, c) run
+  bool verify = true;      // false: --no-verify
+  bool raw = false;        // also (or, without a daemon, only) run in-process
+  bool progress = true;    // progress bar on a TTY stderr
+  std::string csv_path;    // as in SpeedOptions
   std::string json_path;
-  std::string chart_path;   // SVG file; empty = none
+  std::string chart_path;  // SVG file; empty = none
 };
 
 // BackendRun: one measured run and the backend that produced it.
@@ -46,8 +46,7 @@ struct BackendRun {
 // it completes. CKR_ARGUMENTS_BAD for bad names, empty client lists,
 // c < 1 or n < 1; otherwise the first error a backend reports.
 [[nodiscard]] Result<std::vector<BackendRun>> MeasureParallel(
-    const ParallelOptions& options, const std::vector<SignerBackend*>& backends,
-    std::ostream& out);
+    const ParallelOptions& options, const std::vector<SignerBackend*>& backends, std::ostream& out);
 
 // ParallelReport / ParallelChart turn runs into the CSV/JSON table and the
 // SVG chart.

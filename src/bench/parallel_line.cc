@@ -24,9 +24,9 @@ std::string FormatDuration(double seconds) {
   const auto micros = seconds > 0 ? static_cast<std::int64_t>(std::llround(seconds * 1e6)) : 0;
   const std::int64_t whole = micros / 1000000;
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld.%06lld",
-                static_cast<long long>(whole / 3600), static_cast<long long>(whole / 60 % 60),
-                static_cast<long long>(whole % 60), static_cast<long long>(micros % 1000000));
+  std::snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld.%06lld", static_cast<long long>(whole / 3600),
+                static_cast<long long>(whole / 60 % 60), static_cast<long long>(whole % 60),
+                static_cast<long long>(micros % 1000000));
   return buf;
 }
 

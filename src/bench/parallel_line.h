@@ -22,12 +22,12 @@ using WallTime = std::chrono::system_clock::time_point;
 
 // ParallelRun: what one (algorithm, clients) load run measured.
 struct ParallelRun {
-  std::string algo;                  // "rsa_2048"
-  std::uint64_t n = 0;               // operations completed
-  int clients = 0;                   // c: concurrent clients
-  WallTime t0;                       // wall clock when the load started
-  WallTime t1;                       // wall clock when the last op finished
-  std::vector<double> latencies_s;   // one per op, seconds
+  std::string algo;                 // "rsa_2048"
+  std::uint64_t n = 0;              // operations completed
+  int clients = 0;                  // c: concurrent clients
+  WallTime t0;                      // wall clock when the load started
+  WallTime t1;                      // wall clock when the last op finished
+  std::vector<double> latencies_s;  // one per op, seconds
 };
 
 // ParallelFigures: the derived numbers of a line (all in seconds or 1/s).

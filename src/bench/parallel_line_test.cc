@@ -16,8 +16,7 @@ WallTime WallAt(int year, int mon, int day, int h, int m, int s, int micros) {
   tm.tm_hour = h;
   tm.tm_min = m;
   tm.tm_sec = s;
-  return std::chrono::system_clock::from_time_t(timegm(&tm)) +
-         std::chrono::microseconds(micros);
+  return std::chrono::system_clock::from_time_t(timegm(&tm)) + std::chrono::microseconds(micros);
 }
 
 // The first line of seed 000, with four latencies whose mean is the seed's.
@@ -85,10 +84,8 @@ TEST(FormatDuration, HoursMinutesRoundingAndCarry) {
 }
 
 TEST(FormatWallTime, UtcWithMicroseconds) {
-  EXPECT_EQ(FormatWallTime(WallAt(2018, 5, 14, 0, 22, 25, 726169)),
-            "2018-05-14 00:22:25.726169");
-  EXPECT_EQ(FormatWallTime(WallAt(1999, 12, 31, 23, 59, 59, 999999)),
-            "1999-12-31 23:59:59.999999");
+  EXPECT_EQ(FormatWallTime(WallAt(2018, 5, 14, 0, 22, 25, 726169)), "2018-05-14 00:22:25.726169");
+  EXPECT_EQ(FormatWallTime(WallAt(1999, 12, 31, 23, 59, 59, 999999)), "1999-12-31 23:59:59.999999");
 }
 
 }  // namespace

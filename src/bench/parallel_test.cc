@@ -48,8 +48,8 @@ TEST(BenchParallel, RawRunPrintsOneSeedLinePerAlgorithmAndClientCount) {
 
   const auto lines = NonEmptyLines(out.str());
   ASSERT_EQ(lines.size(), 4u) << out.str();
-  const char* expected[][2] = {{"ecdsa_p256", "1"}, {"ecdsa_p256", "2"},
-                               {"rsa_1024", "1"},   {"rsa_1024", "2"}};
+  const char* expected[][2] = {
+      {"ecdsa_p256", "1"}, {"ecdsa_p256", "2"}, {"rsa_1024", "1"}, {"rsa_1024", "2"}};
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
     ASSERT_TRUE(std::regex_match(lines[i], m, kLine)) << lines[i];

@@ -21,15 +21,15 @@ ProgressBar ProgressBar::ForStderr(std::string label, std::uint64_t total) {
   return ProgressBar(std::move(label), total, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
 }
 
-std::string ProgressBar::Render(const std::string& label, std::uint64_t done,
-                                std::uint64_t total, int width) {
+std::string ProgressBar::Render(const std::string& label, std::uint64_t done, std::uint64_t total,
+                                int width) {
   total = std::max<std::uint64_t>(total, 1);
   done = std::min(done, total);
   const auto filled = static_cast<int>(done * static_cast<std::uint64_t>(width) / total);
   char pct[16];
   std::snprintf(pct, sizeof(pct), "%3d%%", static_cast<int>(done * 100 / total));
-  return label + " [" + std::string(filled, '#') + std::string(width - filled, '.') + "] " +
-         pct + " " + std::to_string(done) + "/" + std::to_string(total);
+  return label + " [" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + pct +
+         " " + std::to_string(done) + "/" + std::to_string(total);
 }
 
 void ProgressBar::Update(std::uint64_t done) {

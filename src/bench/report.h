@@ -35,7 +35,7 @@ struct Table {
 
 // Report: everything one command run produced.
 struct Report {
-  std::string command;                                    // "speed"
+  std::string command;                                     // "speed"
   std::vector<std::pair<std::string, std::string>> notes;  // key, value
   std::vector<Table> tables;
 };

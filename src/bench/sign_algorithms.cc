@@ -33,8 +33,7 @@ const std::array<SignAlgorithm, 8> kAlgorithms = {{
     {"rsa4096", "rsa_4096", "RSA 4096", {KeyType::kRsa, 4096}, kRsa, 2},
     {"ecp256", "ecdsa_p256", "ECDSA P-256", {KeyType::kEcP256, 0}, kEcdsa256, 100},
     {"ecp384", "ecdsa_p384", "ECDSA P-384", {KeyType::kEcP384, 0}, kEcdsa384, 100},
-    {"secp256k1", "ecdsa_secp256k1", "ECDSA secp256k1", {KeyType::kEcSecp256k1, 0}, kEcdsa256,
-     100},
+    {"secp256k1", "ecdsa_secp256k1", "ECDSA secp256k1", {KeyType::kEcSecp256k1, 0}, kEcdsa256, 100},
     {"ed25519", "ed25519", "Ed25519", {KeyType::kEd25519, 0}, kEd, 100},
 }};
 

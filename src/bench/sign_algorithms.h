@@ -16,12 +16,12 @@
 namespace signet::bench {
 
 struct SignAlgorithm {
-  std::string_view id;       // "rsa2048": `bench parallel --algo`
-  std::string_view label;    // "rsa_2048": the parallel-signatures line
-  std::string_view display;  // "RSA 2048": speed and keygen tables
-  crypto::KeySpec spec;      // its KeySpecName ("rsa:2048") is accepted too
-  crypto::SignParams params; // RSA PKCS#1 v1.5 / ECDSA over a SHA-2 digest
-  int keygen_count;          // default number of keys for `bench keygen`
+  std::string_view id;        // "rsa2048": `bench parallel --algo`
+  std::string_view label;     // "rsa_2048": the parallel-signatures line
+  std::string_view display;   // "RSA 2048": speed and keygen tables
+  crypto::KeySpec spec;       // its KeySpecName ("rsa:2048") is accepted too
+  crypto::SignParams params;  // RSA PKCS#1 v1.5 / ECDSA over a SHA-2 digest
+  int keygen_count;           // default number of keys for `bench keygen`
 };
 
 // AllSignAlgorithms lists every algorithm, in table order (RSA by size,

@@ -27,8 +27,7 @@ class SignerBackend {
   // `verify`, check the signature before counting it. The factory (and
   // whatever it captures) stays valid until the next Prepare or until the
   // backend is destroyed.
-  [[nodiscard]] virtual Result<WorkerFactory> Prepare(const SignAlgorithm& algo,
-                                                      bool verify) = 0;
+  [[nodiscard]] virtual Result<WorkerFactory> Prepare(const SignAlgorithm& algo, bool verify) = 0;
 };
 
 }  // namespace signet::bench

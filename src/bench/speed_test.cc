@@ -24,8 +24,8 @@ TEST(BenchSpeed, QuickRunHasBothTablesWithSaneNumbers) {
   EXPECT_EQ(std::get<std::string>(bulk.rows[0][0]), "MD5");
   EXPECT_EQ(std::get<std::string>(bulk.rows.back()[0]), "ChaCha20");
   for (const auto& row : bulk.rows) {
-    EXPECT_GT(std::get<double>(row[2]), 0) << std::get<std::string>(row[0]);   // MiB/s
-    EXPECT_GE(std::get<double>(row[3]), 0) << std::get<std::string>(row[0]);   // cycles/byte
+    EXPECT_GT(std::get<double>(row[2]), 0) << std::get<std::string>(row[0]);  // MiB/s
+    EXPECT_GE(std::get<double>(row[3]), 0) << std::get<std::string>(row[0]);  // cycles/byte
   }
   const Table& sign = report->tables[1];
   ASSERT_EQ(sign.rows.size(), 4u);
@@ -33,8 +33,8 @@ TEST(BenchSpeed, QuickRunHasBothTablesWithSaneNumbers) {
                          "ECDSA P-256 Verify"};
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(std::get<std::string>(sign.rows[i][0]), names[i]);
-    EXPECT_GT(std::get<double>(sign.rows[i][1]), 0);            // ms/op
-    EXPECT_GE(std::get<std::int64_t>(sign.rows[i][3]), 2);      // ops
+    EXPECT_GT(std::get<double>(sign.rows[i][1]), 0);        // ms/op
+    EXPECT_GE(std::get<std::int64_t>(sign.rows[i][3]), 2);  // ops
   }
 }
 

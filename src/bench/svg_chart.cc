@@ -64,8 +64,8 @@ void WriteAxes(const LineChart& chart, const Scale& s, std::ostream& out) {
         << "\" text-anchor=\"middle\">" << Num(x) << "</text>\n";
   }
   for (double y = 0; y <= s.y_max + s.y_step / 2; y += s.y_step) {
-    out << "<text x=\"" << kLeft - 8 << "\" y=\"" << Num(s.Y(y) + 4)
-        << "\" text-anchor=\"end\">" << Num(y) << "</text>\n";
+    out << "<text x=\"" << kLeft - 8 << "\" y=\"" << Num(s.Y(y) + 4) << "\" text-anchor=\"end\">"
+        << Num(y) << "</text>\n";
   }
   out << "<text x=\"" << kLeft + kPlotW / 2 << "\" y=\"" << kHeight - 12
       << "\" text-anchor=\"middle\">" << XmlEscape(chart.x_label) << "</text>\n";
@@ -81,12 +81,23 @@ std::string XmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -94,8 +105,8 @@ std::string XmlEscape(const std::string& text) {
 
 void WriteSvgLineChart(const LineChart& chart, std::ostream& out) {
   const Scale s = MakeScale(chart);
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
-      << kHeight << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   WriteAxes(chart, s, out);
   for (std::size_t i = 0; i < chart.series.size(); ++i) {

@@ -25,9 +25,7 @@ constexpr std::array<BulkCipherEntry, 3> kCiphers = {{
     {BulkCipherAlg::kChaCha20, "ChaCha20", "chacha20", 32, 16, 0},
 }};
 
-const BulkCipherEntry& Entry(BulkCipherAlg alg) {
-  return kCiphers[static_cast<std::size_t>(alg)];
-}
+const BulkCipherEntry& Entry(BulkCipherAlg alg) { return kCiphers[static_cast<std::size_t>(alg)]; }
 
 // Fetched once: an implicit fetch per EVP_EncryptInit costs a lock and a
 // provider lookup under OpenSSL 3.
