@@ -1,0 +1,75 @@
+// Attribute rules: the one table that says, for every PKCS#11 attribute
+// signet knows, its value shape, whether C_SetAttributeValue may change it,
+// and whether it is a secret component (never returned, PKCS#11 §4.9
+// "sensitive"). Every layer that checks templates reads it; nobody copies a
+// switch over attribute types.
+//
+// Also: helpers to read/write CK_ULONG and CK_BBOOL values in their C ABI
+// byte form (the form the wire, the keystore and the PKCS#11 module use).
+// Immutable static data and pure functions: safe from any thread.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "keystore/token.h"
+
+namespace signet::core {
+
+using crypto::ByteView;
+using crypto::Bytes;
+using keystore::AttributeMap;
+
+// AttrShape: how an attribute's value is laid out.
+enum class AttrShape { kBool, kUlong, kBytes };
+
+struct AttributeRule {
+  CK_ATTRIBUTE_TYPE type;
+  std::string_view name;
+  AttrShape shape;
+  bool modifiable;  // may change after creation (C_SetAttributeValue)
+  bool secret;      // a secret key component: never readable, never stored in clear
+  bool derived;     // computed by the token; a template may not set it on generation
+};
+
+// FindAttributeRule returns the rule for `type`, or nullptr for types signet
+// does not know (templates naming them fail with CKR_ATTRIBUTE_TYPE_INVALID).
+const AttributeRule* FindAttributeRule(CK_ATTRIBUTE_TYPE type);
+
+// AllAttributeRules lists the table, for tests.
+std::span<const AttributeRule> AllAttributeRules();
+
+// Template: attributes as a client sent them, in order (may repeat types).
+struct Attribute {
+  CK_ATTRIBUTE_TYPE type;
+  Bytes value;
+};
+using Template = std::vector<Attribute>;
+
+// ValidateTemplate checks every attribute against the table and converts the
+// template into a map. CKR_ATTRIBUTE_TYPE_INVALID for unknown types,
+// CKR_ATTRIBUTE_VALUE_INVALID for a value of the wrong size,
+// CKR_TEMPLATE_INCONSISTENT when a type repeats with different values.
+Result<AttributeMap> ValidateTemplate(const Template& tmpl);
+
+// BoolBytes / UlongBytes: the C ABI byte form of a value.
+Bytes BoolBytes(bool value);
+Bytes UlongBytes(CK_ULONG value);
+
+// GetBool / GetUlong read a value; nullopt when absent or malformed.
+std::optional<bool> GetBool(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
+std::optional<CK_ULONG> GetUlong(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
+
+// BoolOr: the boolean, or `fallback` when absent.
+bool BoolOr(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type, bool fallback);
+
+// SetDefault stores `value` under `type` unless the map already has it.
+void SetDefault(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type, Bytes value);
+
+// Matches: true when every attribute of `tmpl` is present in `attrs` with
+// an equal value (C_FindObjects matching, PKCS#11 §5.7).
+bool Matches(const AttributeMap& attrs, const AttributeMap& tmpl);
+
+}  // namespace signet::core

@@ -1,0 +1,54 @@
+// ClientState: everything the HSM keeps for one connection (a PKCS#11
+// "application"): its sessions, its login per token, and its object handle
+// table. Handles are random non-zero 32-bit values drawn per connection, so
+// a handle from another connection names nothing here (PKCS#11
+// CKR_SESSION_HANDLE_INVALID / CKR_OBJECT_HANDLE_INVALID) and session
+// objects of other connections can be neither used nor found.
+//
+// Thread contract: requests of one connection run on several workers at
+// once (pipelining); every member is guarded by `mu`. Hsm is the only code
+// that touches the members; it never holds `mu` across crypto or disk work.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/object.h"
+
+namespace signet::core {
+
+class TokenSlot;
+
+struct Session {
+  CK_SLOT_ID slot = 0;
+  bool rw = false;
+};
+
+// HandleEntry: what one object handle of this connection refers to.
+struct HandleEntry {
+  CK_SLOT_ID slot = 0;
+  bool token_object = false;
+  keystore::ObjectHandle token_id = 0;   // token objects
+  RecordPtr session_record;              // session objects
+  CK_SESSION_HANDLE owner_session = 0;   // session objects: dies with it
+};
+
+class ClientState {
+ public:
+  explicit ClientState(std::uint64_t id) : id_(id) {}
+  std::uint64_t id() const { return id_; }
+
+  std::mutex mu;
+  std::unordered_map<CK_SESSION_HANDLE, Session> sessions;
+  std::map<CK_SLOT_ID, keystore::UserType> logins;
+  std::unordered_map<CK_OBJECT_HANDLE, HandleEntry> handles;
+  std::map<std::pair<CK_SLOT_ID, keystore::ObjectHandle>, CK_OBJECT_HANDLE> token_handles;
+  bool closed = false;  // Disconnect ran: refuse new sessions
+
+ private:
+  const std::uint64_t id_;
+};
+
+}  // namespace signet::core

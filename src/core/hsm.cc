@@ -1,0 +1,205 @@
+// Hsm: opening the data dir, slots, connections and the lookups every
+// operation shares (session, object handle, key material).
+#include "core/hsm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "crypto/symmetric.h"
+#include "keystore/data_dir.h"
+
+namespace signet::core {
+
+CK_ULONG RandomHandle() {
+  for (;;) {
+    std::uint32_t v = 0;
+    std::span<std::uint8_t> out(reinterpret_cast<std::uint8_t*>(&v), sizeof v);
+    if (!crypto::FillRandom(out).ok()) continue;  // DRBG failure: retry
+    if (v != 0) return v;
+  }
+}
+
+Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (!std::filesystem::is_directory(options.data_dir, ec)) {
+    return MakeError(CKR_DEVICE_ERROR, "data dir " + options.data_dir.string() + " is not usable");
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
+  std::unique_ptr<Hsm> hsm(new Hsm(std::move(options)));
+  for (const auto& file : files) {
+    SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, hsm->options_.token_options));
+    auto slot = std::make_unique<TokenSlot>(hsm->slots_.size(), file, std::move(token));
+    SIGNET_TRY(slot->LoadObjects());
+    hsm->slots_.push_back(std::move(slot));
+  }
+  return hsm;
+}
+
+Hsm::~Hsm() = default;
+
+std::shared_ptr<ClientState> Hsm::NewClient() {
+  return std::make_shared<ClientState>(next_client_id_.fetch_add(1));
+}
+
+TokenSlot* Hsm::FindSlot(CK_SLOT_ID slot) const {
+  std::shared_lock lock(slots_mu_);
+  return slot < slots_.size() ? slots_[slot].get() : nullptr;
+}
+
+std::vector<SlotDescription> Hsm::Slots() const {
+  std::vector<SlotDescription> out;
+  std::shared_lock lock(slots_mu_);
+  for (const auto& slot : slots_) {
+    keystore::TokenInfo info = slot->token().Info();
+    SlotDescription d;
+    d.id = slot->id();
+    d.token_present = true;
+    d.label = info.label;
+    d.serial = info.serial;
+    d.flags = CKF_TOKEN_INITIALIZED | CKF_LOGIN_REQUIRED | CKF_RNG;
+    if (info.user_pin_initialized) d.flags |= CKF_USER_PIN_INITIALIZED;
+    if (info.user_pin_locked) d.flags |= CKF_USER_PIN_LOCKED;
+    if (info.so_pin_locked) d.flags |= CKF_SO_PIN_LOCKED;
+    if (info.user_pin_failures > 0) d.flags |= CKF_USER_PIN_COUNT_LOW;
+    if (info.user_pin_failures + 1 == info.max_pin_failures) d.flags |= CKF_USER_PIN_FINAL_TRY;
+    if (info.so_pin_failures > 0) d.flags |= CKF_SO_PIN_COUNT_LOW;
+    d.sessions = static_cast<CK_ULONG>(slot->sessions.load());
+    d.rw_sessions = static_cast<CK_ULONG>(slot->rw_sessions.load());
+    out.push_back(std::move(d));
+  }
+  SlotDescription free_slot;
+  free_slot.id = slots_.size();
+  out.push_back(free_slot);
+  return out;
+}
+
+keystore::CacheStats Hsm::CacheTotals() const {
+  keystore::CacheStats total;
+  std::shared_lock lock(slots_mu_);
+  for (const auto& slot : slots_) {
+    keystore::CacheStats s = slot->token().cache_stats();
+    total.hits += s.hits;
+    total.misses += s.misses;
+    total.evictions += s.evictions;
+    total.size += s.size;
+    total.capacity += s.capacity;
+  }
+  return total;
+}
+
+Result<Hsm::Resolved> Hsm::ResolveSession(ClientState& c, CK_SESSION_HANDLE s) {
+  Resolved r;
+  {
+    std::lock_guard lock(c.mu);
+    auto it = c.sessions.find(s);
+    if (it == c.sessions.end()) {
+      return MakeError(CKR_SESSION_HANDLE_INVALID, "no such session on this connection");
+    }
+    r.session = it->second;
+    auto login = c.logins.find(r.session.slot);
+    if (login != c.logins.end()) {
+      r.logged_in_user = login->second == keystore::UserType::kUser;
+      r.logged_in_so = login->second == keystore::UserType::kSo;
+    }
+  }
+  r.slot = FindSlot(r.session.slot);
+  if (r.slot == nullptr) return MakeError(CKR_SESSION_HANDLE_INVALID, "session's slot is gone");
+  return r;
+}
+
+Result<Hsm::ResolvedObject> Hsm::ResolveObject(ClientState& c, const Resolved& r,
+                                               CK_OBJECT_HANDLE o) {
+  ResolvedObject out;
+  {
+    std::lock_guard lock(c.mu);
+    auto it = c.handles.find(o);
+    if (it == c.handles.end() || it->second.slot != r.session.slot) {
+      return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object on this connection");
+    }
+    out.token_object = it->second.token_object;
+    out.token_id = it->second.token_id;
+    out.record = it->second.session_record;
+  }
+  if (out.token_object) {
+    out.record = r.slot->Get(out.token_id);
+    if (out.record == nullptr) return MakeError(CKR_OBJECT_HANDLE_INVALID, "object was destroyed");
+  }
+  // Private objects exist for a logged-in user only (PKCS#11 §4.4).
+  if (out.record->is_private() && !r.logged_in_user) {
+    return MakeError(CKR_OBJECT_HANDLE_INVALID, "private object needs a user login");
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(
+    const Resolved& r, const ResolvedObject& obj) {
+  if (!obj.record->has_secret) {
+    return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key material");
+  }
+  if (!obj.token_object) return obj.record->session_secret;
+  // A miss is told from a hit by the cache's own miss counter; under
+  // concurrency a racing miss may be attributed to a hit's call, which only
+  // blurs the split between the two phases, never the totals.
+  std::uint64_t misses_before = r.slot->token().cache_stats().misses;
+  std::uint64_t start = NowNs();
+  auto key = r.slot->token().FetchKey(obj.token_id);
+  std::uint64_t elapsed = NowNs() - start;
+  bool miss = r.slot->token().cache_stats().misses != misses_before;
+  counters_.Add(miss ? Phase::kKeyFetchMiss : Phase::kKeyFetchHit, elapsed);
+  return key;
+}
+
+CK_OBJECT_HANDLE Hsm::HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id) {
+  std::lock_guard lock(c.mu);
+  auto key = std::make_pair(slot, id);
+  auto it = c.token_handles.find(key);
+  if (it != c.token_handles.end()) return it->second;
+  CK_OBJECT_HANDLE h;
+  do {
+    h = RandomHandle();
+  } while (c.handles.count(h) != 0);
+  HandleEntry entry;
+  entry.slot = slot;
+  entry.token_object = true;
+  entry.token_id = id;
+  c.handles.emplace(h, std::move(entry));
+  c.token_handles.emplace(key, h);
+  return h;
+}
+
+Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
+                                          AttributeMap attrs,
+                                          std::shared_ptr<const keystore::UnwrappedKey> secret) {
+  bool token = BoolOr(attrs, CKA_TOKEN, false);
+  bool priv = BoolOr(attrs, CKA_PRIVATE, false);
+  if (token && !r.session.rw) {
+    return MakeError(CKR_SESSION_READ_ONLY, "token objects need a read-write session");
+  }
+  if (priv && !r.logged_in_user) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
+  }
+  if (token) {
+    SIGNET_ASSIGN_OR_RETURN(keystore::ObjectHandle id,
+                            r.slot->Create(std::move(attrs), secret ? &secret->value : nullptr));
+    return HandleForToken(c, r.slot->id(), id);
+  }
+  auto rec = std::make_shared<ObjectRecord>();
+  rec->attributes = std::move(attrs);
+  rec->has_secret = secret != nullptr;
+  rec->session_secret = std::move(secret);
+  std::lock_guard lock(c.mu);
+  if (c.sessions.count(s) == 0) return MakeError(CKR_SESSION_HANDLE_INVALID, "session closed");
+  CK_OBJECT_HANDLE h;
+  do {
+    h = RandomHandle();
+  } while (c.handles.count(h) != 0);
+  HandleEntry entry;
+  entry.slot = r.slot->id();
+  entry.session_record = std::move(rec);
+  entry.owner_session = s;
+  c.handles.emplace(h, std::move(entry));
+  return h;
+}
+
+}  // namespace signet::core

@@ -1,0 +1,202 @@
+// Hsm: the software HSM behind the daemon. It owns the slots (one keystore
+// token each, plus one free slot where InitToken creates a token), and
+// carries out every PKCS#11-shaped operation for a connection's ClientState.
+// Mechanism and attribute rules come from mechanisms.h / attributes.h.
+//
+// Every operation is synchronous and may do crypto and disk I/O: the daemon
+// calls them on its worker threads (core/scheduler.h), never on an event
+// loop. Return codes are the CK_RV PKCS#11 names for each case.
+//
+// Thread contract: all methods may be called concurrently from any thread,
+// also for the same ClientState (pipelined requests). The Hsm must outlive
+// every ClientState it handed out.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "core/client_state.h"
+#include "core/mechanisms.h"
+#include "core/stats.h"
+#include "core/token_slot.h"
+
+namespace signet::core {
+
+struct PssParams {
+  CK_MECHANISM_TYPE hash_alg = 0;
+  CK_RSA_PKCS_MGF_TYPE mgf = 0;
+  CK_ULONG salt_len = 0;
+};
+struct GcmParams {
+  Bytes iv;
+  Bytes aad;
+  CK_ULONG tag_bits = 128;
+};
+// Mechanism: CK_MECHANISM with its parameter in typed form.
+struct Mechanism {
+  CK_MECHANISM_TYPE type = 0;
+  std::optional<PssParams> pss;
+  std::optional<GcmParams> gcm;
+};
+
+// SlotDescription: one slot for GetInfo (CK_SLOT_INFO + CK_TOKEN_INFO).
+struct SlotDescription {
+  CK_SLOT_ID id = 0;
+  bool token_present = false;
+  std::string label;
+  std::string serial;
+  CK_FLAGS flags = 0;
+  CK_ULONG sessions = 0;
+  CK_ULONG rw_sessions = 0;
+};
+
+struct SessionInfo {
+  CK_SLOT_ID slot = 0;
+  CK_STATE state = 0;
+  CK_FLAGS flags = 0;
+};
+
+struct AttributeValue {
+  CK_ATTRIBUTE_TYPE type = 0;
+  CK_RV rv = CKR_OK;
+  Bytes value;
+};
+
+struct HsmOptions {
+  std::filesystem::path data_dir;
+  keystore::TokenOptions token_options;
+};
+
+// kMinPinLen / kMaxPinLen: PIN length limits reported and enforced.
+inline constexpr std::size_t kMinPinLen = 4;
+inline constexpr std::size_t kMaxPinLen = 256;
+
+class Hsm {
+ public:
+  // Open loads every `*.token` file in the data dir (sorted by name: slots
+  // 0..N-1). CKR_DEVICE_ERROR when the dir is unusable.
+  static Result<std::unique_ptr<Hsm>> Open(HsmOptions options);
+  ~Hsm();
+
+  // NewClient makes the state for a new connection.
+  std::shared_ptr<ClientState> NewClient();
+  // Disconnect closes every session of `client` (destroying its session
+  // objects) and ends its logins. Idempotent.
+  void Disconnect(ClientState& client);
+
+  std::vector<SlotDescription> Slots() const;
+  PhaseCounters& counters() { return counters_; }
+  keystore::CacheStats CacheTotals() const;
+  std::size_t open_sessions() const { return open_sessions_.load(std::memory_order_relaxed); }
+
+  // --- sessions and login (hsm_session.cc)
+  Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot, CK_FLAGS flags);
+  Status CloseSession(ClientState& c, CK_SESSION_HANDLE session);
+  Status CloseAllSessions(ClientState& c, CK_SLOT_ID slot);
+  Result<SessionInfo> GetSessionInfo(ClientState& c, CK_SESSION_HANDLE session);
+  Status Login(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user, ByteView pin);
+  Status Logout(ClientState& c, CK_SESSION_HANDLE session);
+  Status InitPin(ClientState& c, CK_SESSION_HANDLE session, ByteView pin);
+  Status SetPin(ClientState& c, CK_SESSION_HANDLE session, ByteView old_pin, ByteView new_pin);
+
+  // --- tokens (hsm_token.cc)
+  // InitToken creates a token on the free slot or re-initialises the token
+  // of `slot` (SO PIN must be right; CKR_SESSION_EXISTS when sessions are
+  // open on it). Returns the slot id and serial.
+  Result<std::pair<CK_SLOT_ID, std::string>> InitToken(CK_SLOT_ID slot, ByteView so_pin,
+                                                       std::string_view label, ByteView user_pin);
+
+  // --- objects (hsm_objects.cc)
+  Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t);
+  Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                                      const Template& t);
+  Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o);
+  Result<std::vector<CK_OBJECT_HANDLE>> FindObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                    const Template& t, std::size_t max_count);
+  // GetAttributeValue: one entry per type; the CK_RV per PKCS#11 §5.7 is
+  // returned in *overall (CKR_OK, CKR_ATTRIBUTE_SENSITIVE,
+  // CKR_ATTRIBUTE_TYPE_INVALID). Errors of the call itself in the Result.
+  Result<std::vector<AttributeValue>> GetAttributeValue(ClientState& c, CK_SESSION_HANDLE s,
+                                                        CK_OBJECT_HANDLE o,
+                                                        const std::vector<CK_ATTRIBUTE_TYPE>& types,
+                                                        CK_RV* overall);
+  Status SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                           const Template& t);
+
+  // --- keys (hsm_keys.cc)
+  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(
+      ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub,
+      const Template& priv);
+  Result<CK_OBJECT_HANDLE> GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                       const Template& t);
+  Result<Bytes> WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                        CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key);
+  Result<CK_OBJECT_HANDLE> UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                     CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
+                                     const Template& t);
+
+  // --- crypto (hsm_crypto.cc)
+  Result<Bytes> Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
+                     ByteView data);
+  // SignBatch: per-input results; the outer Result fails only when no input
+  // can be signed (bad session, key or mechanism).
+  Result<std::vector<Result<Bytes>>> SignBatch(ClientState& c, CK_SESSION_HANDLE s,
+                                               CK_OBJECT_HANDLE key, const Mechanism& m,
+                                               const std::vector<ByteView>& inputs);
+  Status Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
+                ByteView data, ByteView signature);
+  Result<Bytes> Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, ByteView data);
+  Result<Bytes> Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                        const Mechanism& m, ByteView data);
+  Result<Bytes> Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                        const Mechanism& m, ByteView data);
+  Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length);
+
+  // Internal helpers shared by the hsm_*.cc files (public for them only).
+  struct Resolved {
+    TokenSlot* slot = nullptr;
+    Session session;
+    bool logged_in_user = false;  // this connection, this token
+    bool logged_in_so = false;
+  };
+  Result<Resolved> ResolveSession(ClientState& c, CK_SESSION_HANDLE s);
+  struct ResolvedObject {
+    RecordPtr record;
+    bool token_object = false;
+    keystore::ObjectHandle token_id = 0;
+  };
+  Result<ResolvedObject> ResolveObject(ClientState& c, const Resolved& r, CK_OBJECT_HANDLE o);
+  // FetchSecret returns a key's secret (cached unwrap for token keys).
+  Result<std::shared_ptr<const keystore::UnwrappedKey>> FetchSecret(const Resolved& r,
+                                                                    const ResolvedObject& obj);
+  // StoreObject stores a new object (token or session per CKA_TOKEN) and
+  // returns its handle for `c`. Checks RW session and login for writes.
+  Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
+                                       AttributeMap attrs,
+                                       std::shared_ptr<const keystore::UnwrappedKey> secret);
+  CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
+  TokenSlot* FindSlot(CK_SLOT_ID slot) const;
+
+ private:
+  explicit Hsm(HsmOptions options) : options_(std::move(options)) {}
+  void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s, std::vector<keystore::UserType>* logouts,
+                          TokenSlot** slot_out);
+
+  HsmOptions options_;
+  mutable std::shared_mutex slots_mu_;
+  std::vector<std::unique_ptr<TokenSlot>> slots_;  // index == slot id
+  std::mutex init_mu_;                             // serialises InitToken
+  std::atomic<std::uint64_t> next_client_id_{1};
+  std::atomic<std::size_t> open_sessions_{0};
+  PhaseCounters counters_;
+};
+
+// RandomHandle draws a non-zero 32-bit handle from the DRBG.
+CK_ULONG RandomHandle();
+
+}  // namespace signet::core

@@ -1,0 +1,171 @@
+// Hsm: signatures, digests, AES-GCM and random bytes (PKCS#11 §5.8-5.12).
+// The sign path is the hot one: session and object lookups are hash-map
+// hits under short locks, the key comes from the keystore's unwrapped-key
+// cache, and nothing is copied but the signature.
+#include "core/hsm.h"
+#include "crypto/symmetric.h"
+
+namespace signet::core {
+namespace {
+
+crypto::DigestAlg DigestForLength(std::size_t n) {
+  switch (n) {
+    case 20: return crypto::DigestAlg::kSha1;
+    case 32: return crypto::DigestAlg::kSha256;
+    case 48: return crypto::DigestAlg::kSha384;
+    case 64: return crypto::DigestAlg::kSha512;
+    default: return crypto::DigestAlg::kNone;
+  }
+}
+
+// SignParamsFor maps a mechanism (and its PSS parameters) to crypto/'s
+// parameters. ECDSA signatures use PKCS#11's raw r||s form.
+Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechanism& m,
+                                         std::size_t input_len) {
+  crypto::SignParams p;
+  p.scheme = rule.scheme;
+  p.digest = rule.digest;
+  p.prehashed = rule.prehashed;
+  p.ecdsa_format = crypto::EcdsaFormat::kRaw;
+  if (rule.scheme == crypto::SignScheme::kEcdsa && rule.prehashed) {
+    p.digest = DigestForLength(input_len);
+    if (p.digest == crypto::DigestAlg::kNone) {
+      return MakeError(CKR_DATA_LEN_RANGE, "CKM_ECDSA takes a 20/32/48/64-byte digest");
+    }
+  }
+  if (rule.scheme == crypto::SignScheme::kRsaPss) {
+    if (!m.pss) {
+      if (rule.prehashed) return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs PSS params");
+      return p;
+    }
+    crypto::DigestAlg hash = DigestForMechanism(m.pss->hash_alg);
+    crypto::DigestAlg mgf = DigestForMgf(m.pss->mgf);
+    if (hash == crypto::DigestAlg::kNone || mgf == crypto::DigestAlg::kNone ||
+        (!rule.prehashed && hash != rule.digest) || m.pss->salt_len > 1024) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, "PSS params do not fit the mechanism");
+    }
+    p.digest = hash;
+    p.pss_mgf1 = mgf;
+    p.pss_salt_len = static_cast<int>(m.pss->salt_len);
+  }
+  return p;
+}
+
+// CheckKeyUse verifies the key's class, type and usage flag for `usage`.
+Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT_CLASS cls,
+                   CK_ATTRIBUTE_TYPE usage) {
+  if (rec.object_class() != cls && !(cls == CKO_PUBLIC_KEY && rec.object_class() == CKO_PRIVATE_KEY)) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key class does not fit the operation");
+  }
+  if (rec.key_type() != rule.key_type) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
+  }
+  if (!BoolOr(rec.attributes, usage, false)) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED,
+                     std::string(FindAttributeRule(usage)->name) + " is false for this key");
+  }
+  return OkStatus();
+}
+
+Result<const MechanismRule*> MechanismFor(const Mechanism& m, CK_FLAGS needed) {
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
+  if ((rule->flags & needed) == 0) {
+    return MakeError(CKR_MECHANISM_INVALID, std::string(rule->name) + " does not do this operation");
+  }
+  return rule;
+}
+
+}  // namespace
+
+Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HANDLE s,
+                                                  CK_OBJECT_HANDLE key, const Mechanism& m,
+                                                  const std::vector<ByteView>& inputs) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_SIGN));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_SIGN));
+  SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+  if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+  std::vector<Result<Bytes>> out;
+  out.reserve(inputs.size());
+  for (ByteView input : inputs) {
+    auto params = SignParamsFor(*rule, m, input.size());
+    if (!params.ok()) {
+      out.emplace_back(std::move(params).error());
+      continue;
+    }
+    ScopedPhase phase(counters_, Phase::kSign);
+    out.push_back(crypto::Sign(*secret->private_key, *params, input));
+  }
+  return out;
+}
+
+Result<Bytes> Hsm::Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                        const Mechanism& m, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(auto results, SignBatch(c, s, key, m, {data}));
+  return std::move(results.front());
+}
+
+Status Hsm::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
+                   ByteView data, ByteView signature) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_VERIFY));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
+  SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
+  SIGNET_ASSIGN_OR_RETURN(crypto::SignParams params, SignParamsFor(*rule, m, data.size()));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(obj.record->attributes));
+  ScopedPhase phase(counters_, Phase::kVerify);
+  return crypto::Verify(pub, params, data, signature);
+}
+
+Result<Bytes> Hsm::Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, ByteView data) {
+  SIGNET_TRY(ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_DIGEST));
+  return crypto::Digest(rule->digest, data);
+}
+
+namespace {
+Result<std::size_t> GcmTagBytes(const Mechanism& m) {
+  if (!m.gcm) return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_GCM needs GCM params");
+  if (m.gcm->tag_bits % 8 != 0 || m.gcm->tag_bits < 96 || m.gcm->tag_bits > 128 ||
+      m.gcm->iv.empty() || m.gcm->iv.size() > 256) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM tag must be 96-128 bits, IV 1-256 bytes");
+  }
+  return static_cast<std::size_t>(m.gcm->tag_bits / 8);
+}
+}  // namespace
+
+Result<Bytes> Hsm::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                           const Mechanism& m, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_ENCRYPT));
+  SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_ENCRYPT));
+  SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+  return crypto::AesGcmEncrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag);
+}
+
+Result<Bytes> Hsm::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                           const Mechanism& m, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_DECRYPT));
+  SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_DECRYPT));
+  SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes plain,
+                          crypto::AesGcmDecrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag));
+  return Bytes(plain.begin(), plain.end());
+}
+
+Result<Bytes> Hsm::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) {
+  SIGNET_TRY(ResolveSession(c, s));
+  if (length > 65536) return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of random bytes per call");
+  Bytes out(length);
+  SIGNET_TRY(crypto::FillRandom(out));
+  return out;
+}
+
+}  // namespace signet::core

@@ -1,0 +1,178 @@
+// Hsm: key generation, wrapping and unwrapping (PKCS#11 §5.14).
+#include <algorithm>
+
+#include "core/hsm.h"
+#include "core/key_defaults.h"
+#include "crypto/symmetric.h"
+
+namespace signet::core {
+namespace {
+
+// KeySpecFromTemplates reads what to generate from the public template:
+// CKA_MODULUS_BITS / CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS.
+Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const AttributeMap& pub) {
+  crypto::KeySpec spec;
+  if (rule.key_type == CKK_RSA) {
+    auto bits = GetUlong(pub, CKA_MODULUS_BITS);
+    if (!bits) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_MODULUS_BITS is required");
+    if (*bits < rule.min_key_size || *bits > rule.max_key_size) {
+      return MakeError(CKR_KEY_SIZE_RANGE, "RSA keys are 1024-4096 bits");
+    }
+    auto e = pub.find(CKA_PUBLIC_EXPONENT);
+    if (e != pub.end()) {
+      Bytes f4 = {0x01, 0x00, 0x01};
+      Bytes given(std::find_if(e->second.begin(), e->second.end(), [](auto b) { return b != 0; }),
+                  e->second.end());
+      if (given != f4) return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "only e = 65537 is supported");
+    }
+    spec.type = crypto::KeyType::kRsa;
+    spec.rsa_bits = static_cast<int>(*bits);
+    return spec;
+  }
+  auto params = pub.find(CKA_EC_PARAMS);
+  if (params == pub.end()) {
+    if (rule.key_type != CKK_EC_EDWARDS) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_EC_PARAMS is required");
+    spec.type = crypto::KeyType::kEd25519;
+    return spec;
+  }
+  SIGNET_ASSIGN_OR_RETURN(spec.type, crypto::KeyTypeFromEcParams(params->second));
+  bool edwards = spec.type == crypto::KeyType::kEd25519;
+  if (edwards != (rule.key_type == CKK_EC_EDWARDS)) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "curve does not fit the mechanism");
+  }
+  return spec;
+}
+
+Status CheckKeyTypeAttr(const AttributeMap& attrs, CK_KEY_TYPE want) {
+  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  if (type && *type != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not fit");
+  return OkStatus();
+}
+
+Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
+  auto cls = GetUlong(attrs, CKA_CLASS);
+  if (cls && *cls != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_CLASS does not fit");
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
+    ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub_t,
+    const Template& priv_t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
+  if ((rule->flags & CKF_GENERATE_KEY_PAIR) == 0) {
+    return MakeError(CKR_MECHANISM_INVALID, "not a key pair generation mechanism");
+  }
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap pub, ValidateTemplate(pub_t));
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap priv, ValidateTemplate(priv_t));
+  SIGNET_TRY(CheckNoComputedAttributes(pub, true));
+  SIGNET_TRY(CheckNoComputedAttributes(priv, true));
+  SIGNET_TRY(CheckClassAttr(pub, CKO_PUBLIC_KEY));
+  SIGNET_TRY(CheckClassAttr(priv, CKO_PRIVATE_KEY));
+  SIGNET_TRY(CheckKeyTypeAttr(pub, rule->key_type));
+  SIGNET_TRY(CheckKeyTypeAttr(priv, rule->key_type));
+  SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, KeySpecFromTemplates(*rule, pub));
+  // Check permissions before the (possibly long) generation.
+  bool any_token = BoolOr(pub, CKA_TOKEN, false) || BoolOr(priv, CKA_TOKEN, false);
+  if (any_token && !r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token keys need a RW session");
+  if (BoolOr(priv, CKA_PRIVATE, true) && !r.logged_in_user) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "private keys need a user login");
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(spec));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
+  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, key.ToPkcs8Der());
+  for (const auto& [t, v] : derived) {
+    pub[t] = v;
+    priv[t] = v;
+  }
+  priv.erase(CKA_MODULUS_BITS);  // a public-key attribute only
+  KeyOrigin origin{true, m.type};
+  ApplyObjectDefaults(pub, CKO_PUBLIC_KEY, origin);
+  ApplyObjectDefaults(priv, CKO_PRIVATE_KEY, origin);
+  auto secret = std::make_shared<keystore::UnwrappedKey>();
+  secret->value = std::move(der);
+  secret->private_key = std::move(key);
+  // Private first: if storing it fails, no orphan public key is left.
+  SIGNET_ASSIGN_OR_RETURN(CK_OBJECT_HANDLE priv_h, StoreObject(c, s, r, std::move(priv), std::move(secret)));
+  auto pub_h = StoreObject(c, s, r, std::move(pub), nullptr);
+  if (!pub_h.ok()) {
+    (void)DestroyObject(c, s, priv_h);
+    return std::move(pub_h).error();
+  }
+  return std::make_pair(*pub_h, priv_h);
+}
+
+Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                          const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
+  if ((rule->flags & CKF_GENERATE) == 0) return MakeError(CKR_MECHANISM_INVALID, "not a key generation mechanism");
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
+  SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
+  SIGNET_TRY(CheckKeyTypeAttr(attrs, rule->key_type));
+  auto len = GetUlong(attrs, CKA_VALUE_LEN);
+  if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
+  if (*len != 16 && *len != 24 && *len != 32) return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
+  auto secret = std::make_shared<keystore::UnwrappedKey>();
+  SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(*len));
+  attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
+  ApplyObjectDefaults(attrs, CKO_SECRET_KEY, KeyOrigin{true, m.type});
+  return StoreObject(c, s, r, std::move(attrs), std::move(secret));
+}
+
+Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                           CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  if (m.type != CKM_AES_KEY_WRAP_KWP) return MakeError(CKR_MECHANISM_INVALID, "wrap with CKM_AES_KEY_WRAP_KWP");
+  auto wrapper = ResolveObject(c, r, wrapping_key);
+  if (!wrapper.ok()) return MakeError(CKR_WRAPPING_KEY_HANDLE_INVALID, wrapper.error().message);
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject target, ResolveObject(c, r, key));
+  const AttributeMap& wa = wrapper->record->attributes;
+  if (wrapper->record->key_type() != CKK_AES) return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT, "wrapping key must be AES");
+  if (!BoolOr(wa, CKA_WRAP, false)) return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
+  if (!target.record->has_secret) return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
+  if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
+    return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
+  SIGNET_ASSIGN_OR_RETURN(auto value, FetchSecret(r, target));
+  return crypto::AesKeyWrapPad(kek->value, value->value);
+}
+
+Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                        CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
+                                        const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  if (m.type != CKM_AES_KEY_WRAP_KWP) return MakeError(CKR_MECHANISM_INVALID, "unwrap with CKM_AES_KEY_WRAP_KWP");
+  auto unwrapper = ResolveObject(c, r, unwrapping_key);
+  if (!unwrapper.ok()) return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
+  if (unwrapper->record->key_type() != CKK_AES) return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT, "unwrapping key must be AES");
+  if (!BoolOr(unwrapper->record->attributes, CKA_UNWRAP, false)) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_UNWRAP is false");
+  }
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
+  auto cls = GetUlong(attrs, CKA_CLASS);
+  if (!cls || (*cls != CKO_PRIVATE_KEY && *cls != CKO_SECRET_KEY)) {
+    return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS (private or secret key) is required");
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *unwrapper));
+  crypto::SecureBytes plain;
+  {
+    ScopedPhase phase(counters_, Phase::kUnwrap);
+    SIGNET_ASSIGN_OR_RETURN(plain, crypto::AesKeyUnwrapPad(kek->value, wrapped));
+  }
+  attrs[CKA_VALUE] = Bytes(plain.begin(), plain.end());
+  // ImportKeyMaterial-equivalent path: CreateObject's rules apply.
+  Template as_template;
+  for (auto& [type, value] : attrs) as_template.push_back({type, std::move(value)});
+  auto handle = CreateObject(c, s, as_template);
+  for (auto& a : as_template) std::fill(a.value.begin(), a.value.end(), 0);
+  return handle;
+}
+
+}  // namespace signet::core

@@ -1,0 +1,211 @@
+// Hsm: object management (PKCS#11 §5.7): create/import, copy, destroy,
+// find, get and set attributes.
+#include "core/hsm.h"
+#include "core/key_defaults.h"
+
+namespace signet::core {
+namespace {
+
+// ImportKeyMaterial turns an imported key's CKA_VALUE into key material and
+// the attributes the key determines. Private keys come as PKCS#8 DER,
+// AES keys as raw bytes; public keys are checked by rebuilding them.
+Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(
+    AttributeMap& attrs, CK_OBJECT_CLASS cls, bool token) {
+  auto value_it = attrs.find(CKA_VALUE);
+  if (cls == CKO_PUBLIC_KEY) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(attrs));
+    SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
+    for (auto& [t, v] : derived) attrs[t] = std::move(v);
+    return std::shared_ptr<const keystore::UnwrappedKey>();
+  }
+  if (value_it == attrs.end()) {
+    return MakeError(CKR_TEMPLATE_INCOMPLETE,
+                     "CKA_VALUE is required (PKCS#8 DER for private keys, raw bytes for AES)");
+  }
+  auto key = std::make_shared<keystore::UnwrappedKey>();
+  key->value.assign(value_it->second.begin(), value_it->second.end());
+  crypto::SecureBytes wipe(value_it->second.begin(), value_it->second.end());
+  attrs.erase(value_it);
+  if (cls == CKO_SECRET_KEY) {
+    auto type = GetUlong(attrs, CKA_KEY_TYPE);
+    if (type && *type != CKK_AES) return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
+    std::size_t n = key->value.size();
+    if (n != 16 && n != 24 && n != 32) {
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "AES keys are 16, 24 or 32 bytes");
+    }
+    attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
+    attrs[CKA_VALUE_LEN] = UlongBytes(n);
+    return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey priv, crypto::PrivateKey::FromPkcs8Der(key->value));
+  if (token && priv.spec().type == crypto::KeyType::kRsa && priv.spec().rsa_bits < 1024) {
+    return MakeError(CKR_KEY_SIZE_RANGE, "token keys refuse RSA below 1024 bits");
+  }
+  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  if (type && *type != PkcsKeyType(priv.spec().type)) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not match the key");
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, priv.Public());
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
+  for (auto& [t, v] : derived) attrs[t] = std::move(v);
+  key->private_key = std::move(priv);
+  return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
+}
+
+bool IsSecretComponent(const ObjectRecord& rec, CK_ATTRIBUTE_TYPE type) {
+  const AttributeRule* rule = FindAttributeRule(type);
+  if (rule != nullptr && rule->secret) return true;
+  CK_OBJECT_CLASS cls = rec.object_class();
+  return type == CKA_VALUE && (cls == CKO_PRIVATE_KEY || cls == CKO_SECRET_KEY);
+}
+
+}  // namespace
+
+Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
+  auto cls = GetUlong(attrs, CKA_CLASS);
+  if (!cls) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS is required");
+  std::shared_ptr<const keystore::UnwrappedKey> secret;
+  if (*cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY) {
+    SIGNET_ASSIGN_OR_RETURN(secret, ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false)));
+  } else if (*cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
+  }
+  ApplyObjectDefaults(attrs, *cls, KeyOrigin{});
+  return StoreObject(c, s, r, std::move(attrs), std::move(secret));
+}
+
+Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                                         const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap changes, ValidateTemplate(t));
+  if (!BoolOr(obj.record->attributes, CKA_COPYABLE, true)) {
+    return MakeError(CKR_ACTION_PROHIBITED, "object is not copyable");
+  }
+  AttributeMap attrs = obj.record->attributes;
+  for (auto& [type, value] : changes) {
+    const AttributeRule* rule = FindAttributeRule(type);
+    if (!rule->modifiable && type != CKA_TOKEN && type != CKA_PRIVATE) {
+      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " cannot change on copy");
+    }
+    attrs[type] = value;
+  }
+  std::shared_ptr<const keystore::UnwrappedKey> secret;
+  if (obj.record->has_secret) {
+    SIGNET_ASSIGN_OR_RETURN(secret, FetchSecret(r, obj));
+  }
+  return StoreObject(c, s, r, std::move(attrs), std::move(secret));
+}
+
+Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+  if (!BoolOr(obj.record->attributes, CKA_DESTROYABLE, true)) {
+    return MakeError(CKR_ACTION_PROHIBITED, "object is not destroyable");
+  }
+  if (obj.token_object) {
+    if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token objects need a RW session");
+    SIGNET_TRY(r.slot->Destroy(obj.token_id));
+  }
+  std::lock_guard lock(c.mu);
+  c.handles.erase(o);
+  if (obj.token_object) c.token_handles.erase({r.slot->id(), obj.token_id});
+  return OkStatus();
+}
+
+Result<std::vector<CK_OBJECT_HANDLE>> Hsm::FindObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                       const Template& t, std::size_t max_count) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  AttributeMap tmpl;
+  for (const Attribute& a : t) tmpl[a.type] = a.value;  // unknown types simply match nothing
+  std::vector<CK_OBJECT_HANDLE> out;
+  auto visible = [&](const ObjectRecord& rec) {
+    return (!rec.is_private() || r.logged_in_user) && Matches(rec.attributes, tmpl);
+  };
+  for (const auto& [id, rec] : r.slot->Snapshot()) {
+    if (max_count != 0 && out.size() >= max_count) break;
+    if (visible(*rec)) out.push_back(HandleForToken(c, r.slot->id(), id));
+  }
+  std::lock_guard lock(c.mu);
+  for (const auto& [h, entry] : c.handles) {
+    if (max_count != 0 && out.size() >= max_count) break;
+    if (!entry.token_object && entry.slot == r.slot->id() && visible(*entry.session_record)) {
+      out.push_back(h);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<AttributeValue>> Hsm::GetAttributeValue(
+    ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+    const std::vector<CK_ATTRIBUTE_TYPE>& types, CK_RV* overall) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+  const ObjectRecord& rec = *obj.record;
+  bool readable = !BoolOr(rec.attributes, CKA_SENSITIVE, false) &&
+                  BoolOr(rec.attributes, CKA_EXTRACTABLE, true);
+  *overall = CKR_OK;
+  std::vector<AttributeValue> out;
+  out.reserve(types.size());
+  for (CK_ATTRIBUTE_TYPE type : types) {
+    AttributeValue v{type, CKR_OK, {}};
+    auto it = rec.attributes.find(type);
+    if (IsSecretComponent(rec, type)) {
+      // Only a non-sensitive, extractable AES key reveals CKA_VALUE; private
+      // key components never leave except wrapped (C_WrapKey).
+      if (readable && type == CKA_VALUE && rec.object_class() == CKO_SECRET_KEY) {
+        SIGNET_ASSIGN_OR_RETURN(auto key, FetchSecret(r, obj));
+        v.value.assign(key->value.begin(), key->value.end());
+      } else if (it != rec.attributes.end() && rec.object_class() != CKO_PRIVATE_KEY &&
+                 rec.object_class() != CKO_SECRET_KEY) {
+        v.value = it->second;
+      } else {
+        v.rv = CKR_ATTRIBUTE_SENSITIVE;
+      }
+    } else if (it != rec.attributes.end()) {
+      v.value = it->second;
+    } else {
+      v.rv = CKR_ATTRIBUTE_TYPE_INVALID;
+    }
+    if (v.rv != CKR_OK && *overall == CKR_OK) *overall = v.rv;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                              const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap changes, ValidateTemplate(t));
+  const AttributeMap& attrs = obj.record->attributes;
+  if (!BoolOr(attrs, CKA_MODIFIABLE, true)) {
+    return MakeError(CKR_ACTION_PROHIBITED, "object is not modifiable");
+  }
+  for (const auto& [type, value] : changes) {
+    const AttributeRule* rule = FindAttributeRule(type);
+    if (!rule->modifiable) return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " is read-only");
+    bool now = !value.empty() && value[0] != CK_FALSE;
+    // One-way switches (PKCS#11 §4.9): sensitive only on, extractable only off.
+    if ((type == CKA_SENSITIVE && !now && BoolOr(attrs, CKA_SENSITIVE, false)) ||
+        (type == CKA_EXTRACTABLE && now && !BoolOr(attrs, CKA_EXTRACTABLE, true))) {
+      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " can only be tightened");
+    }
+  }
+  if (obj.token_object) {
+    if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token objects need a RW session");
+    return r.slot->Update(obj.token_id, changes);
+  }
+  auto updated = std::make_shared<ObjectRecord>(*obj.record);
+  for (const auto& [type, value] : changes) updated->attributes[type] = value;
+  std::lock_guard lock(c.mu);
+  auto it = c.handles.find(o);
+  if (it == c.handles.end()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "object was destroyed");
+  it->second.session_record = std::move(updated);
+  return OkStatus();
+}
+
+}  // namespace signet::core

@@ -1,0 +1,222 @@
+// Hsm: sessions, login state and PINs (PKCS#11 §5.6 session management,
+// §5.5 PIN functions).
+#include "core/hsm.h"
+
+namespace signet::core {
+namespace {
+
+Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
+  if (user == CKU_SO) return keystore::UserType::kSo;
+  if (user == CKU_USER) return keystore::UserType::kUser;
+  if (user == CKU_CONTEXT_SPECIFIC) {
+    return MakeError(CKR_OPERATION_NOT_INITIALIZED, "no operation needs context-specific login");
+  }
+  return MakeError(CKR_USER_TYPE_INVALID, "unknown user type");
+}
+
+Status CheckPinLength(ByteView pin) {
+  if (pin.size() < kMinPinLen || pin.size() > kMaxPinLen) {
+    return MakeError(CKR_PIN_LEN_RANGE, "PIN length must be 4-256 bytes");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, CK_FLAGS flags) {
+  if ((flags & CKF_SERIAL_SESSION) == 0) {
+    return MakeError(CKR_SESSION_PARALLEL_NOT_SUPPORTED, "CKF_SERIAL_SESSION must be set");
+  }
+  TokenSlot* slot = FindSlot(slot_id);
+  if (slot == nullptr) {
+    std::shared_lock lock(slots_mu_);
+    if (slot_id == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
+    return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
+  }
+  bool rw = (flags & CKF_RW_SESSION) != 0;
+  std::lock_guard lock(c.mu);
+  if (c.closed) return MakeError(CKR_DEVICE_REMOVED, "connection closed");
+  auto login = c.logins.find(slot_id);
+  if (!rw && login != c.logins.end() && login->second == keystore::UserType::kSo) {
+    return MakeError(CKR_SESSION_READ_WRITE_SO_EXISTS, "SO is logged in: only RW sessions");
+  }
+  CK_SESSION_HANDLE h;
+  do {
+    h = RandomHandle();
+  } while (c.sessions.count(h) != 0);
+  c.sessions.emplace(h, Session{slot_id, rw});
+  slot->sessions.fetch_add(1);
+  if (rw) slot->rw_sessions.fetch_add(1);
+  open_sessions_.fetch_add(1);
+  return h;
+}
+
+// CloseSessionLocked removes a session, its session objects, and — when it
+// was the connection's last session on the token — its login (PKCS#11 §5.6:
+// closing the last session logs the application out). REQUIRES: c.mu held.
+void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
+                             std::vector<keystore::UserType>* logouts, TokenSlot** slot_out) {
+  auto it = c.sessions.find(s);
+  Session session = it->second;
+  c.sessions.erase(it);
+  open_sessions_.fetch_sub(1);
+  TokenSlot* slot = FindSlot(session.slot);
+  *slot_out = slot;
+  if (slot != nullptr) {
+    slot->sessions.fetch_sub(1);
+    if (session.rw) slot->rw_sessions.fetch_sub(1);
+  }
+  for (auto h = c.handles.begin(); h != c.handles.end();) {
+    if (!h->second.token_object && h->second.owner_session == s) {
+      h = c.handles.erase(h);
+    } else {
+      ++h;
+    }
+  }
+  bool last = true;
+  for (const auto& [handle, other] : c.sessions) {
+    if (other.slot == session.slot) last = false;
+  }
+  auto login = c.logins.find(session.slot);
+  if (last && login != c.logins.end()) {
+    logouts->push_back(login->second);
+    c.logins.erase(login);
+  }
+}
+
+Status Hsm::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
+  std::vector<keystore::UserType> logouts;
+  TokenSlot* slot = nullptr;
+  {
+    std::lock_guard lock(c.mu);
+    if (c.sessions.count(s) == 0) {
+      return MakeError(CKR_SESSION_HANDLE_INVALID, "no such session on this connection");
+    }
+    CloseSessionLocked(c, s, &logouts, &slot);
+  }
+  for (auto user : logouts) slot->Logout(user);
+  return OkStatus();
+}
+
+Status Hsm::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
+  if (FindSlot(slot_id) == nullptr) return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
+  std::vector<keystore::UserType> logouts;
+  TokenSlot* slot = nullptr;
+  {
+    std::lock_guard lock(c.mu);
+    std::vector<CK_SESSION_HANDLE> victims;
+    for (const auto& [h, session] : c.sessions) {
+      if (session.slot == slot_id) victims.push_back(h);
+    }
+    for (auto h : victims) CloseSessionLocked(c, h, &logouts, &slot);
+  }
+  for (auto user : logouts) slot->Logout(user);
+  return OkStatus();
+}
+
+void Hsm::Disconnect(ClientState& c) {
+  std::vector<std::pair<TokenSlot*, keystore::UserType>> logouts;
+  {
+    std::lock_guard lock(c.mu);
+    c.closed = true;
+    while (!c.sessions.empty()) {
+      std::vector<keystore::UserType> users;
+      TokenSlot* slot = nullptr;
+      CloseSessionLocked(c, c.sessions.begin()->first, &users, &slot);
+      for (auto u : users) logouts.emplace_back(slot, u);
+    }
+    c.handles.clear();
+    c.token_handles.clear();
+  }
+  for (auto [slot, user] : logouts) {
+    if (slot != nullptr) slot->Logout(user);
+  }
+}
+
+Result<SessionInfo> Hsm::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SessionInfo info;
+  info.slot = r.session.slot;
+  info.flags = CKF_SERIAL_SESSION | (r.session.rw ? CKF_RW_SESSION : 0);
+  if (r.logged_in_so) {
+    info.state = CKS_RW_SO_FUNCTIONS;
+  } else if (r.logged_in_user) {
+    info.state = r.session.rw ? CKS_RW_USER_FUNCTIONS : CKS_RO_USER_FUNCTIONS;
+  } else {
+    info.state = r.session.rw ? CKS_RW_PUBLIC_SESSION : CKS_RO_PUBLIC_SESSION;
+  }
+  return info;
+}
+
+Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, ByteView pin) {
+  SIGNET_ASSIGN_OR_RETURN(keystore::UserType user, ToUserType(user_type));
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  {
+    std::lock_guard lock(c.mu);
+    auto login = c.logins.find(r.session.slot);
+    if (login != c.logins.end()) {
+      return login->second == user
+                 ? MakeError(CKR_USER_ALREADY_LOGGED_IN, "already logged in")
+                 : MakeError(CKR_USER_ANOTHER_ALREADY_LOGGED_IN, "the other user is logged in");
+    }
+    if (user == keystore::UserType::kSo) {
+      for (const auto& [h, session] : c.sessions) {
+        if (session.slot == r.session.slot && !session.rw) {
+          return MakeError(CKR_SESSION_READ_ONLY_EXISTS, "SO login needs every session RW");
+        }
+      }
+    }
+  }
+  if (user == keystore::UserType::kUser && !r.slot->token().Info().user_pin_initialized) {
+    return MakeError(CKR_USER_PIN_NOT_INITIALIZED, "user PIN not initialised (InitPin)");
+  }
+  // The PIN check (scrypt) runs without c.mu so the connection's other
+  // requests keep flowing.
+  SIGNET_TRY(r.slot->Login(user, pin));
+  std::lock_guard lock(c.mu);
+  if (c.closed) {
+    // The connection went away while the PIN was checked: Disconnect has
+    // already ended its logins, so this one must not outlive it.
+    r.slot->Logout(user);
+    return MakeError(CKR_SESSION_CLOSED, "connection closed");
+  }
+  auto [it, inserted] = c.logins.emplace(r.session.slot, user);
+  if (!inserted) {
+    // A concurrent Login of this connection won the race: undo ours.
+    r.slot->Logout(user);
+    return MakeError(CKR_USER_ALREADY_LOGGED_IN, "already logged in");
+  }
+  return OkStatus();
+}
+
+Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  keystore::UserType user;
+  {
+    std::lock_guard lock(c.mu);
+    auto login = c.logins.find(r.session.slot);
+    if (login == c.logins.end()) return MakeError(CKR_USER_NOT_LOGGED_IN, "not logged in");
+    user = login->second;
+    c.logins.erase(login);
+  }
+  r.slot->Logout(user);
+  return OkStatus();
+}
+
+Status Hsm::InitPin(ClientState& c, CK_SESSION_HANDLE s, ByteView pin) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  if (!r.logged_in_so) return MakeError(CKR_USER_NOT_LOGGED_IN, "InitPIN needs the SO logged in");
+  if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "InitPIN needs a RW session");
+  SIGNET_TRY(CheckPinLength(pin));
+  return r.slot->token().InitUserPin(pin);
+}
+
+Status Hsm::SetPin(ClientState& c, CK_SESSION_HANDLE s, ByteView old_pin, ByteView new_pin) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "SetPIN needs a RW session");
+  SIGNET_TRY(CheckPinLength(new_pin));
+  keystore::UserType user = r.logged_in_so ? keystore::UserType::kSo : keystore::UserType::kUser;
+  return r.slot->token().SetPin(user, old_pin, new_pin);
+}
+
+}  // namespace signet::core

@@ -1,0 +1,50 @@
+// Hsm::InitToken (PKCS#11 §5.5 C_InitToken): create a token on the free
+// slot, or re-initialise an existing one.
+#include "core/hsm.h"
+#include "keystore/data_dir.h"
+
+namespace signet::core {
+
+Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(CK_SLOT_ID slot_id, ByteView so_pin,
+                                                          std::string_view label,
+                                                          ByteView user_pin) {
+  if (so_pin.size() < kMinPinLen || so_pin.size() > kMaxPinLen) {
+    return MakeError(CKR_PIN_LEN_RANGE, "SO PIN length must be 4-256 bytes");
+  }
+  std::lock_guard init_lock(init_mu_);
+  std::size_t count;
+  {
+    std::shared_lock lock(slots_mu_);
+    count = slots_.size();
+  }
+  if (slot_id == count) {
+    SIGNET_ASSIGN_OR_RETURN(auto token,
+                            keystore::CreateInDirectory(options_.data_dir, label, so_pin, user_pin,
+                                                        options_.token_options));
+    std::string serial = token->Info().serial;
+    auto slot = std::make_unique<TokenSlot>(slot_id, keystore::TokenFilePath(options_.data_dir, serial),
+                                            std::move(token));
+    SIGNET_TRY(slot->LoadObjects());
+    std::unique_lock lock(slots_mu_);
+    slots_.push_back(std::move(slot));
+    return std::make_pair(slot_id, serial);
+  }
+  TokenSlot* slot = FindSlot(slot_id);
+  if (slot == nullptr) return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
+  if (slot->sessions.load() > 0) {
+    return MakeError(CKR_SESSION_EXISTS, "close every session on the token first");
+  }
+  // Re-initialisation: the SO PIN must be right; every object is destroyed.
+  // The label and PINs stay (the keystore has no relabel yet).
+  SIGNET_TRY(slot->Login(keystore::UserType::kSo, so_pin));
+  Status status = OkStatus();
+  for (const auto& [id, record] : slot->Snapshot()) {
+    Status s = slot->Destroy(id);
+    if (!s.ok() && status.ok()) status = s;
+  }
+  slot->Logout(keystore::UserType::kSo);
+  SIGNET_TRY(status);
+  return std::make_pair(slot_id, slot->token().Info().serial);
+}
+
+}  // namespace signet::core

@@ -1,0 +1,64 @@
+#include "core/object.h"
+
+namespace signet::core {
+
+Bytes DerOctetString(ByteView bytes) {
+  Bytes out{0x04};
+  std::size_t n = bytes.size();
+  if (n < 0x80) {
+    out.push_back(static_cast<std::uint8_t>(n));
+  } else if (n <= 0xff) {
+    out.push_back(0x81);
+    out.push_back(static_cast<std::uint8_t>(n));
+  } else {
+    out.push_back(0x82);
+    out.push_back(static_cast<std::uint8_t>(n >> 8));
+    out.push_back(static_cast<std::uint8_t>(n));
+  }
+  out.insert(out.end(), bytes.begin(), bytes.end());
+  return out;
+}
+
+CK_KEY_TYPE PkcsKeyType(crypto::KeyType type) {
+  if (type == crypto::KeyType::kRsa) return CKK_RSA;
+  if (type == crypto::KeyType::kEd25519) return CKK_EC_EDWARDS;
+  return CKK_EC;
+}
+
+Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key) {
+  AttributeMap attrs;
+  crypto::KeySpec spec = key.spec();
+  attrs[CKA_KEY_TYPE] = UlongBytes(PkcsKeyType(spec.type));
+  if (spec.type == crypto::KeyType::kRsa) {
+    SIGNET_ASSIGN_OR_RETURN(Bytes modulus, key.RsaModulus());
+    SIGNET_ASSIGN_OR_RETURN(Bytes exponent, key.RsaPublicExponent());
+    attrs[CKA_MODULUS_BITS] = UlongBytes(static_cast<CK_ULONG>(spec.rsa_bits));
+    attrs[CKA_MODULUS] = std::move(modulus);
+    attrs[CKA_PUBLIC_EXPONENT] = std::move(exponent);
+    return attrs;
+  }
+  SIGNET_ASSIGN_OR_RETURN(Bytes point, key.EcPoint());
+  attrs[CKA_EC_PARAMS] = crypto::EcParamsDer(spec.type);
+  attrs[CKA_EC_POINT] = DerOctetString(point);
+  return attrs;
+}
+
+Result<crypto::PublicKey> PublicKeyFromAttributes(const AttributeMap& attrs) {
+  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  auto get = [&attrs](CK_ATTRIBUTE_TYPE t) -> const Bytes* {
+    auto it = attrs.find(t);
+    return it == attrs.end() ? nullptr : &it->second;
+  };
+  if (type == CKK_RSA) {
+    const Bytes* n = get(CKA_MODULUS);
+    const Bytes* e = get(CKA_PUBLIC_EXPONENT);
+    if (n && e) return crypto::PublicKey::FromRsaComponents(*n, *e);
+  } else if (type == CKK_EC || type == CKK_EC_EDWARDS) {
+    const Bytes* params = get(CKA_EC_PARAMS);
+    const Bytes* point = get(CKA_EC_POINT);
+    if (params && point) return crypto::PublicKey::FromEcPoint(*params, *point);
+  }
+  return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object does not hold a usable public key");
+}
+
+}  // namespace signet::core

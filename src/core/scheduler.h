@@ -1,0 +1,105 @@
+// Scheduler: a fixed pool of worker threads fed by a fair, bounded queue.
+//
+// Each connection submits into its own FIFO queue; workers take one task at
+// a time from the connection at the head of a ring of connections with work,
+// then move that connection to the back. So a client pipelining a thousand
+// requests gets the same share of the workers as one sending one at a time,
+// and throughput does not fall as clients outnumber cores.
+//
+// The total number of queued tasks is bounded: Submit refuses past the bound
+// (the caller answers SIGNET_RV_BUSY), so memory never grows without limit.
+//
+// Thread contract: every method may be called from any thread. Tasks run on
+// the workers and must not throw (a thrown exception is caught and counted,
+// never propagated). The destructor stops the workers after the tasks
+// already queued have run.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/stats.h"
+
+namespace signet::core {
+
+class Scheduler {
+ public:
+  using Task = std::function<void()>;
+  using QueueId = std::uint64_t;
+
+  struct Options {
+    std::size_t workers = 0;        // 0: one per hardware thread
+    std::size_t max_queued = 4096;  // total queued (not running) tasks
+  };
+
+  struct Stats {
+    std::size_t workers = 0;
+    std::size_t capacity = 0;
+    std::size_t depth = 0;
+    std::size_t peak = 0;
+    std::uint64_t rejected = 0;
+    std::uint64_t completed = 0;
+  };
+
+  // Scheduler starts the workers. `counters` (not owned, may be null) gets
+  // each task's queue wait; it must outlive the Scheduler.
+  Scheduler(Options options, PhaseCounters* counters);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Submit queues `task` behind `queue`'s earlier tasks. Returns false, and
+  // drops the task, when the bound is reached or Stop was called.
+  [[nodiscard]] bool Submit(QueueId queue, Task task);
+
+  // SubmitControl queues `task` like Submit but past the bound and after
+  // Stop (connection clean-up must always run). Dropped only when the
+  // scheduler is being destroyed, in which case it runs inline.
+  void SubmitControl(QueueId queue, Task task);
+
+  // Cancel drops every task still queued for `queue` (its connection went
+  // away) and returns how many; running tasks finish normally.
+  std::size_t Cancel(QueueId queue);
+
+  // WaitIdle blocks until no task is queued or running.
+  void WaitIdle();
+
+  // Stop refuses new tasks from now on; queued ones still run.
+  void Stop();
+
+  Stats stats() const;
+  std::size_t workers() const { return threads_.size(); }
+
+ private:
+  struct Item {
+    Task task;
+    std::uint64_t enqueued_ns;
+  };
+
+  void WorkerLoop();
+
+  const std::size_t max_queued_;
+  PhaseCounters* counters_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable idle_cv_;
+  std::unordered_map<QueueId, std::deque<Item>> queues_;
+  std::deque<QueueId> ready_;  // connections with queued work, round-robin order
+  std::size_t queued_ = 0;
+  std::size_t running_ = 0;
+  std::size_t peak_ = 0;
+  std::uint64_t rejected_ = 0;
+  std::uint64_t completed_ = 0;
+  bool stopping_ = false;  // no new tasks
+  bool exiting_ = false;   // workers leave when the queue is empty
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace signet::core

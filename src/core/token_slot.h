@@ -1,0 +1,84 @@
+// TokenSlot: one slot holding one keystore token, plus what the daemon keeps
+// about it in memory: a cache of every object's attributes (so FindObjects,
+// GetAttributeValue and the usage checks of a signature read no database),
+// and which connections are logged in (the Token holds its KEK while at
+// least one is; PKCS#11 login state is per application, here per connection).
+//
+// Thread contract: every method may be called from any thread. Object cache
+// reads take a shared lock; writes go to the keystore first, then the cache,
+// under an exclusive lock. Login/Logout serialise on their own mutex (a
+// Login runs the PIN KDF: it may take ~100 ms and blocks only other logins
+// of this token).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+#include "core/object.h"
+
+namespace signet::core {
+
+class TokenSlot {
+ public:
+  // TokenSlot takes ownership of an opened token. LoadObjects must be called
+  // once before use.
+  TokenSlot(CK_SLOT_ID id, std::filesystem::path file, std::unique_ptr<keystore::Token> token);
+
+  // LoadObjects fills the attribute cache from the database.
+  Status LoadObjects();
+
+  CK_SLOT_ID id() const { return id_; }
+  const std::filesystem::path& file() const { return file_; }
+  keystore::Token& token() { return *token_; }
+
+  // Get returns an object's record, or nullptr if there is none.
+  RecordPtr Get(keystore::ObjectHandle id) const;
+
+  // Snapshot returns every object (id, record), for FindObjects.
+  std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const;
+
+  // Create stores a new token object (attributes plus, for keys, the secret
+  // value to wrap) and caches it.
+  Result<keystore::ObjectHandle> Create(AttributeMap attributes, const crypto::SecureBytes* secret);
+
+  // Update replaces `changes` in the object's attributes.
+  Status Update(keystore::ObjectHandle id, const AttributeMap& changes);
+
+  // Destroy deletes the object.
+  Status Destroy(keystore::ObjectHandle id);
+
+  // Login verifies `pin` for `user` through the keystore and counts this
+  // connection as logged in. CKR_USER_ANOTHER_ALREADY_LOGGED_IN when another
+  // connection is logged in as the other user type.
+  Status Login(keystore::UserType user, crypto::ByteView pin);
+
+  // Logout ends one connection's login; the last one makes the Token forget
+  // its KEK and zeroise its key cache.
+  void Logout(keystore::UserType user);
+
+  // logged_in: how many connections are logged in as `user`.
+  int logged_in(keystore::UserType user) const;
+
+  // Session counters over all connections (for CK_TOKEN_INFO).
+  std::atomic<int> sessions{0};
+  std::atomic<int> rw_sessions{0};
+
+ private:
+  const CK_SLOT_ID id_;
+  const std::filesystem::path file_;
+  std::unique_ptr<keystore::Token> token_;
+
+  mutable std::shared_mutex objects_mu_;
+  std::map<keystore::ObjectHandle, RecordPtr> objects_;
+
+  mutable std::mutex login_mu_;
+  int user_logins_ = 0;
+  int so_logins_ = 0;
+};
+
+}  // namespace signet::core

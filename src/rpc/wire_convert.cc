@@ -1,0 +1,40 @@
+#include "rpc/wire_convert.h"
+
+namespace signet::rpc {
+
+crypto::ByteView View(const ByteVector* v) {
+  if (v == nullptr) return {};
+  return {v->data(), v->size()};
+}
+
+core::Template ToTemplate(const AttrVector* v) {
+  core::Template out;
+  if (v == nullptr) return out;
+  out.reserve(v->size());
+  for (const wire::Attribute* a : *v) {
+    crypto::ByteView value = View(a->value());
+    out.push_back({a->type(), crypto::Bytes(value.begin(), value.end())});
+  }
+  return out;
+}
+
+core::Mechanism ToMechanism(const wire::Mechanism* m) {
+  core::Mechanism out;
+  if (m == nullptr) return out;
+  out.type = m->type();
+  if (const wire::PssParams* pss = m->pss()) {
+    out.pss = core::PssParams{pss->hash_alg(), pss->mgf(), pss->salt_len()};
+  }
+  if (const wire::GcmParams* gcm = m->gcm()) {
+    core::GcmParams g;
+    auto iv = View(gcm->iv());
+    auto aad = View(gcm->aad());
+    g.iv.assign(iv.begin(), iv.end());
+    g.aad.assign(aad.begin(), aad.end());
+    g.tag_bits = gcm->tag_bits();
+    out.gcm = std::move(g);
+  }
+  return out;
+}
+
+}  // namespace signet::rpc
