@@ -28,6 +28,7 @@ std::string* KeyField(const std::string& key, ModuleConfig& config) {
       {"tls_cert", &ModuleConfig::tls_cert},
       {"tls_key", &ModuleConfig::tls_key},
       {"tls_server_name", &ModuleConfig::tls_server_name},
+      {"timeout", &ModuleConfig::timeout},
   };
   for (const Row& row : kRows) {
     if (key == row.key) return &(config.*row.field);
@@ -79,6 +80,11 @@ Result<ModuleConfig> LoadModuleConfig() {
   }
   if (const char* socket = std::getenv("SIGNET_SOCKET"); socket != nullptr && *socket != '\0') {
     config.socket = socket;
+  }
+  if (config.timeout.empty() ||
+      config.timeout.find_first_not_of("0123456789") != std::string::npos ||
+      config.timeout.size() > 6) {
+    return MakeError(CKR_DEVICE_ERROR, "timeout must be a number of seconds");
   }
   if (config.socket.empty()) {
     return MakeError(CKR_DEVICE_ERROR,

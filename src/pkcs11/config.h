@@ -3,7 +3,9 @@
 //   SIGNET_SOCKET  the daemon's address (a Unix socket path, "unix:PATH" or
 //                  "tcp://host:port"); wins over the file.
 //   SIGNET_CONF    a config file of `key = value` lines ('#' starts a
-//                  comment): socket, tls_ca, tls_cert, tls_key, tls_server_name.
+//                  comment): socket, tls_ca, tls_cert, tls_key, tls_server_name,
+//                  timeout (seconds one wait for the daemon may take; default
+//                  120, 0 = forever).
 // Without either, /etc/signet/pkcs11.conf is read when it exists. Plain
 // values; no synchronisation needed.
 #pragma once
@@ -20,6 +22,7 @@ struct ModuleConfig {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_server_name;
+  std::string timeout = "120";  // seconds, validated by LoadModuleConfig
 };
 
 // ParseConfigText reads `key = value` lines into `config`, leaving keys the
@@ -29,7 +32,7 @@ struct ModuleConfig {
 
 // LoadModuleConfig applies the rules above. CKR_DEVICE_ERROR with a message
 // for a person when no daemon address is configured or the file named by
-// SIGNET_CONF cannot be read or parsed.
+// SIGNET_CONF cannot be read or parsed, or its timeout is not a number.
 [[nodiscard]] Result<ModuleConfig> LoadModuleConfig();
 
 }  // namespace signet::pkcs11

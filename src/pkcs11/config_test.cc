@@ -60,5 +60,22 @@ TEST_F(ModuleConfigEnv, MissingFileIsDeviceError) {
   EXPECT_EQ(config.error().code, CKR_DEVICE_ERROR);
 }
 
+TEST_F(ModuleConfigEnv, TimeoutMustBeSeconds) {
+  setenv("SIGNET_SOCKET", "/x.sock", 1);
+  Result<ModuleConfig> fine = LoadModuleConfig();
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->timeout, "120");
+  char dir_template[] = "/tmp/signet-p11conf-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/pkcs11.conf";
+  std::ofstream(path) << "timeout = soon\n";
+  setenv("SIGNET_CONF", path.c_str(), 1);
+  Result<ModuleConfig> bad = LoadModuleConfig();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, CKR_DEVICE_ERROR);
+  std::remove(path.c_str());
+  rmdir(dir_template);
+}
+
 }  // namespace
 }  // namespace signet::pkcs11

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "client/rv_names.h"
@@ -55,6 +56,7 @@ Result<std::unique_ptr<client::Client>> ModuleState::Connect() {
     options.tls_cert_file = config_->tls_cert;
     options.tls_key_file = config_->tls_key;
     options.tls_server_name = config_->tls_server_name;
+    options.timeout = std::chrono::seconds(std::stoi(config_->timeout));
     return client::Client::Connect(options);
   }();
   if (conn.ok()) return conn;
