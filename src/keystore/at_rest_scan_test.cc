@@ -140,5 +140,36 @@ TEST_F(AtRestScan, NoKeyMaterialInDatabaseOrWal) {
   ExpectNoneFound(file_, needles_, "after close");
 }
 
+TEST_F(AtRestScan, DestroyedKeyLeavesNoWrappedBlob) {
+  auto token = Token::Create(file_, "scan", Pin("so-pin"), Pin("user-pin"), testing::FastOptions());
+  ASSERT_TRUE(token.ok());
+  token_ = std::move(*token);
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  SecureBytes secret(48, 0x33);
+  auto handle = token_->CreateObject({{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)}}, &secret);
+  ASSERT_TRUE(handle.ok());
+  token_.reset();  // checkpoint: the blob is now in the main file
+  Bytes wrapped;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(file_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db, "SELECT wrapped_value FROM objects", -1, &stmt, nullptr);
+    ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt, 0));
+    wrapped.assign(p, p + sqlite3_column_bytes(stmt, 0));
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+  }
+  ASSERT_TRUE(Contains(testing::ReadFileBytes(file_), wrapped)) << "positive control";
+
+  auto reopened = Token::Open(file_, testing::FastOptions());
+  ASSERT_TRUE(reopened.ok());
+  ASSERT_TRUE((*reopened)->DestroyObject(*handle).ok());
+  reopened->reset();
+  EXPECT_FALSE(Contains(TokenFilesBytes(file_), wrapped))
+      << "a destroyed key's wrapped blob must be overwritten (secure_delete)";
+}
+
 }  // namespace
 }  // namespace signet::keystore

@@ -121,6 +121,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::filesystem::path& fi
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   SIGNET_TRY(db->Exec("PRAGMA foreign_keys=ON"));
+  // Overwrite deleted rows with zeros, so a destroyed key's wrapped blob
+  // does not linger in free pages of the file.
+  SIGNET_TRY(db->Exec("PRAGMA secure_delete=ON"));
   return db;
 }
 

@@ -88,7 +88,8 @@ class Database {
  public:
   // Open opens `file` read-write (never creates it: callers create token
   // files themselves with the right mode). The connection gets
-  // busy_timeout, foreign_keys=ON and extended result codes; journal mode
+  // busy_timeout, foreign_keys=ON, secure_delete=ON and extended result
+  // codes; journal mode
   // is left to the caller (see ConfigureDurability).
   static Result<std::unique_ptr<Database>> Open(const std::filesystem::path& file);
 
