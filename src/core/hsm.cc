@@ -21,7 +21,10 @@ CK_ULONG RandomHandle() {
 
 Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   std::error_code ec;
-  std::filesystem::create_directories(options.data_dir, ec);
+  if (std::filesystem::create_directories(options.data_dir, ec)) {
+    // Only the daemon's user may list tokens or reach the socket.
+    std::filesystem::permissions(options.data_dir, std::filesystem::perms::owner_all, ec);
+  }
   if (!std::filesystem::is_directory(options.data_dir, ec)) {
     return MakeError(CKR_DEVICE_ERROR, "data dir " + options.data_dir.string() + " is not usable");
   }

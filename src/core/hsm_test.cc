@@ -1,0 +1,304 @@
+// Hsm without sockets: session ownership, login rules, object policy and
+// signatures checked by the openssl CLI.
+#include "core/hsm.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "crypto/sign.h"
+
+namespace signet::core {
+namespace {
+
+using crypto::AsBytes;
+
+constexpr std::string_view kSoPin = "so-pin-1234";
+constexpr std::string_view kUserPin = "user-pin-1234";
+constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
+constexpr CK_FLAGS kRo = CKF_SERIAL_SESSION;
+
+class HsmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/signet-hsm-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    HsmOptions options;
+    options.data_dir = dir_ / "data";
+    options.token_options.kdf.n = 1u << 10;  // tests: cheap KDF
+    auto hsm = Hsm::Open(options);
+    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
+    hsm_ = std::move(*hsm);
+    auto init = hsm_->InitToken(0, AsBytes(kSoPin), "test", AsBytes(kUserPin));
+    ASSERT_TRUE(init.ok()) << init.error().message;
+    a_ = hsm_->NewClient();
+    b_ = hsm_->NewClient();
+  }
+  void TearDown() override {
+    if (a_) hsm_->Disconnect(*a_);
+    if (b_) hsm_->Disconnect(*b_);
+    hsm_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  CK_SESSION_HANDLE OpenLoggedIn(ClientState& c) {
+    auto s = hsm_->OpenSession(c, 0, kRw);
+    EXPECT_TRUE(s.ok());
+    EXPECT_TRUE(hsm_->Login(c, *s, CKU_USER, AsBytes(kUserPin)).ok());
+    return *s;
+  }
+
+  std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> GenerateP256(ClientState& c, CK_SESSION_HANDLE s,
+                                                            bool token, Template priv = {}) {
+    Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};
+    Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)},
+                    {CKA_TOKEN, BoolBytes(token)}};
+    priv.push_back({CKA_TOKEN, BoolBytes(token)});
+    auto pair = hsm_->GenerateKeyPair(c, s, m, pub, priv);
+    EXPECT_TRUE(pair.ok()) << pair.error().message;
+    return *pair;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Hsm> hsm_;
+  std::shared_ptr<ClientState> a_, b_;
+};
+
+TEST_F(HsmTest, SlotsListTokenThenFreeSlot) {
+  auto slots = hsm_->Slots();
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_TRUE(slots[0].token_present);
+  EXPECT_EQ(slots[0].label, "test");
+  EXPECT_TRUE(slots[0].flags & CKF_USER_PIN_INITIALIZED);
+  EXPECT_FALSE(slots[1].token_present);
+  auto s = hsm_->OpenSession(*a_, 1, kRw);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, CKR_TOKEN_NOT_PRESENT);
+  auto bad = hsm_->OpenSession(*a_, 7, kRw);
+  EXPECT_EQ(bad.error().code, CKR_SLOT_ID_INVALID);
+  auto parallel = hsm_->OpenSession(*a_, 0, CKF_RW_SESSION);
+  EXPECT_EQ(parallel.error().code, CKR_SESSION_PARALLEL_NOT_SUPPORTED);
+}
+
+TEST_F(HsmTest, SessionHandlesAreBoundToTheirConnection) {
+  auto s = hsm_->OpenSession(*a_, 0, kRw);
+  ASSERT_TRUE(s.ok());
+  auto info = hsm_->GetSessionInfo(*b_, *s);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().code, CKR_SESSION_HANDLE_INVALID);
+  EXPECT_EQ(hsm_->CloseSession(*b_, *s).error().code, CKR_SESSION_HANDLE_INVALID);
+  EXPECT_TRUE(hsm_->GetSessionInfo(*a_, *s).ok());
+}
+
+TEST_F(HsmTest, SessionKeyInvisibleToOtherConnectionAndGoneAfterDisconnect) {
+  CK_SESSION_HANDLE sa = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE sb = OpenLoggedIn(*b_);
+  auto [pub, priv] = GenerateP256(*a_, sa, false);
+  auto found_a = hsm_->FindObjects(*a_, sa, {}, 0);
+  ASSERT_TRUE(found_a.ok());
+  EXPECT_EQ(found_a->size(), 2u);
+  auto found_b = hsm_->FindObjects(*b_, sb, {}, 0);
+  ASSERT_TRUE(found_b.ok());
+  EXPECT_TRUE(found_b->empty());
+  Mechanism m{CKM_ECDSA_SHA256, {}, {}};
+  auto sig = hsm_->Sign(*b_, sb, priv, m, AsBytes("hi"));
+  ASSERT_FALSE(sig.ok());
+  EXPECT_EQ(sig.error().code, CKR_OBJECT_HANDLE_INVALID);
+  CK_RV overall;
+  auto attrs = hsm_->GetAttributeValue(*b_, sb, pub, {CKA_LABEL}, &overall);
+  EXPECT_EQ(attrs.error().code, CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_TRUE(hsm_->Sign(*a_, sa, priv, m, AsBytes("hi")).ok());
+  hsm_->Disconnect(*a_);
+  EXPECT_EQ(hsm_->Sign(*a_, sa, priv, m, AsBytes("hi")).error().code, CKR_SESSION_HANDLE_INVALID);
+  EXPECT_EQ(hsm_->open_sessions(), 1u);
+}
+
+TEST_F(HsmTest, TokenKeySharedButPrivateNeedsLogin) {
+  CK_SESSION_HANDLE sa = OpenLoggedIn(*a_);
+  auto [pub, priv] = GenerateP256(*a_, sa, true);
+  auto sb = hsm_->OpenSession(*b_, 0, kRo);
+  ASSERT_TRUE(sb.ok());
+  auto before = hsm_->FindObjects(*b_, *sb, {}, 0);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->size(), 1u);  // the public key only
+  ASSERT_TRUE(hsm_->Login(*b_, *sb, CKU_USER, AsBytes(kUserPin)).ok());
+  auto after = hsm_->FindObjects(*b_, *sb, {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}}, 0);
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), 1u);
+  Mechanism m{CKM_ECDSA, {}, {}};
+  Bytes digest(32, 0xab);
+  EXPECT_TRUE(hsm_->Sign(*b_, *sb, (*after)[0], m, digest).ok());
+  // One logout keeps the token logged in for the other connection.
+  ASSERT_TRUE(hsm_->Logout(*b_, *sb).ok());
+  EXPECT_TRUE(hsm_->Sign(*a_, sa, priv, m, digest).ok());
+}
+
+TEST_F(HsmTest, LoginErrors) {
+  auto ro = hsm_->OpenSession(*a_, 0, kRo);
+  ASSERT_TRUE(ro.ok());
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code, CKR_SESSION_READ_ONLY_EXISTS);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_USER, AsBytes("wrong-pin")).error().code, CKR_PIN_INCORRECT);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, 42, AsBytes(kUserPin)).error().code, CKR_USER_TYPE_INVALID);
+  EXPECT_EQ(hsm_->Logout(*a_, *ro).error().code, CKR_USER_NOT_LOGGED_IN);
+  ASSERT_TRUE(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).ok());
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).error().code, CKR_USER_ALREADY_LOGGED_IN);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code, CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
+  auto info = hsm_->GetSessionInfo(*a_, *ro);
+  EXPECT_EQ(info->state, CKS_RO_USER_FUNCTIONS);
+  // Another connection cannot become SO while a user is logged in.
+  auto sb = hsm_->OpenSession(*b_, 0, kRw);
+  EXPECT_EQ(hsm_->Login(*b_, *sb, CKU_SO, AsBytes(kSoPin)).error().code,
+            CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
+}
+
+TEST_F(HsmTest, ReadOnlySessionCannotWriteTokenObjects) {
+  auto ro = hsm_->OpenSession(*a_, 0, kRo);
+  ASSERT_TRUE(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).ok());
+  Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};
+  Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)},
+                  {CKA_TOKEN, BoolBytes(true)}};
+  auto pair = hsm_->GenerateKeyPair(*a_, *ro, m, pub, {{CKA_TOKEN, BoolBytes(true)}});
+  ASSERT_FALSE(pair.ok());
+  EXPECT_EQ(pair.error().code, CKR_SESSION_READ_ONLY);
+}
+
+TEST_F(HsmTest, PrivateKeyWithoutLoginIsRefused) {
+  auto s = hsm_->OpenSession(*a_, 0, kRw);
+  Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};
+  Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}};
+  auto pair = hsm_->GenerateKeyPair(*a_, *s, m, pub, {});
+  EXPECT_EQ(pair.error().code, CKR_USER_NOT_LOGGED_IN);
+}
+
+TEST_F(HsmTest, UsageFlagsAreEnforced) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_SIGN, BoolBytes(false)}});
+  Mechanism m{CKM_ECDSA_SHA256, {}, {}};
+  EXPECT_EQ(hsm_->Sign(*a_, s, priv, m, AsBytes("x")).error().code, CKR_KEY_FUNCTION_NOT_PERMITTED);
+  Mechanism rsa{CKM_SHA256_RSA_PKCS, {}, {}};
+  auto [pub2, priv2] = GenerateP256(*a_, s, false);
+  EXPECT_EQ(hsm_->Sign(*a_, s, priv2, rsa, AsBytes("x")).error().code, CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(hsm_->Sign(*a_, s, pub2, m, AsBytes("x")).error().code, CKR_KEY_TYPE_INCONSISTENT);
+}
+
+TEST_F(HsmTest, RsaBelow1024IsRefused) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  Mechanism m{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
+  auto pair = hsm_->GenerateKeyPair(*a_, s, m, {{CKA_MODULUS_BITS, UlongBytes(512)}, {CKA_TOKEN, BoolBytes(true)}},
+                                    {{CKA_TOKEN, BoolBytes(true)}});
+  EXPECT_EQ(pair.error().code, CKR_KEY_SIZE_RANGE);
+  auto missing = hsm_->GenerateKeyPair(*a_, s, m, {}, {});
+  EXPECT_EQ(missing.error().code, CKR_TEMPLATE_INCOMPLETE);
+}
+
+TEST_F(HsmTest, GetAttributeValueFollowsSection57) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_LABEL, {'k'}}});
+  CK_RV overall = 0;
+  auto v = hsm_->GetAttributeValue(*a_, s, priv, {CKA_LABEL, CKA_VALUE, CKA_MODULUS, CKA_LOCAL}, &overall);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ((*v)[0].rv, CKR_OK);
+  EXPECT_EQ((*v)[0].value, Bytes{'k'});
+  EXPECT_EQ((*v)[1].rv, CKR_ATTRIBUTE_SENSITIVE);
+  EXPECT_EQ((*v)[2].rv, CKR_ATTRIBUTE_TYPE_INVALID);
+  EXPECT_EQ((*v)[3].value, BoolBytes(true));
+  EXPECT_EQ(overall, CKR_ATTRIBUTE_SENSITIVE);
+  auto point = hsm_->GetAttributeValue(*a_, s, pub, {CKA_EC_POINT}, &overall);
+  EXPECT_EQ(overall, CKR_OK);
+  EXPECT_EQ((*point)[0].value.size(), 67u);  // 04 41 || 04 X Y
+  EXPECT_EQ((*point)[0].value[0], 0x04);
+}
+
+TEST_F(HsmTest, SetAttributeValueRules) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  auto [pub, priv] = GenerateP256(*a_, s, true);
+  EXPECT_TRUE(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_LABEL, {'n'}}}).ok());
+  EXPECT_EQ(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_KEY_TYPE, UlongBytes(CKK_RSA)}}).error().code,
+            CKR_ATTRIBUTE_READ_ONLY);
+  EXPECT_EQ(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_SENSITIVE, BoolBytes(false)}}).error().code,
+            CKR_ATTRIBUTE_READ_ONLY);
+  auto found = hsm_->FindObjects(*a_, s, {{CKA_LABEL, {'n'}}}, 0);
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0], priv);
+}
+
+TEST_F(HsmTest, EcdsaSignatureVerifiesWithOpensslCli) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  auto [pub, priv] = GenerateP256(*a_, s, true);
+  Mechanism m{CKM_ECDSA_SHA256, {}, {}};
+  auto sig = hsm_->Sign(*a_, s, priv, m, AsBytes("message"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  EXPECT_EQ(sig->size(), 64u);  // raw r||s
+  EXPECT_TRUE(hsm_->Verify(*a_, s, pub, m, AsBytes("message"), *sig).ok());
+  EXPECT_EQ(hsm_->Verify(*a_, s, pub, m, AsBytes("massage"), *sig).error().code, CKR_SIGNATURE_INVALID);
+  CK_RV overall;
+  auto attrs = hsm_->GetAttributeValue(*a_, s, pub, {CKA_EC_PARAMS, CKA_EC_POINT}, &overall);
+  auto key = crypto::PublicKey::FromEcPoint((*attrs)[0].value, (*attrs)[1].value);
+  ASSERT_TRUE(key.ok());
+  auto der = crypto::EcdsaRawToDer(*sig);
+  ASSERT_TRUE(der.ok());
+  std::ofstream(dir_ / "pub.pem") << *key->ToPem();
+  std::ofstream(dir_ / "msg", std::ios::binary) << "message";
+  std::ofstream(dir_ / "sig", std::ios::binary).write(reinterpret_cast<const char*>(der->data()), der->size());
+  std::string cmd = "openssl dgst -sha256 -verify " + (dir_ / "pub.pem").string() + " -signature " +
+                    (dir_ / "sig").string() + " " + (dir_ / "msg").string() + " >/dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  Mechanism gen{CKM_AES_KEY_GEN, {}, {}};
+  auto aes = hsm_->GenerateKey(*a_, s, gen, {{CKA_VALUE_LEN, UlongBytes(32)}});
+  ASSERT_TRUE(aes.ok()) << aes.error().message;
+  Mechanism gcm{CKM_AES_GCM, {}, GcmParams{Bytes(12, 1), Bytes{'a'}, 128}};
+  auto ct = hsm_->Encrypt(*a_, s, *aes, gcm, AsBytes("plain"));
+  ASSERT_TRUE(ct.ok()) << ct.error().message;
+  auto pt = hsm_->Decrypt(*a_, s, *aes, gcm, *ct);
+  ASSERT_TRUE(pt.ok());
+  EXPECT_EQ(*pt, Bytes(AsBytes("plain").begin(), AsBytes("plain").end()));
+  // Wrap an extractable EC key under the AES key and unwrap it again.
+  auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_EXTRACTABLE, BoolBytes(true)}});
+  Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
+  auto wrapped = hsm_->WrapKey(*a_, s, kwp, *aes, priv);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+  auto unwrapped = hsm_->UnwrapKey(*a_, s, kwp, *aes, *wrapped,
+                                   {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}});
+  ASSERT_TRUE(unwrapped.ok()) << unwrapped.error().message;
+  Mechanism m{CKM_ECDSA_SHA256, {}, {}};
+  auto sig = hsm_->Sign(*a_, s, *unwrapped, m, AsBytes("x"));
+  ASSERT_TRUE(sig.ok());
+  EXPECT_TRUE(hsm_->Verify(*a_, s, pub, m, AsBytes("x"), *sig).ok());
+  // A non-extractable key refuses to be wrapped.
+  auto [pub3, priv3] = GenerateP256(*a_, s, false);
+  EXPECT_EQ(hsm_->WrapKey(*a_, s, kwp, *aes, priv3).error().code, CKR_KEY_UNEXTRACTABLE);
+}
+
+TEST_F(HsmTest, TokenObjectsSurviveReopen) {
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  GenerateP256(*a_, s, true, {{CKA_LABEL, {'p'}}});
+  hsm_->Disconnect(*a_);
+  a_.reset();
+  b_.reset();
+  HsmOptions options;
+  options.data_dir = dir_ / "data";
+  options.token_options.kdf.n = 1u << 10;
+  hsm_.reset();
+  auto reopened = Hsm::Open(options);
+  ASSERT_TRUE(reopened.ok());
+  hsm_ = std::move(*reopened);
+  a_ = hsm_->NewClient();
+  s = OpenLoggedIn(*a_);
+  auto all = hsm_->FindObjects(*a_, s, {}, 0);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  auto found = hsm_->FindObjects(*a_, s, {{CKA_LABEL, {'p'}}}, 0);
+  ASSERT_EQ(found->size(), 1u);
+  Mechanism m{CKM_ECDSA_SHA256, {}, {}};
+  EXPECT_TRUE(hsm_->Sign(*a_, s, (*found)[0], m, AsBytes("after restart")).ok());
+}
+
+}  // namespace
+}  // namespace signet::core

@@ -1,0 +1,105 @@
+#include "core/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+#include <vector>
+
+namespace signet::core {
+namespace {
+
+// Gate: blocks the single worker until opened, so the test controls what is
+// queued before anything runs (no sleeps).
+struct Gate {
+  std::promise<void> open;
+  std::shared_future<void> opened = open.get_future().share();
+};
+
+TEST(Scheduler, RoundRobinAcrossQueues) {
+  PhaseCounters counters;
+  Scheduler s({1, 1000}, &counters);
+  Gate gate;
+  std::promise<void> blocked;
+  ASSERT_TRUE(s.Submit(99, [&] {
+    blocked.set_value();
+    gate.opened.wait();
+  }));
+  blocked.get_future().wait();
+  std::mutex mu;
+  std::vector<int> order;
+  // Queue 1 pipelines 50 tasks before queue 2 submits its one.
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(s.Submit(1, [&] { std::lock_guard l(mu); order.push_back(1); }));
+  }
+  ASSERT_TRUE(s.Submit(2, [&] { std::lock_guard l(mu); order.push_back(2); }));
+  gate.open.set_value();
+  s.WaitIdle();
+  ASSERT_EQ(order.size(), 51u);
+  // Fair: queue 2 runs second, not after queue 1's 50.
+  EXPECT_EQ(order[1], 2);
+  EXPECT_GE(counters.Get(Phase::kQueueWait).calls, 52u);
+}
+
+TEST(Scheduler, BoundRefusesAndCountsRejections) {
+  Scheduler s({1, 3}, nullptr);
+  Gate gate;
+  std::promise<void> blocked;
+  ASSERT_TRUE(s.Submit(1, [&] {
+    blocked.set_value();
+    gate.opened.wait();
+  }));
+  blocked.get_future().wait();
+  EXPECT_TRUE(s.Submit(1, [] {}));
+  EXPECT_TRUE(s.Submit(2, [] {}));
+  EXPECT_TRUE(s.Submit(3, [] {}));
+  EXPECT_FALSE(s.Submit(4, [] {}));  // 3 queued: full
+  auto stats = s.stats();
+  EXPECT_EQ(stats.depth, 3u);
+  EXPECT_EQ(stats.rejected, 1u);
+  EXPECT_EQ(stats.capacity, 3u);
+  gate.open.set_value();
+  s.WaitIdle();
+  EXPECT_EQ(s.stats().completed, 4u);
+  EXPECT_TRUE(s.Submit(4, [] {}));  // room again
+}
+
+TEST(Scheduler, CancelDropsOnlyThatQueue) {
+  Scheduler s({1, 100}, nullptr);
+  Gate gate;
+  std::promise<void> blocked;
+  ASSERT_TRUE(s.Submit(1, [&] {
+    blocked.set_value();
+    gate.opened.wait();
+  }));
+  blocked.get_future().wait();
+  int ran_a = 0, ran_b = 0;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(s.Submit(7, [&] { ++ran_a; }));
+  ASSERT_TRUE(s.Submit(8, [&] { ++ran_b; }));
+  EXPECT_EQ(s.Cancel(7), 5u);
+  gate.open.set_value();
+  s.WaitIdle();
+  EXPECT_EQ(ran_a, 0);
+  EXPECT_EQ(ran_b, 1);
+}
+
+TEST(Scheduler, StopRefusesButControlTasksRun) {
+  Scheduler s({2, 10}, nullptr);
+  s.Stop();
+  EXPECT_FALSE(s.Submit(1, [] {}));
+  std::promise<void> ran;
+  s.SubmitControl(1, [&] { ran.set_value(); });
+  ran.get_future().wait();
+  s.WaitIdle();
+}
+
+TEST(Scheduler, EscapedExceptionDoesNotKillWorker) {
+  Scheduler s({1, 10}, nullptr);
+  ASSERT_TRUE(s.Submit(1, [] { throw std::runtime_error("bug"); }));
+  std::promise<void> ran;
+  ASSERT_TRUE(s.Submit(1, [&] { ran.set_value(); }));
+  ran.get_future().wait();
+}
+
+}  // namespace
+}  // namespace signet::core
