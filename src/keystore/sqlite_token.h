@@ -44,6 +44,7 @@ class SqliteToken final : public Token {
                                     const SecureBytes* secret) override;
   Result<StoredObject> GetObject(ObjectHandle handle) const override;
   Result<std::vector<StoredObject>> ListObjects() const override;
+  Result<std::vector<StoredObject>> FindObjects(const AttributeMap& match) const override;
   Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) override;
   Status DestroyObject(ObjectHandle handle) override;
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) override;
@@ -61,6 +62,10 @@ class SqliteToken final : public Token {
   // CurrentKek: the KEK when logged in, else nullptr.
   std::shared_ptr<const SecureBytes> CurrentKek() const;
   Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const;
+  // QueryObjects runs kSelectObject + `where_sql` with `match`'s column
+  // values bound, then keeps rows matching every attribute of `match`.
+  Result<std::vector<StoredObject>> QueryObjects(std::string_view where_sql,
+                                                 const AttributeMap& match) const;
 
   const std::string label_;
   const std::string serial_;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "keystore/attribute_codec.h"
+#include "keystore/object_match.h"
 #include "keystore/object_wrap.h"
 #include "keystore/sqlite_token.h"
 
@@ -30,28 +31,6 @@ Status CheckNoClearSecrets(const AttributeMap& attributes) {
   return OkStatus();
 }
 
-Status BindOptionalUlong(Statement& stmt, int index, std::optional<CK_ULONG> value) {
-  if (!value) return stmt.BindNull(index);
-  return stmt.Bind(index, static_cast<std::int64_t>(*value));
-}
-
-Status BindOptionalBlob(Statement& stmt, int index, const AttributeMap& attributes,
-                        CK_ATTRIBUTE_TYPE type) {
-  auto it = attributes.find(type);
-  if (it == attributes.end()) return stmt.BindNull(index);
-  return stmt.Bind(index, ByteView(it->second));
-}
-
-// BindSearchColumns binds class, key_type, label, id and the attribute blob
-// to parameters ?1..?5.
-Status BindObjectColumns(Statement& stmt, const AttributeMap& attributes, ByteView encoded) {
-  SIGNET_TRY(BindOptionalUlong(stmt, 1, UlongAttribute(attributes, CKA_CLASS)));
-  SIGNET_TRY(BindOptionalUlong(stmt, 2, UlongAttribute(attributes, CKA_KEY_TYPE)));
-  SIGNET_TRY(BindOptionalBlob(stmt, 3, attributes, CKA_LABEL));
-  SIGNET_TRY(BindOptionalBlob(stmt, 4, attributes, CKA_ID));
-  return stmt.Bind(5, encoded);
-}
-
 Status StoreWrapped(Database& db, ObjectHandle handle, ByteView wrapped) {
   SIGNET_ASSIGN_OR_RETURN(Statement stmt,
                           db.Prepare("UPDATE objects SET wrapped_value = ?1 WHERE handle = ?2"));
@@ -66,6 +45,53 @@ Result<StoredObject> ObjectFromRow(const Statement& stmt) {
   SIGNET_ASSIGN_OR_RETURN(object.attributes, DecodeAttributes(stmt.ColumnBlob(1)));
   object.has_secret = !stmt.ColumnIsNull(2);
   return object;
+}
+
+// The objects table's search columns: which attribute each mirrors, whether
+// it is stored as an integer (CK_ULONG) or as the raw bytes, and the SQL
+// parameter it binds to in BindObjectColumns and FindObjects.
+struct SearchColumn {
+  const char* name;
+  CK_ATTRIBUTE_TYPE type;
+  bool is_ulong;
+  int parameter;
+};
+constexpr SearchColumn kSearchColumns[] = {
+    {"class", CKA_CLASS, true, 1},
+    {"key_type", CKA_KEY_TYPE, true, 2},
+    {"label", CKA_LABEL, false, 3},
+    {"id", CKA_ID, false, 4},
+};
+
+// ColumnValue: true when `attributes` holds `column`'s attribute in the form
+// the column stores (a CK_ULONG of the right size for integer columns).
+bool ColumnValue(const AttributeMap& attributes, const SearchColumn& column) {
+  if (column.is_ulong) return UlongAttribute(attributes, column.type).has_value();
+  return attributes.contains(column.type);
+}
+
+// BindSearchColumns binds each column present in `attributes` to its
+// parameter; absent ones are bound to NULL when `absent_as_null` (INSERT,
+// UPDATE) and left alone otherwise (a WHERE clause does not name them).
+Status BindSearchColumns(Statement& stmt, const AttributeMap& attributes, bool absent_as_null) {
+  for (const auto& column : kSearchColumns) {
+    if (!ColumnValue(attributes, column)) {
+      if (absent_as_null) SIGNET_TRY(stmt.BindNull(column.parameter));
+    } else if (column.is_ulong) {
+      auto value = UlongAttribute(attributes, column.type);
+      SIGNET_TRY(stmt.Bind(column.parameter, static_cast<std::int64_t>(*value)));
+    } else {
+      SIGNET_TRY(stmt.Bind(column.parameter, ByteView(attributes.at(column.type))));
+    }
+  }
+  return OkStatus();
+}
+
+// BindObjectColumns binds the search columns to ?1..?4 and the encoded
+// attribute blob to ?5.
+Status BindObjectColumns(Statement& stmt, const AttributeMap& attributes, ByteView encoded) {
+  SIGNET_TRY(BindSearchColumns(stmt, attributes, /*absent_as_null=*/true));
+  return stmt.Bind(5, encoded);
 }
 
 constexpr const char* kSelectObject =
@@ -121,15 +147,34 @@ Result<StoredObject> SqliteToken::GetObject(ObjectHandle handle) const {
 }
 
 Result<std::vector<StoredObject>> SqliteToken::ListObjects() const {
+  return QueryObjects("", {});
+}
+
+Result<std::vector<StoredObject>> SqliteToken::FindObjects(const AttributeMap& match) const {
+  // Narrow by the indexed columns where `match` names them in their stored
+  // form; every attribute is still compared on the decoded rows.
+  std::string where;
+  for (const auto& column : kSearchColumns) {
+    if (!ColumnValue(match, column)) continue;
+    where += where.empty() ? " WHERE " : " AND ";
+    where += std::string(column.name) + " = ?" + std::to_string(column.parameter);
+  }
+  return QueryObjects(where, match);
+}
+
+Result<std::vector<StoredObject>> SqliteToken::QueryObjects(std::string_view where_sql,
+                                                            const AttributeMap& match) const {
   std::lock_guard lock(db_mu_);
-  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
-                          db_->Prepare(std::string(kSelectObject) + " ORDER BY handle"));
+  SIGNET_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_->Prepare(std::string(kSelectObject) + std::string(where_sql) + " ORDER BY handle"));
+  if (!where_sql.empty()) SIGNET_TRY(BindSearchColumns(stmt, match, /*absent_as_null=*/false));
   std::vector<StoredObject> out;
   for (;;) {
     SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
     SIGNET_ASSIGN_OR_RETURN(StoredObject object, ObjectFromRow(stmt));
-    out.push_back(std::move(object));
+    if (Matches(object.attributes, match)) out.push_back(std::move(object));
   }
   return out;
 }

@@ -331,6 +331,39 @@ TEST_F(TokenTest, ConcurrentFetchesWhileWriting) {
   EXPECT_LE(stats.size, stats.capacity);
 }
 
+TEST_F(TokenTest, FindObjectsMatchesEveryTemplateAttribute) {
+  auto make = [&](CK_OBJECT_CLASS cls, const char* label, Bytes id, bool sign) {
+    AttributeMap attributes{{CKA_CLASS, UlongBytes(cls)},
+                            {CKA_LABEL, Bytes(label, label + std::strlen(label))},
+                            {CKA_ID, std::move(id)},
+                            {CKA_SIGN, Bytes{static_cast<std::uint8_t>(sign)}}};
+    auto handle = token_->CreateObject(attributes, nullptr);
+    EXPECT_TRUE(handle.ok());
+    return handle.ok() ? *handle : 0;
+  };
+  ObjectHandle pub_a = make(CKO_PUBLIC_KEY, "a", {1}, false);
+  ObjectHandle cert_a = make(CKO_CERTIFICATE, "a", {1}, false);
+  ObjectHandle pub_b = make(CKO_PUBLIC_KEY, "b", {2}, true);
+  auto handles = [&](const AttributeMap& match) {
+    std::vector<ObjectHandle> out;
+    auto found = token_->FindObjects(match);
+    EXPECT_TRUE(found.ok()) << found.error().message;
+    if (found.ok()) {
+      for (const auto& object : *found) out.push_back(object.handle);
+    }
+    return out;
+  };
+  using V = std::vector<ObjectHandle>;
+  EXPECT_EQ(handles({}), (V{pub_a, cert_a, pub_b}));
+  EXPECT_EQ(handles({{CKA_CLASS, UlongBytes(CKO_PUBLIC_KEY)}}), (V{pub_a, pub_b}));
+  EXPECT_EQ(handles({{CKA_LABEL, Bytes{'a'}}}), (V{pub_a, cert_a}));
+  EXPECT_EQ(handles({{CKA_CLASS, UlongBytes(CKO_PUBLIC_KEY)}, {CKA_ID, Bytes{1}}}), (V{pub_a}));
+  EXPECT_EQ(handles({{CKA_SIGN, Bytes{1}}}), (V{pub_b}));  // not a search column
+  EXPECT_EQ(handles({{CKA_ID, Bytes{1}}, {CKA_SIGN, Bytes{1}}}), V{});
+  EXPECT_EQ(handles({{CKA_CLASS, Bytes{1, 2}}}), V{});  // malformed CK_ULONG
+  EXPECT_EQ(handles({{CKA_LABEL, Bytes{}}}), V{});
+}
+
 TEST(TokenOpen, NonTokenFilesAreNotRecognized) {
   TempDir dir;
   auto text = dir.path() / "notes.token";

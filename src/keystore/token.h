@@ -143,6 +143,13 @@ class Token {
   virtual Result<StoredObject> GetObject(ObjectHandle handle) const = 0;
   virtual Result<std::vector<StoredObject>> ListObjects() const = 0;
 
+  // FindObjects returns, ordered by handle, the objects holding every
+  // attribute in `match` with exactly those value bytes (PKCS#11 C_FindObjects
+  // matching, section 5.7); an empty `match` returns all objects. The SQLite
+  // backend narrows by its class/key_type/label/id columns first. The default
+  // implementation filters ListObjects().
+  virtual Result<std::vector<StoredObject>> FindObjects(const AttributeMap& match) const;
+
   // UpdateAttributes replaces the given attributes in one transaction (same
   // key-material rule as CreateObject) and drops the key from the cache.
   virtual Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) = 0;
