@@ -39,8 +39,7 @@ Bytes BnParam(EVP_PKEY* pkey, const char* name, std::size_t pad_to = 0) {
 
 // PinKeyAndKek re-derives, independently of the keystore code, the PIN key
 // and the KEK from the stored PIN record of `user_type`.
-std::vector<Needle> PinKeyAndKek(const std::filesystem::path& file, int user_type,
-                                 ByteView pin) {
+std::vector<Needle> PinKeyAndKek(const std::filesystem::path& file, int user_type, ByteView pin) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* stmt = nullptr;

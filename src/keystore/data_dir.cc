@@ -64,8 +64,8 @@ Result<std::unique_ptr<Token>> CreateInDirectory(const std::filesystem::path& di
     auto path = TokenFilePath(dir, serial);
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && attempt + 1 < kCreateAttempts) continue;
-    SIGNET_ASSIGN_OR_RETURN(auto token,
-                            SqliteToken::CreateFile(path, serial, label, so_pin, user_pin, options));
+    SIGNET_ASSIGN_OR_RETURN(
+        auto token, SqliteToken::CreateFile(path, serial, label, so_pin, user_pin, options));
     return std::unique_ptr<Token>(std::move(token));
   }
 }

@@ -47,8 +47,8 @@ TEST(DataDir, ListTokenFilesFindsOnlyTokensSorted) {
     serials.push_back((*token)->Info().serial);
   }
   std::sort(serials.begin(), serials.end());
-  for (const char* junk : {"notes.txt", "ABCDEF0123456789.token", "short.token",
-                           "0123456789abcdef.token-wal"}) {
+  for (const char* junk :
+       {"notes.txt", "ABCDEF0123456789.token", "short.token", "0123456789abcdef.token-wal"}) {
     std::ofstream(tmp.path() / junk) << "x";
   }
   std::filesystem::create_directory(tmp.path() / "fedcba9876543210.token");

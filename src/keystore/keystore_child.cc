@@ -54,8 +54,10 @@ std::string Hex(ByteView bytes) {
 
 crypto::SignParams ParamsFor(crypto::KeyType type) {
   crypto::SignParams params;
-  if (type == crypto::KeyType::kEd25519) params.scheme = crypto::SignScheme::kEd25519;
-  else if (crypto::IsEc(type)) params.scheme = crypto::SignScheme::kEcdsa;
+  if (type == crypto::KeyType::kEd25519)
+    params.scheme = crypto::SignScheme::kEd25519;
+  else if (crypto::IsEc(type))
+    params.scheme = crypto::SignScheme::kEcdsa;
   return params;
 }
 
@@ -92,14 +94,14 @@ Result<std::pair<AttributeMap, SecureBytes>> NextKey(int i) {
   if (i % 4 == 3) {
     SIGNET_ASSIGN_OR_RETURN(auto key, crypto::PrivateKey::Generate({crypto::KeyType::kEcP256}));
     SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
-    return std::pair{AttributeMap{{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)},
-                                  {CKA_KEY_TYPE, UlongBytes(CKK_EC)}},
-                     std::move(der)};
+    return std::pair{
+        AttributeMap{{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}},
+        std::move(der)};
   }
   SIGNET_ASSIGN_OR_RETURN(SecureBytes secret, crypto::RandomBytes(32));
-  return std::pair{AttributeMap{{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
-                                {CKA_KEY_TYPE, UlongBytes(CKK_AES)}},
-                   std::move(secret)};
+  return std::pair{
+      AttributeMap{{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_AES)}},
+      std::move(secret)};
 }
 
 int Stream(char** argv) {

@@ -56,7 +56,8 @@ int RunChild(std::vector<std::string> args) {
 
 void WriteFile(const std::filesystem::path& file, ByteView bytes) {
   std::ofstream out(file, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string Hex(ByteView bytes) {
@@ -100,7 +101,7 @@ TEST(KeystoreProcess, NewProcessLogsInAndSignsWithStoredKey) {
   WriteFile(dir.path() / "msg", message);
   auto sig_file = dir.path() / "sig";
   ASSERT_EQ(RunChild({ChildPath(), "sign", file.string(), "1234", std::to_string(handle),
-                 (dir.path() / "msg").string(), sig_file.string()}),
+                      (dir.path() / "msg").string(), sig_file.string()}),
             0);
 
   Bytes signature = testing::ReadFileBytes(sig_file);
@@ -108,13 +109,13 @@ TEST(KeystoreProcess, NewProcessLogsInAndSignsWithStoredKey) {
   ASSERT_TRUE(pub.ok());
   EXPECT_TRUE(crypto::Verify(*pub, crypto::SignParams{}, message, signature).ok());
   std::string openssl = "openssl dgst -sha256 -verify " + (dir.path() / "pub.pem").string() +
-                        " -signature " + sig_file.string() + " " +
-                        (dir.path() / "msg").string() + " >/dev/null";
+                        " -signature " + sig_file.string() + " " + (dir.path() / "msg").string() +
+                        " >/dev/null";
   EXPECT_EQ(std::system(openssl.c_str()), 0) << "openssl rejected the signature";
 
   // The wrong PIN in a new process fails with a clear error.
   EXPECT_EQ(RunChild({ChildPath(), "sign", file.string(), "9999", std::to_string(handle),
-                 (dir.path() / "msg").string(), sig_file.string()}),
+                      (dir.path() / "msg").string(), sig_file.string()}),
             kExitPinIncorrect);
 }
 

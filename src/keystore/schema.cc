@@ -64,10 +64,9 @@ Status CheckIsToken(Database& db) {
   }
   SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db.PragmaInt("user_version"));
   if (version < 1 || version > kVersionCount) {
-    return MakeError(CKR_TOKEN_NOT_RECOGNIZED,
-                     "token schema version " + std::to_string(version) +
-                         " is not supported (this build knows 1.." +
-                         std::to_string(kVersionCount) + ")");
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token schema version " + std::to_string(version) +
+                                                   " is not supported (this build knows 1.." +
+                                                   std::to_string(kVersionCount) + ")");
   }
   return OkStatus();
 }

@@ -81,9 +81,9 @@ Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
 // InitialiseFile writes schema, metadata and both PIN records in one
 // transaction into the empty database at `file`.
 Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& file,
-                                                 std::string_view label,
-                                                 std::string_view serial, int max_pin_failures,
-                                                 const PinRecord& so, const PinRecord& user) {
+                                                 std::string_view label, std::string_view serial,
+                                                 int max_pin_failures, const PinRecord& so,
+                                                 const PinRecord& user) {
   SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
   SIGNET_TRY(db->ConfigureDurability());
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
@@ -121,9 +121,11 @@ SqliteToken::SqliteToken(std::unique_ptr<Database> db, std::string label, std::s
       db_(std::move(db)),
       cache_(options.key_cache_capacity) {}
 
-Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(
-    const std::filesystem::path& file, std::string_view serial, std::string_view label,
-    ByteView so_pin, ByteView user_pin, const TokenOptions& options) {
+Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesystem::path& file,
+                                                             std::string_view serial,
+                                                             std::string_view label,
+                                                             ByteView so_pin, ByteView user_pin,
+                                                             const TokenOptions& options) {
   if (label.empty() || label.size() > kMaxLabelBytes) {
     return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
   }
@@ -144,9 +146,8 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(
     return std::move(db).error();
   }
   SyncDirectory(file.parent_path());
-  return std::unique_ptr<SqliteToken>(new SqliteToken(std::move(*db), std::string(label),
-                                                      std::string(serial),
-                                                      options.max_pin_failures, options));
+  return std::unique_ptr<SqliteToken>(new SqliteToken(
+      std::move(*db), std::string(label), std::string(serial), options.max_pin_failures, options));
 }
 
 Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem::path& file,
@@ -164,16 +165,16 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem
     SIGNET_TRY(MigrateSchema(*db));
     SIGNET_TRY(txn.Commit());
   }
-  SIGNET_ASSIGN_OR_RETURN(
-      Statement stmt, db->Prepare("SELECT label, serial, max_pin_failures FROM token_meta"));
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db->Prepare("SELECT label, serial, max_pin_failures FROM token_meta"));
   SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token has no metadata");
   std::string label = stmt.ColumnText(0);
   std::string serial = stmt.ColumnText(1);
   int max_failures = static_cast<int>(stmt.ColumnInt64(2));
   stmt = Statement();  // finalise before the connection moves
-  return std::unique_ptr<SqliteToken>(new SqliteToken(std::move(db), std::move(label),
-                                                      std::move(serial), max_failures, options));
+  return std::unique_ptr<SqliteToken>(
+      new SqliteToken(std::move(db), std::move(label), std::move(serial), max_failures, options));
 }
 
 TokenInfo SqliteToken::Info() const {

@@ -27,8 +27,8 @@ class SqliteToken final : public Token {
   // the given serial. On failure nothing is left behind.
   static Result<std::unique_ptr<SqliteToken>> CreateFile(const std::filesystem::path& file,
                                                          std::string_view serial,
-                                                         std::string_view label,
-                                                         ByteView so_pin, ByteView user_pin,
+                                                         std::string_view label, ByteView so_pin,
+                                                         ByteView user_pin,
                                                          const TokenOptions& options);
 
   // OpenFile opens (and migrates) an existing token; see Token::Open.

@@ -12,8 +12,8 @@ namespace {
 // Attributes that carry key material: for private and secret keys they live
 // only inside the wrapped value, never in the clear attribute blob.
 constexpr CK_ATTRIBUTE_TYPE kSecretAttributes[] = {
-    CKA_VALUE,     CKA_PRIVATE_EXPONENT, CKA_PRIME_1,    CKA_PRIME_2,
-    CKA_EXPONENT_1, CKA_EXPONENT_2,      CKA_COEFFICIENT,
+    CKA_VALUE,      CKA_PRIVATE_EXPONENT, CKA_PRIME_1,     CKA_PRIME_2,
+    CKA_EXPONENT_1, CKA_EXPONENT_2,       CKA_COEFFICIENT,
 };
 
 bool HoldsSecret(std::optional<CK_ULONG> object_class) {
@@ -116,9 +116,8 @@ Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
   std::lock_guard lock(db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
   SIGNET_ASSIGN_OR_RETURN(
-      Statement insert,
-      db_->Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5)"));
+      Statement insert, db_->Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
+                                     "VALUES (?1, ?2, ?3, ?4, ?5)"));
   SIGNET_TRY(BindObjectColumns(insert, attributes, encoded));
   SIGNET_TRY(insert.Run());
   ObjectHandle handle = db_->LastInsertRowId();
@@ -146,9 +145,7 @@ Result<StoredObject> SqliteToken::GetObject(ObjectHandle handle) const {
   return ReadObjectLocked(handle);
 }
 
-Result<std::vector<StoredObject>> SqliteToken::ListObjects() const {
-  return QueryObjects("", {});
-}
+Result<std::vector<StoredObject>> SqliteToken::ListObjects() const { return QueryObjects("", {}); }
 
 Result<std::vector<StoredObject>> SqliteToken::FindObjects(const AttributeMap& match) const {
   // Narrow by the indexed columns where `match` names them in their stored
@@ -227,8 +224,7 @@ Result<std::shared_ptr<const UnwrappedKey>> SqliteToken::FetchKey(ObjectHandle h
   {
     std::lock_guard lock(db_mu_);
     SIGNET_ASSIGN_OR_RETURN(
-        Statement stmt,
-        db_->Prepare("SELECT class, wrapped_value FROM objects WHERE handle = ?1"));
+        Statement stmt, db_->Prepare("SELECT class, wrapped_value FROM objects WHERE handle = ?1"));
     SIGNET_TRY(stmt.Bind(1, handle));
     SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");

@@ -1,7 +1,7 @@
 #include <sqlite3.h>
 
-#include <cstring>
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "crypto/sign.h"
@@ -64,10 +64,8 @@ TEST_F(TokenTest, CreateRefusesExistingFileAndBadArguments) {
   EXPECT_EQ(Token::Create(file_, "x", Pin("a"), Pin("b"), options_).error().code,
             CKR_ARGUMENTS_BAD);
   auto other = dir_.path() / "u.token";
-  EXPECT_EQ(Token::Create(other, "", Pin("a"), Pin("b"), options_).error().code,
-            CKR_ARGUMENTS_BAD);
-  EXPECT_EQ(Token::Create(other, "x", Pin(""), Pin("b"), options_).error().code,
-            CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(Token::Create(other, "", Pin("a"), Pin("b"), options_).error().code, CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(Token::Create(other, "x", Pin(""), Pin("b"), options_).error().code, CKR_ARGUMENTS_BAD);
   EXPECT_FALSE(std::filesystem::exists(other));
 }
 
@@ -120,8 +118,7 @@ TEST_F(TokenTest, SetPinKeepsKeysReadable) {
   EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("wrong"), Pin("next")).error().code,
             CKR_PIN_INCORRECT);
   ASSERT_TRUE(token_->SetPin(UserType::kUser, Pin("user-pin"), Pin("next")).ok());
-  EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("next"), Pin("")).error().code,
-            CKR_PIN_LEN_RANGE);
+  EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("next"), Pin("")).error().code, CKR_PIN_LEN_RANGE);
   EXPECT_FALSE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
   ASSERT_TRUE(token_->Login(UserType::kUser, Pin("next")).ok());
   auto key = token_->FetchKey(handle);
@@ -207,8 +204,7 @@ TEST_F(TokenTest, CacheHitReadsNoRow) {
   // Corrupt the stored blob behind the token's back: a hit must not notice.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE objects SET wrapped_value = x'00'", nullptr, nullptr,
-                         nullptr),
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE objects SET wrapped_value = x'00'", nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
   auto hit = token_->FetchKey(handle);
@@ -243,9 +239,10 @@ TEST_F(TokenTest, SwappedWrappedBlobIsRejected) {
   ObjectHandle a = StoreSecret(0xaa), b = StoreSecret(0xbb);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file_.c_str(), &db), SQLITE_OK);
-  std::string sql = "UPDATE objects SET wrapped_value = (SELECT wrapped_value FROM objects "
-                    "WHERE handle = " + std::to_string(a) + ") WHERE handle = " +
-                    std::to_string(b);
+  std::string sql =
+      "UPDATE objects SET wrapped_value = (SELECT wrapped_value FROM objects "
+      "WHERE handle = " +
+      std::to_string(a) + ") WHERE handle = " + std::to_string(b);
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   EXPECT_EQ(token_->FetchKey(b).error().code, CKR_WRAPPED_KEY_INVALID);

@@ -26,8 +26,8 @@
 
 namespace signet::keystore {
 
-using crypto::ByteView;
 using crypto::Bytes;
+using crypto::ByteView;
 using crypto::SecureBytes;
 
 // AttributeMap: PKCS#11 attributes of an object, values in their PKCS#11
@@ -51,7 +51,7 @@ struct TokenOptions {
 
 struct TokenInfo {
   std::string label;
-  std::string serial;                 // 16 hex chars, random at creation
+  std::string serial;  // 16 hex chars, random at creation
   bool user_pin_initialized = false;
   int user_pin_failures = 0;
   int so_pin_failures = 0;
