@@ -63,6 +63,8 @@ void AddParallel(CLI::App& bench, BenchHooks hooks) {
   auto no_verify = std::make_shared<bool>(false);
   cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature");
   cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
+  cmd->add_option("--socket", options->socket,
+                  "Use the daemon at this socket instead of starting one");
   cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
   cmd->callback([options, no_verify, hooks = std::move(hooks)] {
