@@ -55,12 +55,15 @@ Status SocketStream::DrainInbound() {
 
 Status SocketStream::WaitFor(short events) {
   for (;;) {
-    pollfd pfd{fd_, events, 0};
+    // While waiting to write, also wake for input (unless the peer already
+    // closed its side, which would keep POLLIN raised forever).
+    bool drain = (events & POLLOUT) != 0 && !peer_closed_;
+    pollfd pfd{fd_, static_cast<short>(events | (drain ? POLLIN : 0)), 0};
     int n = poll(&pfd, 1, timeout_ms_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return IoError("poll", errno);
     if (n == 0) return MakeError(CKR_DEVICE_ERROR, "timed out waiting for signetd");
-    if ((events & POLLOUT) && (pfd.revents & POLLIN)) {
+    if (drain && (pfd.revents & POLLIN)) {
       // The daemon is sending replies while we still write requests: keep
       // them, so neither side waits on the other with a full buffer.
       SIGNET_TRY(DrainInbound());
