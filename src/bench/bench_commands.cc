@@ -9,9 +9,16 @@
 namespace signet::bench {
 namespace {
 
-// Finish turns a benchmark's exit code into CLI11's way of reporting one.
-void Finish(int code) {
-  if (code != 0) throw CLI::RuntimeError(code);
+using SharedHooks = std::shared_ptr<const BenchHooks>;
+
+// Dispatch runs `job` now (a failure becomes CLI11's RuntimeError, which
+// app.exit returns silently) or hands it to the caller's run_later.
+void Dispatch(const BenchHooks& hooks, BenchJob job) {
+  if (hooks.run_later) {
+    hooks.run_later(std::move(job));
+    return;
+  }
+  if (int code = job(); code != 0) throw CLI::RuntimeError(code);
 }
 
 void AddOutputOptions(CLI::App& cmd, std::string& csv, std::string& json) {
@@ -19,7 +26,7 @@ void AddOutputOptions(CLI::App& cmd, std::string& csv, std::string& json) {
   cmd.add_option("--json", json, "Also write the tables as JSON to this file ('-': stdout)");
 }
 
-void AddSpeed(CLI::App& bench) {
+void AddSpeed(CLI::App& bench, SharedHooks hooks) {
   auto options = std::make_shared<SpeedOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "speed", "Hash/cipher throughput (MiB/s, cycles/byte) and sign/verify cost (ms/op)");
@@ -32,10 +39,12 @@ void AddSpeed(CLI::App& bench) {
   cmd->add_flag("--no-bulk", options->skip_bulk, "Skip the hash and cipher table");
   cmd->add_flag("--no-sign", options->skip_sign, "Skip the sign and verify table");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
-  cmd->callback([options] { Finish(RunSpeed(*options, std::cout, std::cerr)); });
+  cmd->callback([options, hooks] {
+    Dispatch(*hooks, [options] { return RunSpeed(*options, std::cout, std::cerr); });
+  });
 }
 
-void AddKeygen(CLI::App& bench) {
+void AddKeygen(CLI::App& bench, SharedHooks hooks) {
   auto options = std::make_shared<KeygenOptions>();
   CLI::App* cmd =
       bench.add_subcommand("keygen", "Milliseconds per new key: best/mean/median/worst");
@@ -47,10 +56,27 @@ void AddKeygen(CLI::App& bench) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quick", options->quick, "Shorter cycle-counter calibration");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
-  cmd->callback([options] { Finish(RunKeygen(*options, std::cout, std::cerr)); });
+  cmd->callback([options, hooks] {
+    Dispatch(*hooks, [options] { return RunKeygen(*options, std::cout, std::cerr); });
+  });
 }
 
-void AddParallel(CLI::App& bench, BenchHooks hooks) {
+// ParallelJob builds the daemon backend (if the caller can make one) when
+// the job runs, not while parsing, then runs the table.
+int ParallelJob(const ParallelOptions& options, const BenchHooks& hooks) {
+  std::unique_ptr<SignerBackend> daemon;
+  if (hooks.make_daemon_backend) {
+    auto made = hooks.make_daemon_backend(options);
+    if (!made.ok()) {
+      std::cerr << "bench parallel: " << made.error().message << '\n';
+      return 1;
+    }
+    daemon = std::move(*made);
+  }
+  return RunParallel(options, daemon.get(), std::cout, std::cerr);
+}
+
+void AddParallel(CLI::App& bench, SharedHooks hooks) {
   auto options = std::make_shared<ParallelOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "parallel", "Signatures/sec for c concurrent clients (the parallel-signatures table)");
@@ -58,38 +84,28 @@ void AddParallel(CLI::App& bench, BenchHooks hooks) {
       ->delimiter(',');
   cmd->add_option("--clients", options->clients, "Client counts (default: 1,2,...,8)")
       ->delimiter(',');
-  cmd->add_option("-n", options->n, "Signatures per (algorithm, clients) run")
+  cmd->add_option("-n", options->n, "Signatures per (algorithm, clients) run (default: 1000)")
       ->check(CLI::PositiveNumber);
   auto no_verify = std::make_shared<bool>(false);
   cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature");
   cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
-  cmd->add_option("--socket", options->socket,
-                  "Use the daemon at this socket instead of starting one");
   cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
-  cmd->callback([options, no_verify, hooks = std::move(hooks)] {
+  cmd->callback([options, no_verify, hooks] {
     options->verify = !*no_verify;
-    std::unique_ptr<SignerBackend> daemon;
-    if (hooks.make_daemon_backend) {
-      auto made = hooks.make_daemon_backend(*options);
-      if (!made.ok()) {
-        std::cerr << "bench parallel: " << made.error().message << '\n';
-        Finish(1);
-      }
-      daemon = std::move(*made);
-    }
-    Finish(RunParallel(*options, daemon.get(), std::cout, std::cerr));
+    Dispatch(*hooks, [options, hooks] { return ParallelJob(*options, *hooks); });
   });
 }
 
 }  // namespace
 
 void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
+  auto shared = std::make_shared<const BenchHooks>(std::move(hooks));
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks reproducing the seed reports");
   bench->require_subcommand(1);
-  AddSpeed(*bench);
-  AddKeygen(*bench);
-  AddParallel(*bench, std::move(hooks));
+  AddSpeed(*bench, shared);
+  AddKeygen(*bench, shared);
+  AddParallel(*bench, shared);
 }
 
 }  // namespace signet::bench

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "bench/parallel.h"
 #include "crypto/crypto_test_util.h"
 
 namespace signet::bench {
@@ -50,6 +51,48 @@ TEST(BenchCommands, ParallelRawFromTheCommandLine) {
   ASSERT_EQ(code, 0);
   EXPECT_NE(text.find("ed25519 sigs/sec "), std::string::npos);
   EXPECT_NE(text.find("(n 4, c 2 t0 "), std::string::npos) << text;
+}
+
+TEST(BenchCommands, RunLaterDefersTheJobUntilTheCallerRunsIt) {
+  BenchJob job;
+  BenchHooks hooks;
+  hooks.run_later = [&job](BenchJob j) { job = std::move(j); };
+  CLI::App app("signet");
+  AddBenchCommands(app, std::move(hooks));
+  const char* argv[] = {"signet", "bench", "parallel", "--raw",     "--algo",
+                        "ecp256", "-n",    "3",        "--clients", "1"};
+  testing::internal::CaptureStdout();
+  app.parse(10, argv);
+  const std::string during_parse = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(during_parse.empty()) << during_parse;
+  ASSERT_TRUE(job);
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(job(), 0);
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("ecdsa_p256 sigs/sec "), std::string::npos);
+}
+
+TEST(BenchCommands, DaemonBackendHookIsUsedWhenGiven) {
+  int made = 0;
+  BenchHooks hooks;
+  hooks.make_daemon_backend =
+      [&made](const ParallelOptions&) -> Result<std::unique_ptr<SignerBackend>> {
+    ++made;
+    return MakeError(CKR_DEVICE_ERROR, "no daemon here");
+  };
+  CLI::App app("signet");
+  AddBenchCommands(app, std::move(hooks));
+  const char* argv[] = {"signet", "bench", "parallel", "-n", "3"};
+  testing::internal::CaptureStderr();
+  int code = 0;
+  try {
+    app.parse(5, argv);
+  } catch (const CLI::ParseError& e) {
+    code = app.exit(e);
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(err, "bench parallel: no daemon here\n");  // app.exit adds nothing
 }
 
 TEST(BenchCommands, FailuresBecomeExitCodes) {

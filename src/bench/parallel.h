@@ -33,9 +33,6 @@ struct ParallelOptions {
   std::string csv_path;    // as in SpeedOptions
   std::string json_path;
   std::string chart_path;  // SVG file; empty = none
-  // socket: a running daemon's socket for the daemon backend; empty means
-  // the backend starts its own daemon on a throw-away token.
-  std::string socket;
 };
 
 // BackendRun: one measured run and the backend that produced it.
