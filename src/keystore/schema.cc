@@ -46,6 +46,22 @@ constexpr const char* kMigrations[] = {
       CREATE INDEX objects_by_label ON objects (label);
       CREATE INDEX objects_by_id ON objects (id);
     )sql",
+    // 2: the key pool (core/key_pool.h). Pre-generated key pairs that no
+    // client sees until TakePoolKey moves one into `objects`. pool names the
+    // key type ("rsa:2048"); public_attributes holds what the public key
+    // determines; wrapped_value is AES-KWP under the KEK bound to the entry
+    // id with its own prefix (see sqlite_token_pool.cc), so a pool blob never
+    // unwraps as an object's.
+    R"sql(
+      CREATE TABLE key_pool (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        pool TEXT NOT NULL,
+        public_attributes BLOB NOT NULL,
+        wrapped_value BLOB NOT NULL,
+        created_unix INTEGER NOT NULL
+      );
+      CREATE INDEX key_pool_by_pool ON key_pool (pool, id);
+    )sql",
 };
 
 constexpr int kVersionCount = static_cast<int>(std::size(kMigrations));

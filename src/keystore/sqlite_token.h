@@ -49,6 +49,13 @@ class SqliteToken final : public Token {
   Status DestroyObject(ObjectHandle handle) override;
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
+  // Key pool: sqlite_token_pool.cc.
+  Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
+                      const AttributeMap& public_attributes) override;
+  Result<std::optional<PoolTake>> TakePoolKey(std::string_view pool,
+                                              const PoolObjectsBuilder& build) override;
+  Result<std::optional<PooledKey>> ClaimPoolKey(std::string_view pool) override;
+  Result<std::map<std::string, std::size_t>> PoolCounts() const override;
 
  private:
   SqliteToken(std::unique_ptr<Database> db, std::string label, std::string serial,
@@ -62,6 +69,15 @@ class SqliteToken final : public Token {
   // CurrentKek: the KEK when logged in, else nullptr.
   std::shared_ptr<const SecureBytes> CurrentKek() const;
   Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const;
+  // InsertObjectLocked inserts an object (and wraps `secret` for its new
+  // handle under `kek`) inside the caller's open transaction. REQUIRES:
+  // db_mu_ held, a transaction open; kek non-null when secret is.
+  Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes,
+                                          const SecureBytes* secret, const SecureBytes* kek);
+  // ClaimPoolEntryLocked deletes the oldest entry of `pool` and returns it
+  // unwrapped. REQUIRES: db_mu_ held, a transaction open.
+  Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,
+                                                        const SecureBytes& kek);
   // QueryObjects runs kSelectObject + `where_sql` with `match`'s column
   // values bound, then keeps rows matching every attribute of `match`.
   Result<std::vector<StoredObject>> QueryObjects(std::string_view where_sql,

@@ -111,10 +111,21 @@ Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
     kek = CurrentKek();
     if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
   }
-  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
-
   std::lock_guard lock(db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+  SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle, InsertObjectLocked(attributes, secret, kek.get()));
+  SIGNET_TRY(txn.Commit());
+  return handle;
+}
+
+Result<ObjectHandle> SqliteToken::InsertObjectLocked(const AttributeMap& attributes,
+                                                     const SecureBytes* secret,
+                                                     const SecureBytes* kek) {
+  SIGNET_TRY(CheckNoClearSecrets(attributes));
+  if (secret != nullptr && !HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
+  }
+  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
   SIGNET_ASSIGN_OR_RETURN(
       Statement insert, db_->Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
                                      "VALUES (?1, ?2, ?3, ?4, ?5)"));
@@ -127,7 +138,6 @@ Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
     SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapObjectSecret(*kek, handle, *secret));
     SIGNET_TRY(StoreWrapped(*db_, handle, wrapped));
   }
-  SIGNET_TRY(txn.Commit());
   return handle;
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +84,29 @@ struct CacheStats {
   std::size_t size = 0;
   std::size_t capacity = 0;
 };
+
+// PooledKey: one key-pool entry claimed and unwrapped (ClaimPoolKey).
+// `private_der` is PKCS#8; `public_attributes` what the entry was stored with.
+struct PooledKey {
+  SecureBytes private_der;
+  AttributeMap public_attributes;
+};
+
+// PoolTake: the key pair TakePoolKey made from a pool entry, with the
+// attributes stored for each object.
+struct PoolTake {
+  ObjectHandle private_handle = 0;
+  ObjectHandle public_handle = 0;
+  AttributeMap private_attributes;
+  AttributeMap public_attributes;
+};
+
+// PoolObjectsBuilder: given a pool entry's public attributes, returns the
+// {private, public} attribute maps of the key pair to store. Called inside
+// TakePoolKey's transaction (with the database lock held: it must not call
+// back into the Token); an error aborts the take and leaves the entry.
+using PoolObjectsBuilder =
+    std::function<Result<std::pair<AttributeMap, AttributeMap>>(const AttributeMap& pool_public)>;
 
 class Token {
  public:
@@ -169,6 +193,37 @@ class Token {
 
   // cache_stats: counters of the unwrapped-key cache (any thread).
   virtual CacheStats cache_stats() const = 0;
+
+  // --- Key pool (core/key_pool.h). Pool entries are pre-generated key pairs
+  // kept in their own table: ListObjects, FindObjects and GetObject never
+  // return them. Their private halves are wrapped under the KEK like every
+  // private key, so the pool survives restarts, and can only grow while the
+  // KEK is in memory (someone is logged in). The defaults below report
+  // CKR_FUNCTION_NOT_SUPPORTED (a backend without a pool); SqliteToken
+  // implements them.
+
+  // StorePoolKey adds one entry to pool `pool` (a key type name such as
+  // "rsa:2048"). CKR_USER_NOT_LOGGED_IN without the KEK; CKR_ARGUMENTS_BAD
+  // for an empty name or key.
+  virtual Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
+                              const AttributeMap& public_attributes);
+
+  // TakePoolKey, in ONE transaction, removes the oldest entry of `pool` and
+  // stores it as a private and a public key object with the attributes
+  // `build` returns (the private key's secret rewrapped for its new handle).
+  // Each entry is handed out exactly once, also across threads and
+  // processes. nullopt when the pool is empty; CKR_USER_NOT_LOGGED_IN
+  // without the KEK; `build`'s error as is (the entry stays).
+  virtual Result<std::optional<PoolTake>> TakePoolKey(std::string_view pool,
+                                                      const PoolObjectsBuilder& build);
+
+  // ClaimPoolKey removes the oldest entry of `pool` and returns it unwrapped
+  // (for keys that live in memory only, such as PKCS#11 session keys).
+  // nullopt when the pool is empty; CKR_USER_NOT_LOGGED_IN without the KEK.
+  virtual Result<std::optional<PooledKey>> ClaimPoolKey(std::string_view pool);
+
+  // PoolCounts returns the number of entries per pool name (absent: 0).
+  virtual Result<std::map<std::string, std::size_t>> PoolCounts() const;
 };
 
 }  // namespace signet::keystore
