@@ -40,10 +40,22 @@ Status CheckMechanism(ModuleState& state, const client::Mechanism& mech, const O
   return MakeError(CKR_MECHANISM_INVALID, "mechanism not offered for this operation");
 }
 
-// CheckKey reads the key's type and usage flag (one round trip, cached).
+// KeyFits: the mechanism's key type (when it has one) is the key's.
+Status KeyFits(CK_KEY_TYPE key_type, const client::Mechanism& mech) {
+  const CK_KEY_TYPE wanted = KeyTypeFor(mech.type);
+  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != key_type) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
+  }
+  return OkStatus();
+}
+
+// CheckKey reads the key's type and usage flag (one round trip; the answer
+// is cached per key and kind, the mechanism fit is checked every time).
 Status CheckKey(Session& s, client::Handle key, const client::Mechanism& mech,
                 const OpRules& rules) {
-  if (s.checked_keys.count({key, rules.kind}) != 0) return OkStatus();
+  if (auto it = s.checked_keys.find({key, rules.kind}); it != s.checked_keys.end()) {
+    return KeyFits(it->second, mech);
+  }
   const CK_ATTRIBUTE_TYPE types[] = {CKA_KEY_TYPE, rules.key_usage};
   Result<std::vector<client::AttributeValue>> got = s.conn->GetAttributeValue(s.remote, key, types);
   if (!got.ok()) return MakeError(KeyHandleRv(got.error().code), got.error().message);
@@ -52,16 +64,12 @@ Status CheckKey(Session& s, client::Handle key, const client::Mechanism& mech,
   if ((*got)[0].rv != CKR_OK || !key_type) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object is not a key");
   }
-  const CK_KEY_TYPE wanted = KeyTypeFor(mech.type);
-  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != *key_type) {
-    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
-  }
   const std::optional<bool> allowed = client::BoolValue((*got)[1].value);
   if ((*got)[1].rv != CKR_OK || !allowed || !*allowed) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "key usage attribute is false");
   }
-  s.checked_keys[{key, rules.kind}] = true;
-  return OkStatus();
+  s.checked_keys[{key, rules.kind}] = *key_type;
+  return KeyFits(*key_type, mech);
 }
 
 CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,

@@ -143,7 +143,10 @@ CK_RV C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM_INF
       if (m.type != type) continue;
       info->ulMinKeySize = m.min_key_size;
       info->ulMaxKeySize = m.max_key_size;
-      info->flags = m.flags;
+      // Every mechanism runs in signetd, outside the application's process:
+      // for the caller that is the device doing it (CKF_HW), which is also
+      // what tools such as pkcs11-tool look for before testing signatures.
+      info->flags = m.flags | CKF_HW;
       return CKR_OK;
     }
     return CKR_MECHANISM_INVALID;

@@ -12,8 +12,12 @@ namespace {
 
 // The module's one global (see the header): guarded by g_mu, which the
 // fork handlers hold across fork() so the child never inherits it locked.
-std::mutex g_mu;
-std::shared_ptr<ModuleState> g_state;
+// The state pointer lives on the heap and is never destroyed: hosts call
+// C_Finalize / C_CloseAllSessions from their own atexit handlers (OpenSSL's
+// engine cleanup does), which may run after this library's static
+// destructors would have.
+std::mutex g_mu;  // trivially destructible in libstdc++
+std::shared_ptr<ModuleState>& g_state = *new std::shared_ptr<ModuleState>();
 bool g_forked = false;
 std::once_flag g_atfork_once;
 

@@ -82,10 +82,11 @@ struct Session {
   std::uint64_t login_epoch = 0;      // LoginRegistry epoch conn reflects
   std::array<Operation, kOpKindCount> ops;
   FindState find;
-  // Keys already checked for an operation kind (C_*Init), so a hot loop of
-  // C_SignInit + C_Sign costs one round trip per signature. The daemon
-  // checks again on every use; this only saves the extra query.
-  std::map<std::pair<client::Handle, OpKind>, bool> checked_keys;
+  // Keys already checked for an operation kind (C_*Init) and their
+  // CKA_KEY_TYPE, so a hot loop of C_SignInit + C_Sign costs one round trip
+  // per signature. The daemon checks again on every use; this only saves
+  // the extra query. Cleared when this session changes or destroys objects.
+  std::map<std::pair<client::Handle, OpKind>, CK_KEY_TYPE> checked_keys;
 
   Operation& op(OpKind kind) { return ops[static_cast<std::size_t>(kind)]; }
 };

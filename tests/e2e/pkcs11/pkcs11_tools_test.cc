@@ -37,7 +37,7 @@ class ToolsTest : public DaemonTest {
     ProgramResult read = PkcsTool({"--read-object", "--type", "pubkey", "--id", id,
                                    "--output-file", Path(label + ".der")});
     ASSERT_EQ(read.exit_code, 0) << read.out << read.err;
-    ProgramResult pem = OpenSsl({"pkey", "-pubin", "-inform", "DER", "-in", Path(label + ".der"),
+    ProgramResult pem = OpenSsl({"pkey", "-pubin", "-in", Path(label + ".der"),
                                  "-out", Path(label + ".pem")});
     ASSERT_EQ(pem.exit_code, 0) << pem.err;
   }
@@ -54,9 +54,16 @@ class ToolsTest : public DaemonTest {
 };
 
 TEST_F(ToolsTest, PkcsToolSelfTestPasses) {
+  // Keys first, so the self test exercises signing and verification too.
+  GenerateAndExport("rsa:2048", "selftest-rsa", "41");
+  GenerateAndExport("EC:prime256v1", "selftest-ec", "42");
   ProgramResult test = PkcsTool({"--test"});
   EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
-  EXPECT_EQ(test.out.find("errors"), std::string::npos) << test.out;
+  EXPECT_NE(test.out.find("No errors"), std::string::npos) << test.out;
+  EXPECT_NE(test.out.find("all 4 signature functions seem to work"), std::string::npos)
+      << test.out;
+  EXPECT_NE(test.out.find("SHA256-RSA-PKCS: OK"), std::string::npos) << test.out;
+  EXPECT_NE(test.out.find("all 4 digest functions seem to work"), std::string::npos) << test.out;
 }
 
 TEST_F(ToolsTest, PkcsToolRsaEcEd25519SignaturesVerifyWithOpenSsl) {
