@@ -1,0 +1,288 @@
+// Bad input against a real signetd: random bytes, a truncated frame, a
+// 4 GiB length, an unknown version, an unknown operation, a handle of
+// another connection, a client vanishing mid-request. Each gets a precise
+// error reply or a closed connection; the daemon keeps serving, a fresh
+// client then signs (checked by the openssl CLI), and the token's objects
+// are unchanged.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <optional>
+#include <random>
+
+#include "key_helpers.h"
+#include "rpc/framing.h"
+#include "signet_generated.h"
+
+namespace signet::e2e {
+namespace {
+
+namespace fb = flatbuffers;
+
+// RawConnection: a Unix socket speaking bytes, for frames no client sends.
+class RawConnection {
+ public:
+  explicit RawConnection(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~RawConnection() { Close(); }
+  bool connected() const { return connected_; }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+
+  // Send writes all of `bytes` (MSG_NOSIGNAL: a closed peer is an error).
+  bool Send(std::span<const std::uint8_t> bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      bytes = bytes.subspan(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  bool SendFrame(std::span<const std::uint8_t> payload) {
+    auto frame = rpc::EncodeFrame(payload);
+    return frame.ok() && Send(*frame);
+  }
+
+  // ReadFrame returns the next reply payload, or nullopt when the daemon
+  // closed the connection. Waits at most 20 s (a hang fails the test).
+  std::optional<std::vector<std::uint8_t>> ReadFrame() {
+    std::span<const std::uint8_t> payload;
+    while (reader_.Next(&payload) != rpc::FrameReader::State::kFrame) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20000) != 1) {
+        ADD_FAILURE() << "no reply within 20 s";
+        return std::nullopt;
+      }
+      std::uint8_t buf[4096];
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return std::nullopt;
+      reader_.Feed(std::span<const std::uint8_t>(buf, static_cast<std::size_t>(n)));
+    }
+    return std::vector<std::uint8_t>(payload.begin(), payload.end());
+  }
+
+  // ExpectClosed: the daemon closes the connection (EOF) without more replies.
+  void ExpectClosed() {
+    auto frame = ReadFrame();
+    EXPECT_FALSE(frame.has_value()) << "expected the daemon to close the connection";
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  rpc::FrameReader reader_;
+};
+
+const wire::Response* Parse(const std::vector<std::uint8_t>& payload) {
+  fb::Verifier verifier(payload.data(), payload.size());
+  if (!verifier.VerifyBuffer<wire::Response>(nullptr)) return nullptr;
+  return fb::GetRoot<wire::Response>(payload.data());
+}
+
+// ExpectReply reads one reply and checks its id and rv.
+void ExpectReply(RawConnection& conn, std::uint64_t id, CK_RV rv) {
+  auto payload = conn.ReadFrame();
+  ASSERT_TRUE(payload.has_value()) << "connection closed instead of a reply";
+  const wire::Response* response = Parse(*payload);
+  ASSERT_NE(response, nullptr) << "reply is not a valid Response";
+  EXPECT_EQ(response->id(), id);
+  EXPECT_EQ(response->rv(), rv) << (response->message() ? response->message()->str() : "");
+  if (rv != CKR_OK) EXPECT_NE(response->message(), nullptr) << "error replies carry a message";
+}
+
+std::vector<std::uint8_t> RequestBytes(std::uint64_t id, std::uint16_t version,
+                                       wire::RequestBody type, bool with_body = true) {
+  fb::FlatBufferBuilder fbb;
+  fb::Offset<void> body;
+  if (with_body) body = wire::CreateGetInfoRequest(fbb).Union();
+  fbb.Finish(wire::CreateRequest(fbb, id, version, type, body));
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+class BadInputTest : public DaemonTest {
+ protected:
+  void SetUp() override {
+    DaemonTest::SetUp();
+    auto user = OpenUserSession();
+    ASSERT_TRUE(user.ok()) << user.error().message;
+    auto pair = GenerateKeyPair(*user, "ec:p256", "bad-input-key", /*token=*/true);
+    ASSERT_TRUE(pair.ok()) << pair.error().message;
+    objects_before_ = Objects();
+    ASSERT_EQ(objects_before_.size(), 2u);
+  }
+
+  // Objects: labels and classes of every token object, as a user sees them.
+  std::vector<std::string> Objects() {
+    auto user = OpenUserSession();
+    EXPECT_TRUE(user.ok());
+    std::vector<std::string> out;
+    auto found = user->client->FindObjects(user->session, {});
+    EXPECT_TRUE(found.ok());
+    for (client::Handle h : *found) {
+      const std::vector<CK_ATTRIBUTE_TYPE> types = {CKA_LABEL, CKA_CLASS};
+      auto attrs = user->client->GetAttributeValue(user->session, h, types);
+      EXPECT_TRUE(attrs.ok());
+      std::string entry((*attrs)[0].value.begin(), (*attrs)[0].value.end());
+      entry += "/" + std::to_string((*attrs)[1].value[0]);
+      out.push_back(entry);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // ExpectServesAndUnchanged: a fresh client signs with the token key, the
+  // openssl CLI verifies, and the token holds the same objects as before.
+  void ExpectServesAndUnchanged() {
+    ASSERT_TRUE(daemon_.running());
+    auto user = OpenUserSession();
+    ASSERT_TRUE(user.ok()) << user.error().message;
+    auto priv = FindByLabel(*user, "bad-input-key", CKO_PRIVATE_KEY);
+    auto pub = FindByLabel(*user, "bad-input-key", CKO_PUBLIC_KEY);
+    ASSERT_TRUE(priv.ok() && pub.ok());
+    ASSERT_EQ(priv->size(), 1u);
+    ASSERT_EQ(pub->size(), 1u);
+    client::Bytes message = ToBytes("still serving");
+    auto sig = user->client->Sign(user->session, (*priv)[0], client::Mechanism{CKM_ECDSA_SHA256}, message);
+    ASSERT_TRUE(sig.ok()) << sig.error().message;
+    auto key = ReadPublicKey(*user, (*pub)[0]);
+    ASSERT_TRUE(key.ok());
+    auto der = crypto::EcdsaRawToDer(*sig);
+    ASSERT_TRUE(der.ok());
+    WriteTextFile(Path("pub.pem"), *key->ToPem());
+    WriteTextFile(Path("msg"), "still serving");
+    WriteTextFile(Path("sig"), std::string(der->begin(), der->end()));
+    auto verify = OpenSsl({"dgst", "-sha256", "-verify", Path("pub.pem"), "-signature", Path("sig"), Path("msg")});
+    EXPECT_EQ(verify.exit_code, 0) << verify.err;
+    EXPECT_EQ(Objects(), objects_before_);
+  }
+
+  std::vector<std::string> objects_before_;
+};
+
+TEST_F(BadInputTest, RandomBytes) {
+  std::mt19937 rng(20261129);
+  for (int round = 0; round < 8; ++round) {
+    RawConnection conn(socket_path());
+    ASSERT_TRUE(conn.connected());
+    // A plausible length then garbage: a malformed-message reply, and the
+    // connection stays usable.
+    std::vector<std::uint8_t> garbage(64 + round * 37);
+    for (auto& b : garbage) b = static_cast<std::uint8_t>(rng());
+    ASSERT_TRUE(conn.SendFrame(garbage));
+    ExpectReply(conn, 0, SIGNET_RV_MALFORMED_MESSAGE);
+    ASSERT_TRUE(conn.SendFrame(RequestBytes(7, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+    ExpectReply(conn, 7, CKR_OK);
+  }
+  // Pure noise, length field included: a too-large or malformed reply, or
+  // a close; never a hang or a crash.
+  RawConnection noise(socket_path());
+  std::vector<std::uint8_t> bytes(4096);
+  for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+  bytes[0] = 0x7f;  // length far beyond the limit
+  noise.Send(bytes);
+  ExpectReply(noise, 0, SIGNET_RV_FRAME_TOO_LARGE);
+  noise.ExpectClosed();
+  ExpectServesAndUnchanged();
+}
+
+TEST_F(BadInputTest, TruncatedFrame) {
+  RawConnection conn(socket_path());
+  auto request = RequestBytes(3, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest);
+  auto frame = rpc::EncodeFrame(request);
+  ASSERT_TRUE(frame.ok());
+  // Half a frame, then the writer gives up: no reply, the daemon closes.
+  ASSERT_TRUE(conn.Send(std::span<const std::uint8_t>(frame->data(), frame->size() / 2)));
+  // A stalled half frame on another connection blocks no one.
+  RawConnection stalled(socket_path());
+  ASSERT_TRUE(stalled.Send(std::span<const std::uint8_t>(frame->data(), 3)));
+  ExpectServesAndUnchanged();
+  conn.ShutdownWrite();
+  conn.ExpectClosed();
+}
+
+TEST_F(BadInputTest, FourGibLength) {
+  RawConnection conn(socket_path());
+  std::vector<std::uint8_t> header = {0xff, 0xff, 0xff, 0xff, 1, 2, 3};
+  ASSERT_TRUE(conn.Send(header));
+  ExpectReply(conn, 0, SIGNET_RV_FRAME_TOO_LARGE);
+  conn.ExpectClosed();
+  ExpectServesAndUnchanged();
+}
+
+TEST_F(BadInputTest, UnknownVersion) {
+  RawConnection conn(socket_path());
+  ASSERT_TRUE(conn.SendFrame(RequestBytes(11, 99, wire::RequestBody::GetInfoRequest)));
+  ExpectReply(conn, 11, SIGNET_RV_UNSUPPORTED_VERSION);
+  ASSERT_TRUE(conn.SendFrame(RequestBytes(12, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+  ExpectReply(conn, 12, CKR_OK);
+  ExpectServesAndUnchanged();
+}
+
+TEST_F(BadInputTest, UnknownOperation) {
+  RawConnection conn(socket_path());
+  ASSERT_TRUE(conn.SendFrame(RequestBytes(21, rpc::kProtocolVersion, static_cast<wire::RequestBody>(200))));
+  ExpectReply(conn, 21, CKR_FUNCTION_NOT_SUPPORTED);
+  ASSERT_TRUE(conn.SendFrame(RequestBytes(22, rpc::kProtocolVersion, wire::RequestBody::NONE, false)));
+  ExpectReply(conn, 22, CKR_FUNCTION_NOT_SUPPORTED);
+  ExpectServesAndUnchanged();
+}
+
+TEST_F(BadInputTest, HandleOfAnotherConnection) {
+  auto a = OpenUserSession();
+  auto b = OpenUserSession();
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto pair = GenerateKeyPair(*a, "ec:p256", "a-only", /*token=*/false);
+  ASSERT_TRUE(pair.ok());
+  client::Mechanism ecdsa{CKM_ECDSA_SHA256};
+  auto with_a_session = b->client->Sign(a->session, pair->private_key, ecdsa, ToBytes("x"));
+  ASSERT_FALSE(with_a_session.ok());
+  EXPECT_EQ(with_a_session.error().code, CKR_SESSION_HANDLE_INVALID);
+  auto with_a_key = b->client->Sign(b->session, pair->private_key, ecdsa, ToBytes("x"));
+  ASSERT_FALSE(with_a_key.ok());
+  EXPECT_EQ(with_a_key.error().code, CKR_OBJECT_HANDLE_INVALID);
+  auto destroy = b->client->DestroyObject(b->session, pair->private_key);
+  ASSERT_FALSE(destroy.ok());
+  EXPECT_EQ(destroy.error().code, CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_TRUE(a->client->Sign(a->session, pair->private_key, ecdsa, ToBytes("x")).ok());
+  a->client.reset();  // A disconnects: its session key dies with it
+  ExpectServesAndUnchanged();
+}
+
+TEST_F(BadInputTest, DisconnectMidRequest) {
+  for (int round = 0; round < 5; ++round) {
+    RawConnection conn(socket_path());
+    // Open a session in the raw protocol, then pipeline work and vanish.
+    fb::FlatBufferBuilder fbb;
+    fbb.Finish(wire::CreateRequest(fbb, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+                                   wire::CreateOpenSessionRequest(fbb, 0, CKF_SERIAL_SESSION).Union()));
+    ASSERT_TRUE(conn.SendFrame({fbb.GetBufferPointer(), fbb.GetSize()}));
+    auto reply = conn.ReadFrame();
+    ASSERT_TRUE(reply.has_value());
+    const wire::Response* response = Parse(*reply);
+    ASSERT_NE(response, nullptr);
+    ASSERT_EQ(response->rv(), CKR_OK);
+    std::uint64_t session = response->body_as_SessionResponse()->session();
+    for (std::uint64_t id = 2; id < 200; ++id) {
+      fb::FlatBufferBuilder req;
+      req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+                                     wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
+      if (!conn.SendFrame({req.GetBufferPointer(), req.GetSize()})) break;
+    }
+    conn.Close();  // replies in flight go to a closed connection
+  }
+  ExpectServesAndUnchanged();
+}
+
+}  // namespace
+}  // namespace signet::e2e
