@@ -27,6 +27,8 @@
 
 namespace signet::core {
 
+class KeyPool;
+
 struct PssParams {
   CK_MECHANISM_TYPE hash_alg = 0;
   CK_RSA_PKCS_MGF_TYPE mgf = 0;
@@ -93,6 +95,11 @@ class Hsm {
   PhaseCounters& counters() { return counters_; }
   keystore::CacheStats CacheTotals() const;
   std::size_t open_sessions() const { return open_sessions_.load(std::memory_order_relaxed); }
+
+  // SetKeyPool makes GenerateKeyPair take matching key pairs from `pool`
+  // (key_pool.h); nullptr turns the pool off. key_pool: the current one.
+  void SetKeyPool(std::shared_ptr<KeyPool> pool);
+  std::shared_ptr<KeyPool> key_pool() const;
 
   // --- sessions and login (hsm_session.cc)
   Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot, CK_FLAGS flags);
@@ -179,6 +186,18 @@ class Hsm {
   Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                        AttributeMap attrs,
                                        std::shared_ptr<const keystore::UnwrappedKey> secret);
+  // StoreGeneratedKeyPair completes the attributes of a generated `key`
+  // (key_pair_attributes.h) and stores private, then public half
+  // (hsm_keys.cc). Returns {public, private}.
+  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> StoreGeneratedKeyPair(
+      ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
+      crypto::PrivateKey key, AttributeMap pub, AttributeMap priv);
+  // GenerateKeyPairFromPool returns a pair made from the key pool when
+  // `spec` is pooled and a key is ready (hsm_pool.cc); nullopt means
+  // generate fresh. Templates already validated and permissions checked.
+  Result<std::optional<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>>> GenerateKeyPairFromPool(
+      ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, const crypto::KeySpec& spec,
+      CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv);
   CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
   TokenSlot* FindSlot(CK_SLOT_ID slot) const;
 
@@ -194,6 +213,8 @@ class Hsm {
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};
   PhaseCounters counters_;
+  mutable std::mutex pool_mu_;
+  std::shared_ptr<KeyPool> key_pool_;  // guarded by pool_mu_; last: stops first
 };
 
 // RandomHandle draws a non-zero 32-bit handle from the DRBG.

@@ -3,6 +3,7 @@
 
 #include "core/hsm.h"
 #include "core/key_defaults.h"
+#include "core/key_pair_attributes.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -80,18 +81,20 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
   if (BoolOr(priv, CKA_PRIVATE, true) && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private keys need a user login");
   }
+  // A pooled type costs a database transaction instead (key_pool.h).
+  SIGNET_ASSIGN_OR_RETURN(auto pooled, GenerateKeyPairFromPool(c, s, r, spec, m.type, pub, priv));
+  if (pooled) return *pooled;
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(spec));
+  return StoreGeneratedKeyPair(c, s, r, m.type, std::move(key), std::move(pub), std::move(priv));
+}
+
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair(
+    ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
+    crypto::PrivateKey key, AttributeMap pub, AttributeMap priv) {
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
   SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, key.ToPkcs8Der());
-  for (const auto& [t, v] : derived) {
-    pub[t] = v;
-    priv[t] = v;
-  }
-  priv.erase(CKA_MODULUS_BITS);  // a public-key attribute only
-  KeyOrigin origin{true, m.type};
-  ApplyObjectDefaults(pub, CKO_PUBLIC_KEY, origin);
-  ApplyObjectDefaults(priv, CKO_PRIVATE_KEY, origin);
+  CompleteKeyPairAttributes(derived, mechanism, pub, priv);
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   secret->value = std::move(der);
   secret->private_key = std::move(key);

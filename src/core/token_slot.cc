@@ -64,6 +64,17 @@ Status TokenSlot::Destroy(keystore::ObjectHandle id) {
   return OkStatus();
 }
 
+Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
+    std::string_view pool, const keystore::PoolObjectsBuilder& build) {
+  SIGNET_ASSIGN_OR_RETURN(auto take, token_->TakePoolKey(pool, build));
+  if (take) {
+    std::unique_lock lock(objects_mu_);
+    objects_[take->private_handle] = MakeRecord(take->private_attributes, true);
+    objects_[take->public_handle] = MakeRecord(take->public_attributes, false);
+  }
+  return take;
+}
+
 Status TokenSlot::Login(keystore::UserType user, crypto::ByteView pin) {
   std::lock_guard lock(login_mu_);
   int other = user == keystore::UserType::kSo ? user_logins_ : so_logins_;

@@ -52,6 +52,13 @@ class TokenSlot {
   // Destroy deletes the object.
   Status Destroy(keystore::ObjectHandle id);
 
+  // TakePoolKey turns one entry of key pool `pool` into a key pair with the
+  // attributes `build` returns, in one keystore transaction
+  // (Token::TakePoolKey), and caches both objects. nullopt when the pool is
+  // empty. Used by the key pool (key_pool.h).
+  Result<std::optional<keystore::PoolTake>> TakePoolKey(std::string_view pool,
+                                                        const keystore::PoolObjectsBuilder& build);
+
   // Login verifies `pin` for `user` through the keystore and counts this
   // connection as logged in. CKR_USER_ANOTHER_ALREADY_LOGGED_IN when another
   // connection is logged in as the other user type.

@@ -1,0 +1,148 @@
+// KeyPool: pre-generated key pairs per configured key type, so that a
+// C_GenerateKeyPair for a pooled type costs a database transaction instead
+// of a key generation (seed 003: RSA-2048 creation took seconds).
+//
+// What it guarantees:
+// - Each pool entry is a fresh key (crypto::PrivateKey::Generate from the
+//   DRBG, one call per key; never derived from another), stored wrapped under
+//   the token's KEK in the keystore's key_pool table (a restart keeps it),
+//   invisible to clients, and handed out exactly once (keystore TakePoolKey /
+//   ClaimPoolKey run in one transaction).
+// - Pool work never holds back client requests: the generator threads run at
+//   the lowest CPU priority (SCHED_IDLE, nice 19), do no work on the
+//   scheduler's workers, and start a key only while no client request is
+//   queued (Options::client_work_queued).
+// - Pools are per token (a key is wrapped under one token's KEK) and fill
+//   only while the token's KEK is in memory, i.e. while at least one
+//   connection is logged in to it (protocol.md). A token no one is logged
+//   in to keeps its pool as stored, and a take needs a login anyway.
+//
+// Thread contract: every method may be called from any thread. The KeyPool
+// must be stopped (Stop or destruction) before the Hsm it was given and
+// before anything Options::client_work_queued refers to is destroyed.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "crypto/keys.h"
+#include "signet/result.hpp"
+
+namespace signet::core {
+
+class Hsm;
+class TokenSlot;
+
+// PoolTarget: one pooled key type and how many keys each token keeps ready.
+struct PoolTarget {
+  std::string name;  // crypto::KeySpecName: "rsa:2048", "ec:p256", "ed25519"
+  crypto::KeySpec spec;
+  std::size_t target = 0;
+};
+
+// ParsePoolConfig reads signetd's --pool value: "rsa:2048=32,ec:p256=64"
+// (key spec = keys per token). "" and "off" mean no pool. CKR_ARGUMENTS_BAD
+// for an unknown spec, a missing or non-positive count, a count above
+// kMaxPoolTarget, an RSA size a token may not hold, or a repeated type.
+Result<std::vector<PoolTarget>> ParsePoolConfig(std::string_view text);
+
+// kMaxPoolTarget: the largest count ParsePoolConfig accepts per type.
+inline constexpr std::size_t kMaxPoolTarget = 100000;
+
+// PoolTypeStats: one pooled type, summed over tokens (what GetStats shows).
+struct PoolTypeStats {
+  std::string name;
+  std::size_t target = 0;         // per token
+  std::size_t size = 0;           // ready now, all tokens
+  std::uint64_t generated = 0;    // stored since start
+  std::uint64_t taken = 0;        // handed out since start
+  std::uint64_t misses = 0;       // matching requests that found the pool empty
+  std::uint64_t generate_ns = 0;  // time spent generating the `generated` keys
+};
+
+class KeyPool {
+ public:
+  struct Options {
+    std::vector<PoolTarget> targets;
+    std::size_t threads = 1;  // generator threads
+    // client_work_queued: true while client requests wait for a worker; the
+    // generator does not start a key then. May be empty (never busy).
+    std::function<bool()> client_work_queued;
+  };
+
+  // KeyPool starts the generator threads at once. `hsm` is not owned.
+  KeyPool(Hsm& hsm, Options options);
+  ~KeyPool();
+  KeyPool(const KeyPool&) = delete;
+  KeyPool& operator=(const KeyPool&) = delete;
+
+  // Stop ends the generator threads (a key being generated is finished and
+  // dropped). Idempotent; Find and Record* stay usable afterwards.
+  void Stop();
+
+  // Find returns the pool holding keys of `spec`, or nullptr.
+  const PoolTarget* Find(const crypto::KeySpec& spec) const;
+
+  // RecordTake counts a key handed out from `slot`'s pool `name` and wakes
+  // the generator to refill; RecordMiss counts a matching request that found
+  // the pool empty (it was generated fresh).
+  void RecordTake(CK_SLOT_ID slot, const std::string& name);
+  void RecordMiss(const std::string& name);
+
+  // WaitUntilFull blocks until every pool of every unlocked token is at its
+  // target, or `timeout` passes (false then). For tests and warm-up.
+  bool WaitUntilFull(std::chrono::milliseconds timeout);
+
+  // Stats: one entry per configured type, in configuration order.
+  std::vector<PoolTypeStats> Stats() const;
+
+ private:
+  struct Counters {
+    std::uint64_t generated = 0;
+    std::uint64_t taken = 0;
+    std::uint64_t misses = 0;
+    std::uint64_t generate_ns = 0;
+  };
+  struct Job {
+    TokenSlot* slot = nullptr;
+    std::size_t pool = 0;  // index into targets_
+  };
+
+  void GeneratorLoop();
+  // FullLocked: every unlocked token's pools are at target. REQUIRES: mu_.
+  bool FullLocked() const;
+  // NextJob picks the emptiest pool of an unlocked token below its target
+  // (counting keys other threads are generating); nullopt when all are full.
+  std::optional<Job> NextJob();
+  // RefreshSizes re-reads every token's pool counts. REQUIRES: mu_ not held.
+  void RefreshSizes();
+  // RunJob generates and stores one key; false when it could not be stored.
+  bool RunJob(const Job& job);
+  bool ClientWorkQueued() const;
+  std::size_t IndexOf(const std::string& name) const;
+
+  Hsm& hsm_;
+  const std::vector<PoolTarget> targets_;
+  const std::function<bool()> client_work_queued_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::condition_variable stored_;  // notified after each stored key
+  bool stopping_ = false;                                   // guarded by mu_
+  std::uint64_t wake_seq_ = 0;  // guarded by mu_; bumped by each take
+  std::map<CK_SLOT_ID, std::vector<std::size_t>> sizes_;    // guarded by mu_
+  std::map<CK_SLOT_ID, std::vector<std::size_t>> pending_;  // guarded by mu_
+  std::vector<Counters> counters_;                          // guarded by mu_
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace signet::core
