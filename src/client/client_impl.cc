@@ -18,6 +18,7 @@ Error Client::Impl::Fail(Error error) {
 Result<std::uint64_t> Client::Impl::Frame(wire::RequestBody type, flatbuffers::Offset<void> body,
                                           bool secret) {
   if (broken_) return *broken_;
+  if (write_failed_) return *write_failed_;
   std::uint64_t id = next_id_++;
   builder_.Finish(wire::CreateRequest(builder_, id, rpc::kProtocolVersion, type, body));
   std::span<const std::uint8_t> payload(builder_.GetBufferPointer(), builder_.GetSize());
@@ -31,7 +32,13 @@ Result<std::uint64_t> Client::Impl::Frame(wire::RequestBody type, flatbuffers::O
   outbox_.insert(outbox_.end(), payload.begin(), payload.end());
   if (secret) OPENSSL_cleanse(builder_.GetBufferPointer(), builder_.GetSize());
   in_flight_.insert(id);
-  if (outbox_.size() >= kFlushThreshold) SIGNET_TRY(Flush());
+  if (outbox_.size() >= kFlushThreshold) {
+    Status flushed = Flush();
+    if (!flushed.ok()) {
+      in_flight_.erase(id);  // the caller gets no ticket for it
+      return std::move(flushed).error();
+    }
+  }
   return id;
 }
 
@@ -41,8 +48,12 @@ Status Client::Impl::Flush() {
   Status written = stream_->Write(outbox_);
   OPENSSL_cleanse(outbox_.data(), outbox_.size());
   outbox_.clear();
-  if (!written.ok()) return Fail(std::move(written).error());
-  return OkStatus();
+  if (written.ok()) return OkStatus();
+  if (written.error().code != CKR_DEVICE_REMOVED) return Fail(std::move(written).error());
+  // The daemon hung up on our requests (e.g. it is shutting down), but its
+  // replies to earlier ones may still be in the socket: keep reading them.
+  write_failed_ = std::move(written).error();
+  return *write_failed_;
 }
 
 Status Client::Impl::FileReply(std::span<const std::uint8_t> payload) {
@@ -97,7 +108,10 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
       return MakeError(CKR_ARGUMENTS_BAD, "no request with id " + std::to_string(id) +
                                               " is pending (waited twice?)");
     }
-    SIGNET_TRY(Flush());
+    // A hang-up while writing is noted in write_failed_ and reading goes
+    // on: replies to earlier requests may still be in the socket.
+    if (!write_failed_) (void)Flush();
+    if (broken_) return *broken_;
     SIGNET_TRY(ReadMore());
   }
 }

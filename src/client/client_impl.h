@@ -65,6 +65,10 @@ class Client::Impl {
   std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
   std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
   std::optional<Error> broken_;
+  // write_failed_: the daemon stopped taking requests (it closed or is
+  // draining); replies it already sent may still be read, so this does not
+  // break the connection until the stream ends.
+  std::optional<Error> write_failed_;
 };
 
 }  // namespace signet::client

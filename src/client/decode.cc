@@ -150,6 +150,13 @@ Result<ServerStats> DecodeStats(const ReplyFrame& frame) {
   stats.cache_evictions = body->cache_evictions();
   stats.cache_size = body->cache_size();
   stats.cache_capacity = body->cache_capacity();
+  if (body->pools() != nullptr) {
+    for (const wire::PoolStat* pool : *body->pools()) {
+      stats.pools.push_back(PoolStat{ToString(pool->name()), pool->target(), pool->size(),
+                                     pool->generated(), pool->taken(), pool->misses(),
+                                     pool->generate_ns()});
+    }
+  }
   return stats;
 }
 
