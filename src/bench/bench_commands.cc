@@ -4,6 +4,7 @@
 
 #include "bench/keygen.h"
 #include "bench/parallel.h"
+#include "bench/profile.h"
 #include "bench/speed.h"
 
 namespace signet::bench {
@@ -90,10 +91,56 @@ void AddParallel(CLI::App& bench, SharedHooks hooks) {
   cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature");
   cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
   cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
+  cmd->add_option("--via", options->via,
+                  "daemon (signetd, the default) or pkcs11 (any module, with --module)");
+  cmd->add_option("--module", options->module_path, "PKCS#11 module to load with --via pkcs11");
+  cmd->add_option("--token-label", options->token_label, "Token to use (default: the first)");
+  cmd->add_option("--pipeline", options->pipeline,
+                  "Daemon: K Sign requests in flight per client (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", options->batch, "Daemon: K digests per SignBatch request (default 1)")
+      ->check(CLI::PositiveNumber);
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
   cmd->callback([options, no_verify, hooks] {
     options->verify = !*no_verify;
     Dispatch(*hooks, [options, hooks] { return ParallelJob(*options, *hooks); });
+  });
+}
+
+// ProfileJob asks the caller's hook for a daemon backend and profiles it.
+int ProfileJob(const ProfileOptions& options, const BenchHooks& hooks) {
+  if (!hooks.make_daemon_backend) {
+    std::cerr << "bench profile: no daemon backend in this build\n";
+    return 2;
+  }
+  ParallelOptions parallel;  // via "daemon", one request at a time
+  auto made = hooks.make_daemon_backend(parallel);
+  if (!made.ok()) {
+    std::cerr << "bench profile: " << made.error().message << '\n';
+    return 1;
+  }
+  auto* daemon = dynamic_cast<DaemonBackend*>(made->get());
+  if (daemon == nullptr) {
+    std::cerr << "bench profile: the backend is not signetd\n";
+    return 2;
+  }
+  return RunProfile(options, *daemon, std::cout, std::cerr);
+}
+
+void AddProfile(CLI::App& bench, SharedHooks hooks) {
+  auto options = std::make_shared<ProfileOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "profile", "Where a signature's time goes in signetd (per-phase counters over a run)");
+  cmd->add_option("--algo", options->algorithm, "Algorithm (default: rsa2048)");
+  cmd->add_option("--clients", options->clients, "Concurrent clients (default: 2)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-n", options->n, "Signatures (default: 1000)")->check(CLI::PositiveNumber);
+  auto no_verify = std::make_shared<bool>(false);
+  cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature in the client");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->callback([options, no_verify, hooks] {
+    options->verify = !*no_verify;
+    Dispatch(*hooks, [options, hooks] { return ProfileJob(*options, *hooks); });
   });
 }
 
@@ -106,6 +153,7 @@ void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
   AddSpeed(*bench, shared);
   AddKeygen(*bench, shared);
   AddParallel(*bench, shared);
+  AddProfile(*bench, shared);
 }
 
 }  // namespace signet::bench

@@ -33,6 +33,13 @@ struct ParallelOptions {
   std::string csv_path;    // as in SpeedOptions
   std::string json_path;
   std::string chart_path;  // SVG file; empty = none
+  // The non-raw backend (backend_factory.h): "daemon" (signetd through the
+  // client library) or "pkcs11" (any PKCS#11 module, module_path).
+  std::string via = "daemon";
+  std::string module_path;  // --module, with via "pkcs11"
+  std::string token_label;  // --token-label: which token of the module
+  int pipeline = 1;         // daemon: Sign requests in flight per client
+  int batch = 1;            // daemon: digests per SignBatch request
 };
 
 // BackendRun: one measured run and the backend that produced it.

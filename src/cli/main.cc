@@ -3,7 +3,10 @@
 // is printed with its CK_RV name), 2 bad usage.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 
+#include "bench/backend_factory.h"
+#include "bench/bench_commands.h"
 #include "cli/commands.h"
 #include "client/rv_names.h"
 
@@ -28,6 +31,16 @@ int main(int argc, char** argv) {
   signet::cli::AddKeyCommands(app, global, &action);
   signet::cli::AddSignCommands(app, global, &action);
   signet::cli::AddInfoCommands(app, global, &action);
+  // `signet bench ...`: the benchmark suite, run after parsing so the global
+  // --socket/--pin/--token options are known.
+  std::optional<signet::bench::BenchJob> bench_job;
+  signet::bench::BenchHooks bench_hooks;
+  bench_hooks.make_daemon_backend = [&global](const signet::bench::ParallelOptions& options) {
+    return signet::bench::MakeServiceBackend(options,
+                                             {global.socket, global.pin, global.token_label});
+  };
+  bench_hooks.run_later = [&bench_job](signet::bench::BenchJob job) { bench_job = std::move(job); };
+  signet::bench::AddBenchCommands(app, std::move(bench_hooks));
 
   try {
     app.parse(argc, argv);
@@ -35,6 +48,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
+    if (bench_job) return (*bench_job)();
     signet::Status status = action();
     if (!status.ok()) {
       std::string command = app.get_subcommands().front()->get_name();

@@ -1,0 +1,207 @@
+#include "bench/daemon_backend.h"
+
+#include <array>
+#include <cstdlib>
+#include <deque>
+
+#include "bench/token_mechanisms.h"
+#include "crypto/symmetric.h"
+
+namespace signet::bench {
+namespace {
+
+using client::BoolAttribute;
+using client::BytesAttribute;
+using client::StringAttribute;
+using client::UlongAttribute;
+
+// UserSession: one connection, one read-write session, logged in as user.
+struct UserSession {
+  std::unique_ptr<client::Client> client;
+  client::Handle session = 0;
+};
+
+client::ByteView View(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+Result<UserSession> OpenUserSession(const std::string& socket, const std::string& pin,
+                                    const std::string& token_label) {
+  UserSession user;
+  SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect({.address = socket}));
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, user.client->GetInfo());
+  const client::SlotInfo* slot = nullptr;
+  for (const auto& s : info.slots) {
+    if (s.token_present && (token_label.empty() || s.label == token_label)) {
+      slot = &s;
+      break;
+    }
+  }
+  if (slot == nullptr) {
+    return MakeError(CKR_TOKEN_NOT_PRESENT,
+                     token_label.empty() ? "the daemon has no token"
+                                         : "no token labelled '" + token_label + "'");
+  }
+  SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(slot->slot_id));
+  SIGNET_TRY(user.client->Login(user.session, CKU_USER, View(pin)));
+  return user;
+}
+
+Result<std::vector<client::Handle>> FindKeys(UserSession& user, const std::string& label,
+                                             CK_OBJECT_CLASS object_class) {
+  return user.client->FindObjects(
+      user.session, {StringAttribute(CKA_LABEL, label), UlongAttribute(CKA_CLASS, object_class)});
+}
+
+Status GenerateKey(UserSession& user, const SignAlgorithm& algo, const TokenMechanism& m,
+                   const std::string& label) {
+  client::Template pub = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
+                          BoolAttribute(CKA_VERIFY, true)};
+  client::Template priv = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
+                           BoolAttribute(CKA_SIGN, true), BoolAttribute(CKA_PRIVATE, true),
+                           BoolAttribute(CKA_SENSITIVE, true)};
+  if (m.key_type == CKK_RSA) {
+    constexpr std::uint8_t kF4[] = {1, 0, 1};
+    pub.push_back(UlongAttribute(CKA_MODULUS_BITS, algo.spec.rsa_bits));
+    pub.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, kF4));
+  } else {
+    pub.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(algo.spec.type)));
+  }
+  SIGNET_TRY(user.client->GenerateKeyPair(user.session, {.type = m.keygen}, pub, priv));
+  return OkStatus();
+}
+
+Result<crypto::PublicKey> ReadPublicKey(UserSession& user, client::Handle key) {
+  constexpr std::array<CK_ATTRIBUTE_TYPE, 4> kTypes = {CKA_MODULUS, CKA_PUBLIC_EXPONENT,
+                                                       CKA_EC_PARAMS, CKA_EC_POINT};
+  SIGNET_ASSIGN_OR_RETURN(auto values, user.client->GetAttributeValue(user.session, key, kTypes));
+  if (values.size() != kTypes.size()) return MakeError(CKR_DEVICE_ERROR, "short attribute reply");
+  auto value = [&](int i) { return values[i].rv == CKR_OK ? client::ByteView(values[i].value)
+                                                          : client::ByteView(); };
+  return PublicKeyFromAttributes(value(0), value(1), value(2), value(3));
+}
+
+// KeySetup: what every client of one algorithm shares (read-only).
+struct KeySetup {
+  std::string socket, pin, token_label, key_label;
+  TokenMechanism mechanism;
+  crypto::PublicKey public_key;
+  bool verify = true;
+  int pipeline = 1;
+  int batch = 1;
+};
+
+// ClientWorker: one client's connection and its signing loop state.
+class ClientWorker {
+ public:
+  ClientWorker(std::shared_ptr<const KeySetup> setup, UserSession user, client::Handle key,
+               crypto::Bytes input)
+      : setup_(std::move(setup)), user_(std::move(user)), key_(key), input_(std::move(input)) {}
+
+  Status Next() {
+    if (setup_->batch > 1) return NextFromBatch();
+    if (setup_->pipeline > 1) return NextFromPipeline();
+    SIGNET_ASSIGN_OR_RETURN(auto sig, user_.client->Sign(user_.session, key_, Mechanism(), input_));
+    return Check(sig);
+  }
+
+ private:
+  client::Mechanism Mechanism() const { return {.type = setup_->mechanism.sign}; }
+
+  Status Check(const client::Bytes& signature) const {
+    if (!setup_->verify) return OkStatus();
+    return crypto::Verify(setup_->public_key, setup_->mechanism.verify, input_, signature);
+  }
+
+  Status NextFromPipeline() {
+    while (in_flight_.size() < static_cast<std::size_t>(setup_->pipeline)) {
+      SIGNET_ASSIGN_OR_RETURN(auto pending,
+                              user_.client->SendSign(user_.session, key_, Mechanism(), input_));
+      in_flight_.push_back(pending);
+    }
+    auto pending = in_flight_.front();
+    in_flight_.pop_front();
+    SIGNET_ASSIGN_OR_RETURN(auto sig, user_.client->Wait(pending));
+    return Check(sig);
+  }
+
+  Status NextFromBatch() {
+    if (ready_.empty()) {
+      std::vector<client::Bytes> inputs(setup_->batch, input_);
+      SIGNET_ASSIGN_OR_RETURN(auto results,
+                              user_.client->SignBatch(user_.session, key_, Mechanism(), inputs));
+      for (auto& r : results) ready_.push_back(std::move(r));
+    }
+    Result<client::Bytes> result = std::move(ready_.front());
+    ready_.pop_front();
+    if (!result.ok()) return std::move(result).error();
+    return Check(*result);
+  }
+
+  std::shared_ptr<const KeySetup> setup_;
+  UserSession user_;
+  client::Handle key_;
+  crypto::Bytes input_;
+  std::deque<client::Pending<client::Bytes>> in_flight_;
+  std::deque<Result<client::Bytes>> ready_;
+};
+
+Result<Operation> MakeClientOperation(const std::shared_ptr<const KeySetup>& setup) {
+  SIGNET_ASSIGN_OR_RETURN(UserSession user,
+                          OpenUserSession(setup->socket, setup->pin, setup->token_label));
+  SIGNET_ASSIGN_OR_RETURN(auto keys, FindKeys(user, setup->key_label, CKO_PRIVATE_KEY));
+  if (keys.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "benchmark key vanished");
+  // Each client signs its own random input, as separate clients would.
+  crypto::Bytes input(setup->mechanism.input_size);
+  SIGNET_TRY(crypto::FillRandom(input));
+  auto worker = std::make_shared<ClientWorker>(setup, std::move(user), keys.front(),
+                                               std::move(input));
+  return Operation([worker](std::uint64_t) { return worker->Next(); });
+}
+
+}  // namespace
+
+struct DaemonBackend::Control {
+  UserSession user;
+};
+
+DaemonBackend::DaemonBackend(DaemonBackendOptions options) : options_(std::move(options)) {}
+DaemonBackend::~DaemonBackend() = default;
+
+Result<std::unique_ptr<DaemonBackend>> DaemonBackend::Create(DaemonBackendOptions options) {
+  if (options.pipeline < 1 || options.batch < 1 || (options.pipeline > 1 && options.batch > 1)) {
+    return MakeError(CKR_ARGUMENTS_BAD, "--pipeline and --batch take K >= 1, and not both");
+  }
+  std::unique_ptr<DaemonBackend> backend(new DaemonBackend(std::move(options)));
+  DaemonBackendOptions& o = backend->options_;
+  if (o.socket.empty()) {
+    SIGNET_ASSIGN_OR_RETURN(backend->local_, LocalDaemon::Start());
+    o.socket = backend->local_->socket();
+    o.pin = backend->local_->pin();
+    o.token_label = backend->local_->token_label();
+  } else if (o.pin.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD, "a daemon given by --socket needs --pin or SIGNET_PIN");
+  }
+  SIGNET_ASSIGN_OR_RETURN(UserSession user, OpenUserSession(o.socket, o.pin, o.token_label));
+  backend->control_ = std::make_unique<Control>(Control{std::move(user)});
+  return backend;
+}
+
+Result<WorkerFactory> DaemonBackend::Prepare(const SignAlgorithm& algo, bool verify) {
+  SIGNET_ASSIGN_OR_RETURN(TokenMechanism mechanism, TokenMechanismFor(algo));
+  UserSession& user = control_->user;
+  const std::string label = TokenKeyLabel(algo);
+  SIGNET_ASSIGN_OR_RETURN(auto found, FindKeys(user, label, CKO_PRIVATE_KEY));
+  if (found.empty()) SIGNET_TRY(GenerateKey(user, algo, mechanism, label));
+  SIGNET_ASSIGN_OR_RETURN(auto pubs, FindKeys(user, label, CKO_PUBLIC_KEY));
+  if (pubs.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "no public key labelled " + label);
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadPublicKey(user, pubs.front()));
+  auto setup = std::make_shared<const KeySetup>(
+      KeySetup{options_.socket, options_.pin, options_.token_label, label, mechanism,
+               std::move(pub), verify, options_.pipeline, options_.batch});
+  return WorkerFactory([setup](int) { return MakeClientOperation(setup); });
+}
+
+Result<client::ServerStats> DaemonBackend::Stats() { return control_->user.client->GetStats(); }
+
+}  // namespace signet::bench

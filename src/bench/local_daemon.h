@@ -1,0 +1,58 @@
+// LocalDaemon: a throw-away signetd for `bench parallel` and `bench profile`
+// when no --socket is given. It creates a temporary data directory with one
+// token (cheap PIN KDF: the token holds only benchmark keys), starts the
+// signetd found next to the running program (/proc/self/exe), waits for its
+// "signetd: ready" line, and on destruction stops it with SIGTERM and
+// removes the directory.
+// Thread contract: one owner thread; socket()/pin() may be read from any
+// thread once Start returned.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "signet/result.hpp"
+
+namespace signet::bench {
+
+class LocalDaemon {
+ public:
+  // Start creates the token and launches signetd (`signetd_path` empty:
+  // the signetd beside /proc/self/exe). CKR_DEVICE_ERROR with signetd's log
+  // when it exits or is not ready within 60 s; CKR_FUNCTION_FAILED when the
+  // token cannot be created.
+  [[nodiscard]] static Result<std::unique_ptr<LocalDaemon>> Start(std::string signetd_path = "");
+
+  // ~LocalDaemon sends SIGTERM, reaps signetd and removes the directory.
+  ~LocalDaemon();
+  LocalDaemon(const LocalDaemon&) = delete;
+  LocalDaemon& operator=(const LocalDaemon&) = delete;
+
+  const std::string& socket() const { return socket_; }
+  const std::string& pin() const { return pin_; }
+  const std::string& token_label() const { return label_; }
+
+ private:
+  LocalDaemon() = default;
+  Status Launch(const std::string& signetd_path);
+
+  std::string dir_;
+  std::string socket_;
+  std::string pin_;
+  std::string label_ = "bench";
+  pid_t pid_ = -1;
+  int stderr_fd_ = -1;
+  std::thread reader_;  // drains signetd's stderr so it never blocks
+  std::mutex mu_;
+  std::string log_;  // guarded by mu_
+};
+
+// SiblingProgram returns the path of `name` in the directory of the running
+// executable (/proc/self/exe), e.g. build/bin/signetd next to build/bin/signet.
+std::string SiblingProgram(const std::string& name);
+
+}  // namespace signet::bench

@@ -1,0 +1,57 @@
+// `signet bench profile`: where a signature's time goes inside signetd, in
+// the spirit of seed 001's call graph. It runs one parallel load through the
+// daemon backend, reads the daemon's always-on phase counters before and
+// after (Client::GetStats; the "before" is taken once every client has
+// connected and logged in, so set-up requests stay out), and prints for each
+// phase: calls, total time, % of the whole and microseconds per call.
+//
+// "The whole" is the sum of the clients' own latencies, so the rows that do
+// not contain others (decode, queue wait, the parts of execute, and what
+// lies outside the daemon: socket transfer, client encoding, client-side
+// verification) add up to 100%. It then states the counters' own cost,
+// measured in this process: one phase record (two steady_clock reads and
+// two relaxed atomic adds) in ns, per request, and as a share of one
+// RSA-2048 signature.
+// Thread contract: RunProfile blocks its caller.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "bench/daemon_backend.h"
+#include "bench/report.h"
+
+namespace signet::bench {
+
+struct ProfileOptions {
+  std::string algorithm = "rsa2048";
+  int clients = 2;
+  std::uint64_t n = 1000;
+  bool verify = true;
+  std::string csv_path;
+  std::string json_path;
+};
+
+// PhaseDelta: one phase's counters over the run (after - before).
+struct PhaseDelta {
+  std::string name;
+  std::uint64_t calls = 0;
+  std::uint64_t total_ns = 0;
+};
+
+// ProfileReport builds the table from the counter deltas, the sum of the
+// clients' latencies (whole_ns), the run's size and the measured counter
+// cost. Pure: testable without a daemon.
+Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
+                     const ProfileOptions& options, double record_ns, double rsa2048_sign_ns);
+
+// MeasureCounterCost returns the ns of one phase record, timed in-process
+// over `iterations` records.
+double MeasureCounterCost(int iterations = 1000000);
+
+// RunProfile runs the load on `backend` and prints the report to `out` (CSV
+// / JSON to the paths); errors to `err`. Returns the exit code.
+int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace signet::bench
