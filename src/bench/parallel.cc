@@ -27,12 +27,12 @@ Status CheckOptions(const ParallelOptions& options) {
   return OkStatus();
 }
 
-void PrintRatio(const ParallelRun& daemon, const ParallelRun& raw, std::ostream& out) {
+void PrintRatio(const BackendRun& daemon, const ParallelRun& raw, std::ostream& out) {
   const double raw_rate = ComputeFigures(raw).sigs_per_sec;
   if (raw_rate <= 0) return;
   char buf[96];
-  std::snprintf(buf, sizeof(buf), "    ratio daemon/raw sigs/sec %.3f",
-                ComputeFigures(daemon).sigs_per_sec / raw_rate);
+  std::snprintf(buf, sizeof(buf), "    ratio %s/raw sigs/sec %.3f", daemon.backend.c_str(),
+                ComputeFigures(daemon.run).sigs_per_sec / raw_rate);
   out << buf << '\n';
 }
 
@@ -63,7 +63,7 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
         out << FormatParallelLine(run) << '\n' << std::flush;
         runs.push_back({std::string(backends[b]->name()), std::move(run)});
       }
-      if (backends.size() == 2) PrintRatio(runs[runs.size() - 2].run, runs.back().run, out);
+      if (backends.size() == 2) PrintRatio(runs[runs.size() - 2], runs.back().run, out);
     }
     out << '\n';
   }

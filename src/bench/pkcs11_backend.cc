@@ -157,7 +157,7 @@ crypto::Bytes Attribute(Session& s, CK_OBJECT_HANDLE o, CK_ATTRIBUTE_TYPE type) 
 
 struct KeySetup {
   std::shared_ptr<const Module> module;
-  CK_OBJECT_HANDLE key = 0;  // PKCS#11 handles are valid in every session
+  std::string label;
   TokenMechanism mechanism;
   crypto::PublicKey public_key;
   bool verify = true;
@@ -166,12 +166,13 @@ struct KeySetup {
 class ClientWorker {
  public:
   ClientWorker(std::shared_ptr<const KeySetup> setup, std::unique_ptr<Session> session,
-               crypto::Bytes input)
-      : setup_(std::move(setup)), session_(std::move(session)), input_(std::move(input)) {}
+               CK_OBJECT_HANDLE key, crypto::Bytes input)
+      : setup_(std::move(setup)), session_(std::move(session)), key_(key),
+        input_(std::move(input)) {}
 
   Status Next() {
     CK_MECHANISM mech{setup_->mechanism.sign, nullptr, 0};
-    P11_TRY("C_SignInit", session_->f()->C_SignInit(session_->h(), &mech, setup_->key));
+    P11_TRY("C_SignInit", session_->f()->C_SignInit(session_->h(), &mech, key_));
     crypto::Bytes sig(1024);
     CK_ULONG len = sig.size();
     P11_TRY("C_Sign",
@@ -184,6 +185,7 @@ class ClientWorker {
  private:
   std::shared_ptr<const KeySetup> setup_;
   std::unique_ptr<Session> session_;
+  CK_OBJECT_HANDLE key_;
   crypto::Bytes input_;
 };
 
@@ -214,12 +216,18 @@ class Pkcs11Backend : public SignerBackend {
                                 Attribute(s, pubs[0], CKA_EC_PARAMS),
                                 Attribute(s, pubs[0], CKA_EC_POINT)));
     auto setup = std::make_shared<const KeySetup>(
-        KeySetup{module_, privs[0], tm, std::move(pub), verify});
+        KeySetup{module_, label, tm, std::move(pub), verify});
     return WorkerFactory([setup](int) -> Result<Operation> {
       SIGNET_ASSIGN_OR_RETURN(auto session, Session::Open(setup->module));
+      // Found again in this session: PKCS#11 makes handles valid in every
+      // session, but finding costs nothing here and tolerates modules
+      // whose handles are per session.
+      SIGNET_ASSIGN_OR_RETURN(auto keys, Find(*session, setup->label, CKO_PRIVATE_KEY));
+      if (keys.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "key not visible in a new session");
       crypto::Bytes input(setup->mechanism.input_size);
       SIGNET_TRY(crypto::FillRandom(input));
-      auto worker = std::make_shared<ClientWorker>(setup, std::move(session), std::move(input));
+      auto worker =
+          std::make_shared<ClientWorker>(setup, std::move(session), keys[0], std::move(input));
       return Operation([worker](std::uint64_t) { return worker->Next(); });
     });
   }
