@@ -1,0 +1,213 @@
+// `signet bench parallel` and `signet bench profile` end to end: the output
+// is well-formed and its arithmetic right (sigs/sec = n / (t1 - t0) from
+// the printed t0/t1), CSV and JSON parse, the profile has every phase row
+// and its shares add up to 100%, and --via pkcs11 drives SoftHSMv2 and
+// signet's own module. No timing assertions: only consistency.
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "../daemon_fixture.h"
+
+namespace signet::e2e {
+namespace {
+
+constexpr const char* kSoftHsm = "/usr/lib/softhsm/libsofthsm2.so";
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// WallSeconds parses "YYYY-MM-DD HH:MM:SS.ffffff" (UTC) into seconds.
+double WallSeconds(const std::string& text) {
+  struct tm tm {};
+  const char* rest = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  EXPECT_NE(rest, nullptr) << text;
+  if (rest == nullptr) return 0;
+  return static_cast<double>(timegm(&tm)) + std::stod(std::string("0") + rest);
+}
+
+// ParallelLine: the numbers of one seed-format line.
+struct ParallelLine {
+  std::string algo;
+  double sigs_per_sec = 0;
+  int n = 0;
+  int c = 0;
+  double t0 = 0, t1 = 0;
+};
+
+const std::regex kLine(
+    R"(^(\S+) sigs/sec (\S+) secs/sig \d+:\d\d:\d\d\.\d{6} mean \d+:\d\d:\d\d\.\d{6} )"
+    R"(\(n (\d+), c (\d+) t0 (\S+ \S+) t1 (\S+ \S+)\) p50 \d+:\d\d:\d\d\.\d{6} )"
+    R"(p99 \d+:\d\d:\d\d\.\d{6}$)");
+
+std::vector<ParallelLine> ParseParallel(const std::string& out) {
+  std::vector<ParallelLine> lines;
+  for (const std::string& line : Lines(out)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, kLine)) continue;
+    lines.push_back({m[1], std::stod(m[2]), std::stoi(m[3]), std::stoi(m[4]),
+                     WallSeconds(m[5]), WallSeconds(m[6])});
+  }
+  return lines;
+}
+
+// ExpectRightArithmetic: sigs/sec equals n / (t1 - t0) within what the
+// microsecond rounding of t0 and t1 allows.
+void ExpectRightArithmetic(const ParallelLine& line) {
+  const double elapsed = line.t1 - line.t0;
+  ASSERT_GT(elapsed, 2e-6) << line.algo;
+  const double expected = line.n / elapsed;
+  const double slack = line.n / (elapsed - 2e-6) - line.n / (elapsed + 2e-6);
+  EXPECT_NEAR(line.sigs_per_sec, expected, slack + 1e-6 * expected) << line.algo;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void ExpectReports(const std::string& csv_path, const std::string& json_path, std::size_t rows) {
+  std::vector<std::string> csv = Lines(ReadFile(csv_path));
+  ASSERT_EQ(csv.size(), rows + 1);
+  EXPECT_EQ(csv[0].rfind("algorithm,backend,n,c,sigs/sec", 0), 0u) << csv[0];
+  nlohmann::json json = nlohmann::json::parse(ReadFile(json_path));  // throws if malformed
+  ASSERT_EQ(json["tables"].size(), 1u);
+  const auto& table_rows = json["tables"][0]["rows"];
+  ASSERT_EQ(table_rows.size(), rows);
+  for (const auto& row : table_rows) {
+    EXPECT_EQ(row["n"], 20);
+    EXPECT_GT(row["sigs/sec"].get<double>(), 0);
+  }
+}
+
+class BenchTest : public DaemonTest {};
+
+TEST_F(BenchTest, ParallelAgainstGivenDaemonIsWellFormed) {
+  ProgramResult r = Signet({"bench", "parallel", "--algo", "rsa2048", "-n", "20", "--clients",
+                            "1,2", "--csv", Path("p.csv"), "--json", Path("p.json"), "--pin",
+                            kUserPin});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(lines[i].algo, "rsa_2048");
+    EXPECT_EQ(lines[i].n, 20);
+    EXPECT_EQ(lines[i].c, i + 1);
+    ExpectRightArithmetic(lines[i]);
+  }
+  ExpectReports(Path("p.csv"), Path("p.json"), 2);
+}
+
+TEST_F(BenchTest, ParallelStartsItsOwnDaemonAndComparesWithRaw) {
+  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--algo", "rsa2048",
+                                "-n", "20", "--clients", "1,2", "--raw", "--csv", Path("o.csv"),
+                                "--json", Path("o.json")},
+                               {{"SIGNET_SOCKET", ""}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[0].algo, "rsa_2048");
+  EXPECT_EQ(lines[1].algo, "rsa_2048/raw");
+  for (const auto& line : lines) ExpectRightArithmetic(line);
+  EXPECT_NE(r.out.find("ratio daemon/raw sigs/sec"), std::string::npos) << r.out;
+  ExpectReports(Path("o.csv"), Path("o.json"), 4);
+}
+
+TEST_F(BenchTest, PipelineAndBatchVerifyEverySignature) {
+  for (const char* flag : {"--pipeline", "--batch"}) {
+    ProgramResult r = Signet({"bench", "parallel", "--algo", "ecp256,ed25519", "-n", "20",
+                              "--clients", "2", flag, "4", "--pin", kUserPin});
+    ASSERT_EQ(r.exit_code, 0) << flag << ": " << r.err;
+    std::vector<ParallelLine> lines = ParseParallel(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    for (const auto& line : lines) ExpectRightArithmetic(line);
+  }
+}
+
+TEST_F(BenchTest, ParallelWithWrongPinFailsClearly) {
+  ProgramResult r = Signet({"bench", "parallel", "--algo", "ecp256", "-n", "5", "--clients", "1",
+                            "--pin", "wrong-pin"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bench parallel:"), std::string::npos) << r.err;
+}
+
+TEST_F(BenchTest, ProfileHasEveryPhaseAndSharesAddUpTo100) {
+  ProgramResult r = Signet({"bench", "profile", "-n", "20", "--clients", "2", "--pin", kUserPin});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ParseParallel(r.out).size(), 1u) << r.out;
+  const std::regex row(R"(^ *(\S+) +(\d+) +(\d+\.\d+) +(-?\d+\.\d+) +(-?\d+\.\d+)$)");
+  std::map<std::string, double> share;
+  std::map<std::string, long> calls;
+  for (const std::string& line : Lines(r.out)) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) {
+      share[m[1]] = std::stod(m[4]);
+      calls[m[1]] = std::stol(m[2]);
+    }
+  }
+  double sum = 0;
+  for (const char* phase : {"decode", "queue_wait", "key_fetch_hit", "key_fetch_miss", "unwrap",
+                            "sign", "verify", "encode", "execute_other", "outside_daemon"}) {
+    ASSERT_TRUE(share.count(phase)) << phase << " missing in:\n" << r.out;
+    sum += share[phase];
+  }
+  ASSERT_TRUE(share.count("execute") && share.count("whole")) << r.out;
+  EXPECT_NEAR(sum, 100.0, 0.1) << r.out;
+  EXPECT_NEAR(share["whole"], 100.0, 0.01);
+  EXPECT_EQ(calls["sign"], 20) << r.out;  // one signature per request
+  EXPECT_NE(r.out.find("counter cost per request"), std::string::npos) << r.out;
+}
+
+// SoftHsmEnv: a private SoftHSMv2 configuration with one fresh token.
+std::map<std::string, std::string> SoftHsmEnv(const std::string& dir) {
+  WriteTextFile(dir + "/softhsm2.conf", "directories.tokendir = " + dir +
+                                            "/tokens\nobjectstore.backend = file\n"
+                                            "log.level = ERROR\n");
+  std::filesystem::create_directories(dir + "/tokens");
+  return {{"SOFTHSM2_CONF", dir + "/softhsm2.conf"}};
+}
+
+TEST(BenchPkcs11Test, SoftHsmThroughViaPkcs11) {
+  if (!std::filesystem::exists(kSoftHsm)) GTEST_SKIP() << kSoftHsm << " not installed";
+  TempDir dir;
+  auto env = SoftHsmEnv(dir.path());
+  ProgramResult init = RunProgram({"/usr/bin/softhsm2-util", "--init-token", "--free", "--label",
+                                   "bench", "--so-pin", "1234", "--pin", "1234"},
+                                  env);
+  ASSERT_EQ(init.exit_code, 0) << init.err << init.out;
+  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11",
+                                "--module", kSoftHsm, "--token-label", "bench", "--pin", "1234",
+                                "--algo", "rsa2048,ecp256", "-n", "10", "--clients", "2"},
+                               env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  for (const auto& line : lines) ExpectRightArithmetic(line);
+}
+
+TEST(BenchPkcs11Test, SignetModuleThroughViaPkcs11) {
+  const std::string module = std::string(SIGNET_BINARY_DIR) + "/lib/libsignet-pkcs11.so";
+  if (!std::filesystem::exists(module)) GTEST_SKIP() << module << " not built";
+  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11",
+                                "--module", module, "--algo", "ecp256", "-n", "10", "--clients",
+                                "2", "--raw"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  for (const auto& line : lines) ExpectRightArithmetic(line);
+  EXPECT_NE(r.out.find("ratio pkcs11/raw"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace signet::e2e
