@@ -22,6 +22,7 @@
 
 #include "core/client_state.h"
 #include "core/mechanisms.h"
+#include "core/rsa_split.h"
 #include "core/stats.h"
 #include "core/token_slot.h"
 
@@ -90,6 +91,11 @@ class Hsm {
   // Disconnect closes every session of `client` (destroying its session
   // objects) and ends its logins. Idempotent.
   void Disconnect(ClientState& client);
+
+  // EnableRsaSplit lets a lone RSA signature use an idle worker of `pool`
+  // for its second CRT half (core/rsa_split.h). Call before serving;
+  // `pool` must outlive the Hsm's use of it.
+  void EnableRsaSplit(Scheduler* pool) { splitter_ = std::make_unique<RsaSplitter>(pool); }
 
   std::vector<SlotDescription> Slots() const;
   PhaseCounters& counters() { return counters_; }
@@ -213,6 +219,7 @@ class Hsm {
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};
   PhaseCounters counters_;
+  std::unique_ptr<RsaSplitter> splitter_;  // null: RSA signs on one thread
   mutable std::mutex pool_mu_;
   std::shared_ptr<KeyPool> key_pool_;  // guarded by pool_mu_; last: stops first
 };

@@ -95,6 +95,12 @@ Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HAN
       continue;
     }
     ScopedPhase phase(counters_, Phase::kSign);
+    if (splitter_ && inputs.size() == 1) {
+      if (auto split = splitter_->TrySign(secret, *params, input)) {
+        out.push_back(std::move(*split));
+        continue;
+      }
+    }
     out.push_back(crypto::Sign(*secret->private_key, *params, input));
   }
   return out;

@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <future>
 
+#include "core/scheduler.h"
 #include "crypto/sign.h"
 
 namespace signet::core {
@@ -246,6 +248,46 @@ TEST_F(HsmTest, EcdsaSignatureVerifiesWithOpensslCli) {
   std::string cmd = "openssl dgst -sha256 -verify " + (dir_ / "pub.pem").string() + " -signature " +
                     (dir_ / "sig").string() + " " + (dir_ / "msg").string() + " >/dev/null 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+// Runs `cmd` and returns its exit status (the openssl CLI as verifier).
+int RunCommand(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); }
+
+TEST_F(HsmTest, SplitRsaSignatureVerifiesWithOpensslCli) {
+  Scheduler pool({2, 16}, nullptr);
+  hsm_->EnableRsaSplit(&pool);
+  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  Mechanism gen{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
+  auto pair = hsm_->GenerateKeyPair(*a_, s, gen, {{CKA_MODULUS_BITS, UlongBytes(2048)}}, {});
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  // Sign from a worker so the pool's other worker is the idle helper.
+  std::promise<Result<Bytes>> signed_on_worker;
+  Mechanism m{CKM_SHA256_RSA_PKCS, {}, {}};
+  ASSERT_TRUE(pool.Submit(1, [&] {
+    signed_on_worker.set_value(hsm_->Sign(*a_, s, pair->second, m, AsBytes("split")));
+  }));
+  Result<Bytes> sig = signed_on_worker.get_future().get();
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  CK_RV overall;
+  auto attrs = hsm_->GetAttributeValue(*a_, s, pair->first, {CKA_MODULUS, CKA_PUBLIC_EXPONENT}, &overall);
+  auto key = crypto::PublicKey::FromRsaComponents((*attrs)[0].value, (*attrs)[1].value);
+  ASSERT_TRUE(key.ok());
+  std::ofstream(dir_ / "rsa.pem") << *key->ToPem();
+  std::ofstream(dir_ / "msg", std::ios::binary) << "split";
+  std::ofstream(dir_ / "sig", std::ios::binary).write(reinterpret_cast<const char*>(sig->data()), sig->size());
+  EXPECT_EQ(RunCommand("openssl dgst -sha256 -verify " + (dir_ / "rsa.pem").string() + " -signature " +
+                (dir_ / "sig").string() + " " + (dir_ / "msg").string()),
+            0);
+  // PSS through the split path too.
+  Mechanism pss{CKM_SHA256_RSA_PKCS_PSS, PssParams{CKM_SHA256, CKG_MGF1_SHA256, 32}, {}};
+  std::promise<Result<Bytes>> pss_sig;
+  ASSERT_TRUE(pool.Submit(1, [&] { pss_sig.set_value(hsm_->Sign(*a_, s, pair->second, pss, AsBytes("split"))); }));
+  Result<Bytes> ps = pss_sig.get_future().get();
+  ASSERT_TRUE(ps.ok()) << ps.error().message;
+  EXPECT_TRUE(hsm_->Verify(*a_, s, pair->first, pss, AsBytes("split"), *ps).ok());
+  pool.WaitIdle();
+  // Two signing tasks plus at least one helper half ran on the pool.
+  EXPECT_GE(pool.stats().completed, 3u);
 }
 
 TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {

@@ -58,6 +58,20 @@ void Scheduler::SubmitControl(QueueId queue, Task task) {
   work_cv_.notify_one();
 }
 
+bool Scheduler::TryRunOnIdleWorker(Task task) {
+  {
+    std::lock_guard lock(mu_);
+    if (exiting_ || queued_ != 0 || running_ >= threads_.size()) return false;
+    constexpr QueueId kHelperQueue = ~QueueId{0};
+    auto& q = queues_[kHelperQueue];
+    if (q.empty()) ready_.push_front(kHelperQueue);
+    q.push_back(Item{std::move(task), NowNs()});
+    ++queued_;
+  }
+  work_cv_.notify_one();
+  return true;
+}
+
 std::size_t Scheduler::Cancel(QueueId queue) {
   std::deque<Item> dropped;  // destroyed outside the lock
   {

@@ -63,6 +63,13 @@ class Scheduler {
   // scheduler is being destroyed, in which case it runs inline.
   void SubmitControl(QueueId queue, Task task);
 
+  // TryRunOnIdleWorker runs `task` on a worker at once if one is idle and
+  // nothing is queued, and returns true; otherwise returns false without
+  // running it. For helper work that only pays off on a spare core (the
+  // second half of a split RSA signature); the task must tolerate running
+  // late, since the idle worker may be a moment from picking it up.
+  bool TryRunOnIdleWorker(Task task);
+
   // Cancel drops every task still queued for `queue` (its connection went
   // away) and returns how many; running tasks finish normally.
   std::size_t Cancel(QueueId queue);

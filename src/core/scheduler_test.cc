@@ -101,5 +101,24 @@ TEST(Scheduler, EscapedExceptionDoesNotKillWorker) {
   ran.get_future().wait();
 }
 
+TEST(Scheduler, TryRunOnIdleWorkerOnlyWhenOneIsIdle) {
+  Scheduler s({1, 10}, nullptr);
+  Gate gate;
+  std::promise<void> blocked;
+  ASSERT_TRUE(s.Submit(1, [&] {
+    blocked.set_value();
+    gate.opened.wait();
+  }));
+  blocked.get_future().wait();
+  bool ran = false;
+  EXPECT_FALSE(s.TryRunOnIdleWorker([&] { ran = true; }));  // the only worker is busy
+  gate.open.set_value();
+  s.WaitIdle();
+  EXPECT_FALSE(ran);
+  std::promise<void> helper;
+  EXPECT_TRUE(s.TryRunOnIdleWorker([&] { helper.set_value(); }));
+  helper.get_future().wait();
+}
+
 }  // namespace
 }  // namespace signet::core
