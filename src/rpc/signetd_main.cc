@@ -26,6 +26,7 @@ struct Args {
   std::string tls_client_ca;
   std::size_t workers = 0;
   std::size_t max_queue = 4096;
+  bool rsa_split = true;
 };
 
 int Run(const Args& args) {
@@ -47,6 +48,7 @@ int Run(const Args& args) {
     return 1;
   }
   signet::core::Scheduler scheduler({args.workers, args.max_queue}, &(*hsm)->counters());
+  if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
   asio::io_context io(1);
   signet::rpc::ServerOptions options;
   options.socket_path = args.socket_path.empty()
@@ -70,6 +72,7 @@ int Run(const Args& args) {
   });
   std::string config = "workers=" + std::to_string(scheduler.workers()) +
                        " max_queue=" + std::to_string(args.max_queue) +
+                       " rsa_split=" + (args.rsa_split ? "on" : "off") +
                        " slots=" + std::to_string((*hsm)->Slots().size());
   if (server.tcp_port() != 0) config += " tcp_port=" + std::to_string(server.tcp_port());
   Log(config);
@@ -95,6 +98,8 @@ int main(int argc, char** argv) {
   app.add_option("--workers", args.workers, "worker threads (default: one per core)");
   app.add_option("--max-queue", args.max_queue, "queued requests before replying busy")
       ->check(CLI::PositiveNumber);
+  app.add_option("--rsa-split", args.rsa_split,
+                 "run a lone RSA signature's two CRT halves on two idle workers (default true)");
   CLI11_PARSE(app, argc, argv);
   try {
     return Run(args);
