@@ -159,7 +159,10 @@ CK_RV C_InitToken(CK_SLOT_ID id, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len, CK_UTF8C
     // §5.5: C_InitToken fails while the application has sessions on the token.
     if (!state.sessions().OnSlot(id).empty()) return CKR_SESSION_EXISTS;
     const std::string name(TrimPadded(label, 32));
-    return RvOf(state.InitToken(id, ToView(pin, pin_len), name));
+    Result<client::InitTokenResult> made = state.InitToken(id, ToView(pin, pin_len), name);
+    if (!made.ok()) return made.error().code;
+    state.logins().Clear(made->slot_id);  // a re-initialised token has no login
+    return CKR_OK;
   });
 }
 
