@@ -160,7 +160,21 @@ struct PhaseStat {
   std::uint64_t total_ns = 0;
 };
 
-// ServerStats: what GetStats returns (scheduler, phases, key cache).
+// PoolStat: one key-pool type of the daemon (sizes summed over tokens;
+// target is per token; generated/generate_ns give the refill rate; misses:
+// matching key-pair requests that found the pool empty).
+struct PoolStat {
+  std::string name;  // "rsa:2048", "ec:p256", "ed25519"
+  std::uint64_t target = 0;
+  std::uint64_t size = 0;
+  std::uint64_t generated = 0;
+  std::uint64_t taken = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t generate_ns = 0;
+};
+
+// ServerStats: what GetStats returns (scheduler, phases, key cache, key
+// pool).
 struct ServerStats {
   std::uint64_t workers = 0;
   std::uint64_t queue_capacity = 0;
@@ -176,6 +190,7 @@ struct ServerStats {
   std::uint64_t cache_evictions = 0;
   std::uint64_t cache_size = 0;
   std::uint64_t cache_capacity = 0;
+  std::vector<PoolStat> pools;  // empty when the daemon runs without a pool
 };
 
 // ConnectOptions: where the daemon is and how to reach it.

@@ -56,6 +56,18 @@ Status RunStats(GlobalOptions& global) {
     std::printf("%-16s %12" PRIu64 " %14.3f %12.3f\n", phase.name.c_str(), phase.calls,
                 phase.total_ns / 1e6, mean_us);
   }
+  if (stats.pools.empty()) {
+    std::printf("key pool: off\n");
+  } else {
+    std::printf("%-16s %8s %8s %10s %8s %8s %12s\n", "key pool", "size", "target", "generated",
+                "taken", "misses", "keys_per_s");
+  }
+  for (const client::PoolStat& pool : stats.pools) {
+    double rate = pool.generate_ns == 0 ? 0.0 : pool.generated / (pool.generate_ns / 1e9);
+    std::printf("%-16s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12.2f\n",
+                pool.name.c_str(), pool.size, pool.target, pool.generated, pool.taken, pool.misses,
+                rate);
+  }
   return OkStatus();
 }
 

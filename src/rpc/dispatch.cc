@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "core/key_pool.h"
 #include "rpc/framing.h"
 #include "rpc/wire_convert.h"
 
@@ -220,11 +221,19 @@ Reply GetStats(Ctx& c, const wire::Request&) {
   if (c.view.scheduler) sched = c.view.scheduler->stats();
   keystore::CacheStats cache = c.hsm.CacheTotals();
   std::size_t conns = c.view.connections ? c.view.connections->load() : 0;
+  std::vector<fb::Offset<wire::PoolStat>> pools;
+  if (auto pool = c.hsm.key_pool()) {
+    for (const core::PoolTypeStats& p : pool->Stats()) {
+      pools.push_back(wire::CreatePoolStat(c.fbb, c.fbb.CreateString(p.name), p.target, p.size,
+                                           p.generated, p.taken, p.misses, p.generate_ns));
+    }
+  }
   return Body(ResponseBody::StatsResponse,
               wire::CreateStatsResponse(c.fbb, sched.workers, sched.capacity, sched.depth, sched.peak,
                                         sched.rejected, sched.completed, conns, c.hsm.open_sessions(),
                                         c.fbb.CreateVector(phases), cache.hits, cache.misses,
-                                        cache.evictions, cache.size, cache.capacity));
+                                        cache.evictions, cache.size, cache.capacity,
+                                        c.fbb.CreateVector(pools)));
 }
 
 using Handler = Reply (*)(Ctx&, const wire::Request&);

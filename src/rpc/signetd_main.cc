@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/hsm.h"
+#include "core/key_pool.h"
 #include "core/scheduler.h"
 #include "crypto/self_test.h"
 #include "rpc/log.h"
@@ -26,6 +27,8 @@ struct Args {
   std::string tls_client_ca;
   std::size_t workers = 0;
   std::size_t max_queue = 4096;
+  std::string pool = "off";
+  std::size_t pool_threads = 1;
   bool rsa_split = true;
 };
 
@@ -47,7 +50,21 @@ int Run(const Args& args) {
     Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
     return 1;
   }
+  auto pool_targets = signet::core::ParsePoolConfig(args.pool);
+  if (!pool_targets.ok()) {
+    Log("--pool: " + pool_targets.error().message);
+    return 2;
+  }
   signet::core::Scheduler scheduler({args.workers, args.max_queue}, &(*hsm)->counters());
+  // The key pool's generators wait while client requests are queued; they
+  // are stopped below before the scheduler goes away.
+  std::shared_ptr<signet::core::KeyPool> pool;
+  if (!pool_targets->empty()) {
+    pool = std::make_shared<signet::core::KeyPool>(
+        **hsm, signet::core::KeyPool::Options{std::move(*pool_targets), args.pool_threads,
+                                              [&scheduler] { return scheduler.stats().depth > 0; }});
+    (*hsm)->SetKeyPool(pool);
+  }
   if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
   asio::io_context io(1);
   signet::rpc::ServerOptions options;
@@ -75,10 +92,15 @@ int Run(const Args& args) {
                        " rsa_split=" + (args.rsa_split ? "on" : "off") +
                        " slots=" + std::to_string((*hsm)->Slots().size());
   if (server.tcp_port() != 0) config += " tcp_port=" + std::to_string(server.tcp_port());
+  config += " pool=" + args.pool;
   Log(config);
   // Scripts and tests wait for exactly this line.
   Log("ready socket=" + options.socket_path.string());
   io.run();
+  if (pool) {
+    (*hsm)->SetKeyPool(nullptr);
+    pool->Stop();
+  }
   Log("stopped");
   return 0;
 }
@@ -98,6 +120,13 @@ int main(int argc, char** argv) {
   app.add_option("--workers", args.workers, "worker threads (default: one per core)");
   app.add_option("--max-queue", args.max_queue, "queued requests before replying busy")
       ->check(CLI::PositiveNumber);
+  app.add_option("--pool", args.pool,
+                 "key pool per token: TYPE=COUNT,... e.g. rsa:2048=32,rsa:4096=8,ec:p256=64 "
+                 "(filled while a user or SO is logged in; 'off' disables)")
+      ->capture_default_str();
+  app.add_option("--pool-threads", args.pool_threads, "key pool generator threads (lowest priority)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--rsa-split", args.rsa_split,
                  "run a lone RSA signature's two CRT halves on two idle workers (default true)");
   CLI11_PARSE(app, argc, argv);
