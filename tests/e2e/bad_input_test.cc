@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <random>
+#include <set>
 
 #include "key_helpers.h"
 #include "rpc/framing.h"
@@ -98,7 +99,9 @@ void ExpectReply(RawConnection& conn, std::uint64_t id, CK_RV rv) {
   ASSERT_NE(response, nullptr) << "reply is not a valid Response";
   EXPECT_EQ(response->id(), id);
   EXPECT_EQ(response->rv(), rv) << (response->message() ? response->message()->str() : "");
-  if (rv != CKR_OK) EXPECT_NE(response->message(), nullptr) << "error replies carry a message";
+  if (rv != CKR_OK) {
+    EXPECT_NE(response->message(), nullptr) << "error replies carry a message";
+  }
 }
 
 std::vector<std::uint8_t> RequestBytes(std::uint64_t id, std::uint16_t version,
@@ -281,6 +284,55 @@ TEST_F(BadInputTest, DisconnectMidRequest) {
     }
     conn.Close();  // replies in flight go to a closed connection
   }
+  ExpectServesAndUnchanged();
+}
+
+// A client pipelining past the queue bound gets SIGNET_RV_BUSY for the
+// excess, a reply for every request, and the daemon's memory stays bounded.
+TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  StartDaemon({"--workers", "1", "--max-queue", "2"});
+  RawConnection conn(socket_path());
+  fb::FlatBufferBuilder open;
+  open.Finish(wire::CreateRequest(open, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+                                  wire::CreateOpenSessionRequest(open, 0, CKF_SERIAL_SESSION).Union()));
+  ASSERT_TRUE(conn.SendFrame({open.GetBufferPointer(), open.GetSize()}));
+  auto reply = conn.ReadFrame();
+  ASSERT_TRUE(reply.has_value());
+  const wire::Response* opened = Parse(*reply);
+  ASSERT_NE(opened, nullptr);
+  ASSERT_EQ(opened->rv(), CKR_OK);
+  std::uint64_t session = opened->body_as_SessionResponse()->session();
+  // All requests in one write, so they arrive faster than one worker drains.
+  constexpr std::uint64_t kRequests = 64;
+  std::vector<std::uint8_t> burst;
+  for (std::uint64_t id = 100; id < 100 + kRequests; ++id) {
+    fb::FlatBufferBuilder req;
+    req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+                                   wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
+    auto frame = rpc::EncodeFrame({req.GetBufferPointer(), req.GetSize()});
+    burst.insert(burst.end(), frame->begin(), frame->end());
+  }
+  ASSERT_TRUE(conn.Send(burst));
+  std::set<std::uint64_t> ids;
+  int ok = 0, busy = 0;
+  for (std::uint64_t i = 0; i < kRequests; ++i) {
+    auto payload = conn.ReadFrame();
+    ASSERT_TRUE(payload.has_value());
+    const wire::Response* response = Parse(*payload);
+    ASSERT_NE(response, nullptr);
+    ids.insert(response->id());
+    if (response->rv() == CKR_OK) {
+      ++ok;
+      EXPECT_EQ(response->body_as_DataResponse()->data()->size(), 65536u);
+    } else {
+      EXPECT_EQ(response->rv(), SIGNET_RV_BUSY);
+      ++busy;
+    }
+  }
+  EXPECT_EQ(ids.size(), kRequests);  // one reply per request, ids echoed
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(busy, 1);
   ExpectServesAndUnchanged();
 }
 
