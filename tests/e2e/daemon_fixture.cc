@@ -43,7 +43,7 @@ void DaemonTest::SetUp() {
                                    kTokenLabel, "--so-pin", kSoPin, "--pin", kUserPin,
                                    "--kdf-n", kTestKdfN});
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  StartDaemon();
+  StartDaemon(DaemonArgs());
 }
 
 void DaemonTest::TearDown() {

@@ -43,6 +43,10 @@ class DaemonTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
 
+  // DaemonArgs: extra signetd flags for SetUp's start (e.g. TLS listeners);
+  // runs after the data directory exists.
+  virtual std::vector<std::string> DaemonArgs() { return {}; }
+
   // StartDaemon (re)starts signetd on the fixture's directory; fails the
   // test when it does not get ready.
   void StartDaemon(const std::vector<std::string>& extra = {});
