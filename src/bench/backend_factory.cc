@@ -42,8 +42,8 @@ Result<std::unique_ptr<SignerBackend>> MakePkcs11(const ParallelOptions& options
   SIGNET_ASSIGN_OR_RETURN(auto daemon, LocalDaemon::Start());
   // The module reads SIGNET_SOCKET when C_Initialize runs (single-threaded here).
   setenv("SIGNET_SOCKET", daemon->socket().c_str(), 1);
-  SIGNET_ASSIGN_OR_RETURN(auto inner, MakePkcs11Backend({options.module_path,
-                                                         daemon->token_label(), daemon->pin()}));
+  SIGNET_ASSIGN_OR_RETURN(
+      auto inner, MakePkcs11Backend({options.module_path, daemon->token_label(), daemon->pin()}));
   return std::unique_ptr<SignerBackend>(new WithOwnDaemon(std::move(daemon), std::move(inner)));
 }
 
@@ -57,8 +57,7 @@ std::string ResolvePin(const ServiceAccess& access) {
 
 Result<std::unique_ptr<SignerBackend>> MakeServiceBackend(const ParallelOptions& options,
                                                           const ServiceAccess& access) {
-  const std::string token =
-      options.token_label.empty() ? access.token_label : options.token_label;
+  const std::string token = options.token_label.empty() ? access.token_label : options.token_label;
   if (options.via == "daemon") {
     if (!options.module_path.empty()) {
       return MakeError(CKR_ARGUMENTS_BAD, "--module needs --via pkcs11");

@@ -38,9 +38,9 @@ Result<UserSession> OpenUserSession(const std::string& socket, const std::string
     }
   }
   if (slot == nullptr) {
-    return MakeError(CKR_TOKEN_NOT_PRESENT,
-                     token_label.empty() ? "the daemon has no token"
-                                         : "no token labelled '" + token_label + "'");
+    return MakeError(CKR_TOKEN_NOT_PRESENT, token_label.empty()
+                                                ? "the daemon has no token"
+                                                : "no token labelled '" + token_label + "'");
   }
   SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(slot->slot_id));
   SIGNET_TRY(user.client->Login(user.session, CKU_USER, View(pin)));
@@ -76,8 +76,9 @@ Result<crypto::PublicKey> ReadPublicKey(UserSession& user, client::Handle key) {
                                                        CKA_EC_PARAMS, CKA_EC_POINT};
   SIGNET_ASSIGN_OR_RETURN(auto values, user.client->GetAttributeValue(user.session, key, kTypes));
   if (values.size() != kTypes.size()) return MakeError(CKR_DEVICE_ERROR, "short attribute reply");
-  auto value = [&](int i) { return values[i].rv == CKR_OK ? client::ByteView(values[i].value)
-                                                          : client::ByteView(); };
+  auto value = [&](int i) {
+    return values[i].rv == CKR_OK ? client::ByteView(values[i].value) : client::ByteView();
+  };
   return PublicKeyFromAttributes(value(0), value(1), value(2), value(3));
 }
 
@@ -154,8 +155,8 @@ Result<Operation> MakeClientOperation(const std::shared_ptr<const KeySetup>& set
   // Each client signs its own random input, as separate clients would.
   crypto::Bytes input(setup->mechanism.input_size);
   SIGNET_TRY(crypto::FillRandom(input));
-  auto worker = std::make_shared<ClientWorker>(setup, std::move(user), keys.front(),
-                                               std::move(input));
+  auto worker =
+      std::make_shared<ClientWorker>(setup, std::move(user), keys.front(), std::move(input));
   return Operation([worker](std::uint64_t) { return worker->Next(); });
 }
 

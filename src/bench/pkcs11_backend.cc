@@ -19,9 +19,9 @@ Error P11Error(const char* what, CK_RV rv) {
   return MakeError(rv, std::string(what) + " failed: CK_RV " + code);
 }
 
-#define P11_TRY(what, call)                        \
-  do {                                             \
-    CK_RV p11_rv_ = (call);                        \
+#define P11_TRY(what, call)                                \
+  do {                                                     \
+    CK_RV p11_rv_ = (call);                                \
     if (p11_rv_ != CKR_OK) return P11Error(what, p11_rv_); \
   } while (0)
 
@@ -80,12 +80,12 @@ class Session {
  public:
   static Result<std::unique_ptr<Session>> Open(std::shared_ptr<const Module> m) {
     CK_SESSION_HANDLE h = 0;
-    P11_TRY("C_OpenSession",
-            m->f->C_OpenSession(m->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr, nullptr, &h));
+    P11_TRY("C_OpenSession", m->f->C_OpenSession(m->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION,
+                                                 nullptr, nullptr, &h));
     auto s = std::unique_ptr<Session>(new Session(std::move(m), h));
-    CK_RV rv = s->m_->f->C_Login(h, CKU_USER,
-                                 reinterpret_cast<CK_UTF8CHAR_PTR>(const_cast<char*>(s->m_->pin.data())),
-                                 s->m_->pin.size());
+    CK_RV rv = s->m_->f->C_Login(
+        h, CKU_USER, reinterpret_cast<CK_UTF8CHAR_PTR>(const_cast<char*>(s->m_->pin.data())),
+        s->m_->pin.size());
     if (rv != CKR_OK && rv != CKR_USER_ALREADY_LOGGED_IN) return P11Error("C_Login", rv);
     return s;
   }
@@ -167,7 +167,9 @@ class ClientWorker {
  public:
   ClientWorker(std::shared_ptr<const KeySetup> setup, std::unique_ptr<Session> session,
                CK_OBJECT_HANDLE key, crypto::Bytes input)
-      : setup_(std::move(setup)), session_(std::move(session)), key_(key),
+      : setup_(std::move(setup)),
+        session_(std::move(session)),
+        key_(key),
         input_(std::move(input)) {}
 
   Status Next() {
@@ -209,21 +211,21 @@ class Pkcs11Backend : public SignerBackend {
       return MakeError(CKR_KEY_HANDLE_INVALID, "no key pair labelled " + label);
     }
     Session& s = *control_;
-    SIGNET_ASSIGN_OR_RETURN(
-        crypto::PublicKey pub,
-        PublicKeyFromAttributes(Attribute(s, pubs[0], CKA_MODULUS),
-                                Attribute(s, pubs[0], CKA_PUBLIC_EXPONENT),
-                                Attribute(s, pubs[0], CKA_EC_PARAMS),
-                                Attribute(s, pubs[0], CKA_EC_POINT)));
-    auto setup = std::make_shared<const KeySetup>(
-        KeySetup{module_, label, tm, std::move(pub), verify});
+    SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub,
+                            PublicKeyFromAttributes(Attribute(s, pubs[0], CKA_MODULUS),
+                                                    Attribute(s, pubs[0], CKA_PUBLIC_EXPONENT),
+                                                    Attribute(s, pubs[0], CKA_EC_PARAMS),
+                                                    Attribute(s, pubs[0], CKA_EC_POINT)));
+    auto setup =
+        std::make_shared<const KeySetup>(KeySetup{module_, label, tm, std::move(pub), verify});
     return WorkerFactory([setup](int) -> Result<Operation> {
       SIGNET_ASSIGN_OR_RETURN(auto session, Session::Open(setup->module));
       // Found again in this session: PKCS#11 makes handles valid in every
       // session, but finding costs nothing here and tolerates modules
       // whose handles are per session.
       SIGNET_ASSIGN_OR_RETURN(auto keys, Find(*session, setup->label, CKO_PRIVATE_KEY));
-      if (keys.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "key not visible in a new session");
+      if (keys.empty())
+        return MakeError(CKR_KEY_HANDLE_INVALID, "key not visible in a new session");
       crypto::Bytes input(setup->mechanism.input_size);
       SIGNET_TRY(crypto::FillRandom(input));
       auto worker =
@@ -240,7 +242,8 @@ class Pkcs11Backend : public SignerBackend {
 }  // namespace
 
 Result<std::unique_ptr<SignerBackend>> MakePkcs11Backend(const Pkcs11BackendOptions& options) {
-  if (options.module_path.empty()) return MakeError(CKR_ARGUMENTS_BAD, "--via pkcs11 needs --module");
+  if (options.module_path.empty())
+    return MakeError(CKR_ARGUMENTS_BAD, "--via pkcs11 needs --module");
   if (options.pin.empty()) {
     return MakeError(CKR_ARGUMENTS_BAD, "--via pkcs11 needs --pin or SIGNET_PIN");
   }

@@ -22,11 +22,9 @@ struct Row {
   Kind kind;
 };
 constexpr Row kRows[] = {
-    {"decode", Kind::kLeaf},          {"queue_wait", Kind::kLeaf},
-    {"execute", Kind::kParent},       {"key_fetch_hit", Kind::kChild},
-    {"key_fetch_miss", Kind::kChild}, {"unwrap", Kind::kChild},
-    {"sign", Kind::kChild},           {"verify", Kind::kChild},
-    {"encode", Kind::kChild},
+    {"decode", Kind::kLeaf},         {"queue_wait", Kind::kLeaf},      {"execute", Kind::kParent},
+    {"key_fetch_hit", Kind::kChild}, {"key_fetch_miss", Kind::kChild}, {"unwrap", Kind::kChild},
+    {"sign", Kind::kChild},          {"verify", Kind::kChild},         {"encode", Kind::kChild},
 };
 
 std::vector<PhaseDelta> Difference(const client::ServerStats& before,
@@ -89,8 +87,8 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
   Table table;
   table.title = "where the time goes (" + options.algorithm + ", n " + std::to_string(options.n) +
                 ", c " + std::to_string(options.clients) + ")";
-  table.columns = {{"phase", 0}, {"calls", 0}, {"total s", 6}, {"% of whole", 2},
-                   {"per call us", 2}};
+  table.columns = {
+      {"phase", 0}, {"calls", 0}, {"total s", 6}, {"% of whole", 2}, {"per call us", 2}};
   double daemon_ns = 0, children_ns = 0;
   for (const Row& row : kRows) {
     const PhaseDelta& d = by_name[row.phase];
@@ -108,16 +106,20 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
 
   const double per_request = options.n > 0 ? static_cast<double>(records) / options.n : 0;
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%.1f ns (2 steady_clock reads + 2 relaxed atomic adds, "
-                "uncontended, measured in-process)", record_ns);
+  std::snprintf(buf, sizeof(buf),
+                "%.1f ns (2 steady_clock reads + 2 relaxed atomic adds, "
+                "uncontended, measured in-process)",
+                record_ns);
   report.notes.emplace_back("counter record cost", buf);
-  std::snprintf(buf, sizeof(buf), "%.2f records/request x %.1f ns = %.0f ns/request = %.4f%% of "
-                "one RSA-2048 signature (%.0f us here)", per_request, record_ns,
-                per_request * record_ns,
+  std::snprintf(buf, sizeof(buf),
+                "%.2f records/request x %.1f ns = %.0f ns/request = %.4f%% of "
+                "one RSA-2048 signature (%.0f us here)",
+                per_request, record_ns, per_request * record_ns,
                 rsa2048_sign_ns > 0 ? 100.0 * per_request * record_ns / rsa2048_sign_ns : 0,
                 rsa2048_sign_ns / 1e3);
   report.notes.emplace_back("counter cost per request", buf);
-  report.notes.emplace_back("rows", "execute contains the indented rows; every other row but "
+  report.notes.emplace_back("rows",
+                            "execute contains the indented rows; every other row but "
                             "'whole' adds up to 100%; outside_daemon = client work, socket "
                             "transfer and client-side verification");
   return report;

@@ -19,9 +19,9 @@ double Share(const Table& table, const std::string& phase) {
 
 TEST(ProfileReport, LeafRowsAddUpToTheWholeAndExecuteSplitsIntoItsParts) {
   const std::vector<PhaseDelta> phases = {
-      {"decode", 10, 1000},       {"queue_wait", 10, 4000}, {"key_fetch_hit", 10, 500},
-      {"key_fetch_miss", 0, 0},   {"unwrap", 0, 0},         {"sign", 10, 30000},
-      {"verify", 0, 0},           {"encode", 10, 500},      {"execute", 10, 35000},
+      {"decode", 10, 1000},     {"queue_wait", 10, 4000}, {"key_fetch_hit", 10, 500},
+      {"key_fetch_miss", 0, 0}, {"unwrap", 0, 0},         {"sign", 10, 30000},
+      {"verify", 0, 0},         {"encode", 10, 500},      {"execute", 10, 35000},
   };
   ProfileOptions options;
   options.n = 10;
@@ -33,8 +33,8 @@ TEST(ProfileReport, LeafRowsAddUpToTheWholeAndExecuteSplitsIntoItsParts) {
   EXPECT_DOUBLE_EQ(Share(t, "execute_other"), 8.0);    // 35000 - 31000
   EXPECT_DOUBLE_EQ(Share(t, "outside_daemon"), 20.0);  // 50000 - 40000
   double leaves = 0;
-  for (const char* p : {"decode", "queue_wait", "key_fetch_hit", "key_fetch_miss", "unwrap",
-                        "sign", "verify", "encode", "execute_other", "outside_daemon"}) {
+  for (const char* p : {"decode", "queue_wait", "key_fetch_hit", "key_fetch_miss", "unwrap", "sign",
+                        "verify", "encode", "execute_other", "outside_daemon"}) {
     leaves += Share(t, p);
   }
   EXPECT_DOUBLE_EQ(leaves, 100.0);
@@ -51,9 +51,7 @@ TEST(ProfileReport, LeafRowsAddUpToTheWholeAndExecuteSplitsIntoItsParts) {
   EXPECT_TRUE(found);
 }
 
-TEST(ProfileReport, CounterCostIsMeasuredAndPositive) {
-  EXPECT_GT(MeasureCounterCost(1000), 0.0);
-}
+TEST(ProfileReport, CounterCostIsMeasuredAndPositive) { EXPECT_GT(MeasureCounterCost(1000), 0.0); }
 
 }  // namespace
 }  // namespace signet::bench

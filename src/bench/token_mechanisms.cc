@@ -18,8 +18,7 @@ Result<TokenMechanism> TokenMechanismFor(const SignAlgorithm& algo) {
     case crypto::SignScheme::kRsaPss:
       break;
   }
-  return MakeError(CKR_MECHANISM_INVALID,
-                   "no token mechanism for " + std::string(algo.id));
+  return MakeError(CKR_MECHANISM_INVALID, "no token mechanism for " + std::string(algo.id));
 }
 
 std::string TokenKeyLabel(const SignAlgorithm& algo) {

@@ -54,8 +54,8 @@ std::vector<ParallelLine> ParseParallel(const std::string& out) {
   for (const std::string& line : Lines(out)) {
     std::smatch m;
     if (!std::regex_match(line, m, kLine)) continue;
-    lines.push_back({m[1], std::stod(m[2]), std::stoi(m[3]), std::stoi(m[4]),
-                     WallSeconds(m[5]), WallSeconds(m[6])});
+    lines.push_back({m[1], std::stod(m[2]), std::stoi(m[3]), std::stoi(m[4]), WallSeconds(m[5]),
+                     WallSeconds(m[6])});
   }
   return lines;
 }
@@ -94,9 +94,9 @@ void ExpectReports(const std::string& csv_path, const std::string& json_path, st
 class BenchTest : public DaemonTest {};
 
 TEST_F(BenchTest, ParallelAgainstGivenDaemonIsWellFormed) {
-  ProgramResult r = Signet({"bench", "parallel", "--algo", "rsa2048", "-n", "20", "--clients",
-                            "1,2", "--csv", Path("p.csv"), "--json", Path("p.json"), "--pin",
-                            kUserPin});
+  ProgramResult r =
+      Signet({"bench", "parallel", "--algo", "rsa2048", "-n", "20", "--clients", "1,2", "--csv",
+              Path("p.csv"), "--json", Path("p.json"), "--pin", kUserPin});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<ParallelLine> lines = ParseParallel(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
@@ -110,10 +110,10 @@ TEST_F(BenchTest, ParallelAgainstGivenDaemonIsWellFormed) {
 }
 
 TEST_F(BenchTest, ParallelStartsItsOwnDaemonAndComparesWithRaw) {
-  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--algo", "rsa2048",
-                                "-n", "20", "--clients", "1,2", "--raw", "--csv", Path("o.csv"),
-                                "--json", Path("o.json")},
-                               {{"SIGNET_SOCKET", ""}});
+  ProgramResult r =
+      RunProgram({BinaryPath("signet"), "bench", "parallel", "--algo", "rsa2048", "-n", "20",
+                  "--clients", "1,2", "--raw", "--csv", Path("o.csv"), "--json", Path("o.json")},
+                 {{"SIGNET_SOCKET", ""}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<ParallelLine> lines = ParseParallel(r.out);
   ASSERT_EQ(lines.size(), 4u) << r.out;
@@ -136,8 +136,8 @@ TEST_F(BenchTest, PipelineAndBatchVerifyEverySignature) {
 }
 
 TEST_F(BenchTest, ParallelWithWrongPinFailsClearly) {
-  ProgramResult r = Signet({"bench", "parallel", "--algo", "ecp256", "-n", "5", "--clients", "1",
-                            "--pin", "wrong-pin"});
+  ProgramResult r = Signet(
+      {"bench", "parallel", "--algo", "ecp256", "-n", "5", "--clients", "1", "--pin", "wrong-pin"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bench parallel:"), std::string::npos) << r.err;
 }
@@ -199,9 +199,9 @@ TEST(BenchPkcs11Test, SoftHsmThroughViaPkcs11) {
 TEST(BenchPkcs11Test, SignetModuleThroughViaPkcs11) {
   const std::string module = std::string(SIGNET_BINARY_DIR) + "/lib/libsignet-pkcs11.so";
   if (!std::filesystem::exists(module)) GTEST_SKIP() << module << " not built";
-  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11",
-                                "--module", module, "--algo", "ecp256", "-n", "10", "--clients",
-                                "2", "--raw"});
+  ProgramResult r =
+      RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11", "--module", module,
+                  "--algo", "ecp256", "-n", "10", "--clients", "2", "--raw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<ParallelLine> lines = ParseParallel(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
