@@ -83,7 +83,7 @@ KeyPool::KeyPool(Hsm& hsm, Options options)
       targets_(std::move(options.targets)),
       client_work_queued_(std::move(options.client_work_queued)),
       counters_(targets_.size()) {
-  RefreshSizes();  // sizes are known before the first GetStats, also of locked tokens
+  DiscoverSlots();  // sizes are known before the first GetStats, also of locked tokens
   if (targets_.empty()) return;
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
     threads_.emplace_back([this] { GeneratorLoop(); });
@@ -149,7 +149,7 @@ bool KeyPool::FullLocked() const {
 }
 
 bool KeyPool::WaitUntilFull(std::chrono::milliseconds timeout) {
-  RefreshSizes();
+  DiscoverSlots();
   std::unique_lock lock(mu_);
   return stored_.wait_for(lock, timeout, [this] { return FullLocked(); });
 }
@@ -171,13 +171,19 @@ std::vector<PoolTypeStats> KeyPool::Stats() const {
   return out;
 }
 
-void KeyPool::RefreshSizes() {
-  // Read with no lock held (a read may wait for a keystore write), then
-  // publish. A take recorded in between is counted again until the next
-  // refresh, a few keys later at most.
-  std::vector<std::pair<CK_SLOT_ID, std::vector<std::size_t>>> read;
-  // Slots are never removed, so ids 0.. up to the first gap are all of them.
-  for (CK_SLOT_ID id = 0; TokenSlot* slot = hsm_.FindSlot(id); ++id) {
+void KeyPool::DiscoverSlots() {
+  // A token's pool size is read from its database once, when the token is
+  // first seen (at start, or after InitToken made it); from then on every
+  // change goes through this KeyPool (RunJob's store, RecordTake), so the
+  // counts stay exact without re-reading. The read happens with no lock
+  // held (it may wait for a keystore write).
+  for (CK_SLOT_ID id = 0;; ++id) {
+    TokenSlot* slot = hsm_.FindSlot(id);  // slots are never removed
+    if (slot == nullptr) return;
+    {
+      std::lock_guard lock(mu_);
+      if (sizes_.contains(id)) continue;
+    }
     auto counts = slot->token().PoolCounts();
     if (!counts.ok()) continue;
     std::vector<std::size_t> sizes(targets_.size(), 0);
@@ -185,17 +191,14 @@ void KeyPool::RefreshSizes() {
       auto it = counts->find(targets_[i].name);
       if (it != counts->end()) sizes[i] = it->second;
     }
-    read.emplace_back(id, std::move(sizes));
-  }
-  std::lock_guard lock(mu_);
-  for (auto& [id, sizes] : read) {
-    sizes_[id] = std::move(sizes);
-    pending_[id].resize(targets_.size(), 0);
+    std::lock_guard lock(mu_);
+    sizes_.emplace(id, std::move(sizes));
+    pending_.emplace(id, std::vector<std::size_t>(targets_.size(), 0));
   }
 }
 
 std::optional<KeyPool::Job> KeyPool::NextJob() {
-  RefreshSizes();
+  DiscoverSlots();
   std::lock_guard lock(mu_);
   std::optional<Job> best;
   double best_fill = 1.0;

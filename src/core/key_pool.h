@@ -94,7 +94,8 @@ class KeyPool {
 
   // RecordTake counts a key handed out from `slot`'s pool `name` and wakes
   // the generator to refill; RecordMiss counts a matching request that found
-  // the pool empty (it was generated fresh).
+  // the pool empty (it was generated fresh). Sizes are kept by these
+  // deltas: every successful take must be recorded.
   void RecordTake(CK_SLOT_ID slot, const std::string& name);
   void RecordMiss(const std::string& name);
 
@@ -123,8 +124,9 @@ class KeyPool {
   // NextJob picks the emptiest pool of an unlocked token below its target
   // (counting keys other threads are generating); nullopt when all are full.
   std::optional<Job> NextJob();
-  // RefreshSizes re-reads every token's pool counts. REQUIRES: mu_ not held.
-  void RefreshSizes();
+  // DiscoverSlots reads the pool counts of tokens not seen before.
+  // REQUIRES: mu_ not held.
+  void DiscoverSlots();
   // RunJob generates and stores one key; false when it could not be stored.
   bool RunJob(const Job& job);
   bool ClientWorkQueued() const;
