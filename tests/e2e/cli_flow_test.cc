@@ -146,6 +146,15 @@ TEST_F(CliFlowTest, MissingPinWithoutTerminalNamesTheSources) {
   EXPECT_NE(list.err.find("--pin or SIGNET_PIN"), std::string::npos) << list.err;
 }
 
+TEST_F(CliFlowTest, PinPromptDoesNotEcho) {
+  ProgramResult list = RunWithTerminal(
+      {BinaryPath("signet"), "list", "--socket", socket_path()}, {{"SIGNET_PIN", ""}},
+      {{"User PIN: ", kUserPin}});
+  EXPECT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_NE(list.out.find("User PIN: "), std::string::npos) << list.out;
+  EXPECT_EQ(list.out.find(kUserPin), std::string::npos) << "the PIN was echoed: " << list.out;
+}
+
 TEST_F(CliFlowTest, DaemonFoundThroughEnvironmentAndDataDir) {
   ProgramResult by_env = RunProgram({BinaryPath("signet"), "random", "--bytes", "8"},
                                     {{"SIGNET_SOCKET", socket_path()}});
@@ -185,6 +194,50 @@ TEST_F(CliFlowTest, UnknownMechanismListsTheValidOnes) {
   EXPECT_EQ(sign.exit_code, 1);
   EXPECT_NE(sign.err.find("CKR_MECHANISM_INVALID"), std::string::npos) << sign.err;
   EXPECT_NE(sign.err.find("rsa-pss-sha256"), std::string::npos) << sign.err;
+}
+
+// `signet init` needs no daemon: it writes the token file itself.
+TEST(CliInit, PromptsForEachPinTwice) {
+  TempDir dir;
+  ProgramResult init = RunWithTerminal(
+      {BinaryPath("signet"), "init", "--data", dir.path() + "/data", "--label", "prompted",
+       "--kdf-n", "1024"},
+      {{"SIGNET_PIN", ""}, {"SIGNET_SO_PIN", ""}},
+      {{"SO PIN: ", "so-secret"}, {"Repeat SO PIN: ", "so-secret"},
+       {"User PIN: ", "user-secret"}, {"Repeat User PIN: ", "user-secret"}});
+  EXPECT_EQ(init.exit_code, 0) << init.out;
+  EXPECT_NE(init.out.find("initialised token 'prompted'"), std::string::npos) << init.out;
+  EXPECT_EQ(init.out.find("secret"), std::string::npos) << "a PIN was echoed: " << init.out;
+}
+
+TEST(CliInit, RefusesMismatchedPinEntries) {
+  TempDir dir;
+  ProgramResult init = RunWithTerminal(
+      {BinaryPath("signet"), "init", "--data", dir.path() + "/data", "--label", "x", "--kdf-n",
+       "1024"},
+      {{"SIGNET_PIN", ""}, {"SIGNET_SO_PIN", ""}},
+      {{"SO PIN: ", "first"}, {"Repeat SO PIN: ", "second"}});
+  EXPECT_EQ(init.exit_code, 1);
+  EXPECT_NE(init.out.find("CKR_ARGUMENTS_BAD: the two entries differ"), std::string::npos)
+      << init.out;
+}
+
+TEST(CliInit, PinsFromTheEnvironmentAndADataDirFromSignetData) {
+  TempDir dir;
+  std::string data = dir.path() + "/data";
+  ProgramResult init =
+      RunProgram({BinaryPath("signet"), "init", "--label", "env", "--kdf-n", "1024"},
+                 {{"SIGNET_DATA", data}, {"SIGNET_SO_PIN", "so"}, {"SIGNET_PIN", "user"}});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("in " + data), std::string::npos) << init.out;
+}
+
+TEST(CliInit, WithoutADataDirectoryExplains) {
+  ProgramResult init = RunProgram({BinaryPath("signet"), "init", "--label", "x", "--so-pin", "a",
+                                   "--pin", "b"},
+                                  {{"SIGNET_DATA", ""}});
+  EXPECT_EQ(init.exit_code, 1);
+  EXPECT_NE(init.err.find("give --data DIR or SIGNET_DATA"), std::string::npos) << init.err;
 }
 
 }  // namespace

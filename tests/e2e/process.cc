@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -110,6 +111,47 @@ ProgramResult RunProgram(const std::vector<std::string>& argv,
       }
     }
   }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = DecodeStatus(status);
+  return result;
+}
+
+ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
+                              const std::map<std::string, std::string>& env,
+                              const std::vector<Exchange>& script) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
+  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  ProgramResult result;
+  std::size_t step = 0, searched_from = 0;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = read(master, buffer, sizeof(buffer));
+    if (n <= 0) break;  // EIO once the program closed the terminal
+    result.out.append(buffer, static_cast<std::size_t>(n));
+    while (step < script.size()) {
+      auto at = result.out.find(script[step].prompt, searched_from);
+      if (at == std::string::npos) break;
+      searched_from = at + script[step].prompt.size();
+      std::string line = script[step].answer + "\n";
+      (void)!write(master, line.data(), line.size());
+      ++step;
+    }
+  }
+  close(master);
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = DecodeStatus(status);

@@ -48,6 +48,20 @@ ProgramResult RunProgram(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {},
                          const std::string& input = "");
 
+// Exchange: wait for `prompt` on the terminal, then type `answer` + Enter.
+struct Exchange {
+  std::string prompt;
+  std::string answer;
+};
+
+// RunWithTerminal runs the program with a pseudo-terminal as its controlling
+// terminal and stdin/stdout/stderr, plays `script` (each answer only after
+// its prompt appeared, so nothing races the program's echo settings) and
+// returns everything the terminal showed in `out`.
+ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
+                              const std::map<std::string, std::string>& env,
+                              const std::vector<Exchange>& script);
+
 // Daemon: a signetd child. Start() returns once it printed its ready line;
 // a background thread keeps reading its stderr so it never blocks on a full
 // pipe, and keeps the lines for log().
