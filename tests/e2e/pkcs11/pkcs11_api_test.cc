@@ -51,6 +51,38 @@ TEST_F(ApiTest, OnlyTheEntryPointsAreExported) {
   EXPECT_EQ(dlsym(library_, "C_Initialize"), nullptr);
 }
 
+TEST_F(ApiTest, InterfaceListOffersPkcs11V240) {
+  struct Interface {  // CK_INTERFACE (PKCS#11 3.0 §3.6)
+    CK_UTF8CHAR* name;
+    void* functions;
+    CK_FLAGS flags;
+  };
+  using ListFn = CK_RV (*)(Interface*, CK_ULONG*);
+  using GetFn = CK_RV (*)(CK_UTF8CHAR*, CK_VERSION*, Interface**, CK_FLAGS);
+  auto list = reinterpret_cast<ListFn>(dlsym(library_, "C_GetInterfaceList"));
+  auto get = reinterpret_cast<GetFn>(dlsym(library_, "C_GetInterface"));
+  ASSERT_NE(list, nullptr);
+  ASSERT_NE(get, nullptr);
+  CK_ULONG count = 0;
+  ASSERT_EQ(list(nullptr, &count), CKR_OK);
+  ASSERT_EQ(count, 1u);
+  Interface one = {};
+  CK_ULONG none = 0;
+  EXPECT_EQ(list(&one, &none), CKR_BUFFER_TOO_SMALL);
+  ASSERT_EQ(list(&one, &count), CKR_OK);
+  EXPECT_STREQ(reinterpret_cast<char*>(one.name), "PKCS 11");
+  EXPECT_EQ(one.functions, p11());
+  Interface* found = nullptr;
+  ASSERT_EQ(get(nullptr, nullptr, &found, 0), CKR_OK);
+  EXPECT_EQ(found->functions, p11());
+  CK_VERSION v240 = {2, 40};
+  ASSERT_EQ(get(Utf8("PKCS 11"), &v240, &found, 0), CKR_OK);
+  CK_VERSION v30 = {3, 0};
+  EXPECT_NE(get(Utf8("PKCS 11"), &v30, &found, 0), CKR_OK);
+  EXPECT_NE(get(Utf8("Vendor"), nullptr, &found, 0), CKR_OK);
+  EXPECT_EQ(get(nullptr, nullptr, nullptr, 0), CKR_ARGUMENTS_BAD);
+}
+
 TEST_F(ApiTest, SlotsTokenInfoAndFreeSlot) {
   CK_ULONG all = 0, with_token = 0;
   ASSERT_EQ(p11()->C_GetSlotList(CK_FALSE, nullptr, &all), CKR_OK);

@@ -138,5 +138,24 @@ TEST_F(ToolsTest, P11ToolListsTokenAndObjects) {
   EXPECT_NE(all.out.find("Public key"), std::string::npos) << all.out;
 }
 
+TEST_F(ToolsTest, MissingDaemonIsReportedOnceOnStderr) {
+  ProgramResult list = RunProgram({"/usr/bin/pkcs11-tool", "--module", ModulePath(), "-L"},
+                                  {{"SIGNET_SOCKET", Path("nobody-listens.sock")}});
+  EXPECT_NE(list.exit_code, 0);
+  const std::string message = "signet-pkcs11: cannot reach signetd";
+  const auto first = list.err.find(message);
+  ASSERT_NE(first, std::string::npos) << list.err;
+  EXPECT_EQ(list.err.find(message, first + 1), std::string::npos) << list.err;
+  EXPECT_NE(list.err.find("nobody-listens.sock"), std::string::npos) << list.err;
+}
+
+TEST_F(ToolsTest, BuildTreeHasP11KitModuleFile) {
+  const auto text =
+      ReadBinaryFile(std::string(SIGNET_BINARY_DIR) + "/share/p11-kit/modules/signet.module");
+  const std::string content(text.begin(), text.end());
+  EXPECT_NE(content.find("module: " + ModulePath()), std::string::npos) << content;
+  EXPECT_NE(content.find("critical: no"), std::string::npos) << content;
+}
+
 }  // namespace
 }  // namespace signet::e2e
