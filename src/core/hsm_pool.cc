@@ -49,8 +49,8 @@ Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
     if (BoolOr(pub, CKA_PRIVATE, false) && !r.logged_in_user) {
       return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
     }
-    auto build = [&](const AttributeMap& pool_public)
-        -> Result<std::pair<AttributeMap, AttributeMap>> {
+    auto build =
+        [&](const AttributeMap& pool_public) -> Result<std::pair<AttributeMap, AttributeMap>> {
       AttributeMap final_pub = pub;
       AttributeMap final_priv = priv;
       CompleteKeyPairAttributes(pool_public, mechanism, final_pub, final_priv);

@@ -44,8 +44,8 @@ Result<PoolTarget> ParseOneTarget(std::string_view item) {
   auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), target.target);
   if (ec != std::errc() || end != count.data() + count.size() || target.target == 0 ||
       target.target > kMaxPoolTarget) {
-    return MakeError(CKR_ARGUMENTS_BAD, "pool count '" + std::string(count) +
-                                            "' must be 1-" + std::to_string(kMaxPoolTarget));
+    return MakeError(CKR_ARGUMENTS_BAD, "pool count '" + std::string(count) + "' must be 1-" +
+                                            std::to_string(kMaxPoolTarget));
   }
   target.name = crypto::KeySpecName(target.spec);
   return target;
@@ -206,8 +206,8 @@ std::optional<KeyPool::Job> KeyPool::NextJob() {
     TokenSlot* slot = hsm_.FindSlot(id);
     if (slot == nullptr || !Unlocked(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
-      double fill = static_cast<double>(sizes[i] + pending_[id][i]) /
-                    static_cast<double>(targets_[i].target);
+      double fill =
+          static_cast<double>(sizes[i] + pending_[id][i]) / static_cast<double>(targets_[i].target);
       if (fill < best_fill) {
         best_fill = fill;
         best = Job{slot, i};

@@ -138,9 +138,9 @@ class KeyPool {
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  std::condition_variable stored_;  // notified after each stored key
+  std::condition_variable stored_;                          // notified after each stored key
   bool stopping_ = false;                                   // guarded by mu_
-  std::uint64_t wake_seq_ = 0;  // guarded by mu_; bumped by each take
+  std::uint64_t wake_seq_ = 0;                              // guarded by mu_; bumped by each take
   std::map<CK_SLOT_ID, std::vector<std::size_t>> sizes_;    // guarded by mu_
   std::map<CK_SLOT_ID, std::vector<std::size_t>> pending_;  // guarded by mu_
   std::vector<Counters> counters_;                          // guarded by mu_

@@ -36,9 +36,9 @@ TEST(PoolConfig, ParsesTargetsAndOff) {
 }
 
 TEST(PoolConfig, RefusesBadEntries) {
-  for (const char* bad : {"rsa:2048", "rsa:2048=0", "rsa:2048=x", "rsa:2048=-1", "dsa=3",
-                          "rsa:512=4", "rsa:8192=1", "ec:p256=1,ec:p256=2", "ec:p256=1,",
-                          "ec:p256=1000001"}) {
+  for (const char* bad :
+       {"rsa:2048", "rsa:2048=0", "rsa:2048=x", "rsa:2048=-1", "dsa=3", "rsa:512=4", "rsa:8192=1",
+        "ec:p256=1,ec:p256=2", "ec:p256=1,", "ec:p256=1000001"}) {
     auto parsed = ParsePoolConfig(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.error().code, CKR_ARGUMENTS_BAD) << bad;
@@ -90,15 +90,18 @@ class KeyPoolTest : public ::testing::Test {
 
   std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> Generate(crypto::KeyType type, bool token,
                                                          const std::string& label = "k") {
-    Mechanism m{type == crypto::KeyType::kEd25519 ? CKM_EC_EDWARDS_KEY_PAIR_GEN
-                                                   : CKM_EC_KEY_PAIR_GEN,
-                {}, {}};
+    Mechanism m{
+        type == crypto::KeyType::kEd25519 ? CKM_EC_EDWARDS_KEY_PAIR_GEN : CKM_EC_KEY_PAIR_GEN,
+        {},
+        {}};
     Bytes label_bytes(label.begin(), label.end());
     Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(type)},
                     {CKA_TOKEN, BoolBytes(token)},
                     {CKA_LABEL, label_bytes}};
-    Template priv = {{CKA_TOKEN, BoolBytes(token)}, {CKA_LABEL, label_bytes},
-                     {CKA_ID, {1, 2}}, {CKA_SIGN, BoolBytes(true)}};
+    Template priv = {{CKA_TOKEN, BoolBytes(token)},
+                     {CKA_LABEL, label_bytes},
+                     {CKA_ID, {1, 2}},
+                     {CKA_SIGN, BoolBytes(true)}};
     auto pair = hsm_->GenerateKeyPair(*client_, session_, m, pub, priv);
     EXPECT_TRUE(pair.ok()) << pair.error().message;
     return pair.ok() ? *pair : std::make_pair(CK_OBJECT_HANDLE{0}, CK_OBJECT_HANDLE{0});
@@ -144,8 +147,8 @@ TEST_F(KeyPoolTest, PooledKeyLooksLikeAFreshOne) {
   ASSERT_TRUE(pool_->WaitUntilFull(20s));
   auto pooled = Generate(crypto::KeyType::kEcP256, true, "same");
   EXPECT_EQ(StatsOf("ec:p256").taken, 1u);
-  for (auto [a, b] : {std::make_pair(fresh.first, pooled.first),
-                      std::make_pair(fresh.second, pooled.second)}) {
+  for (auto [a, b] :
+       {std::make_pair(fresh.first, pooled.first), std::make_pair(fresh.second, pooled.second)}) {
     AttributeMap fa = Attributes(a);
     AttributeMap pa = Attributes(b);
     EXPECT_NE(fa.at(CKA_EC_POINT), pa.at(CKA_EC_POINT));
@@ -169,8 +172,8 @@ TEST_F(KeyPoolTest, SessionKeysComeFromThePoolToo) {
   auto pair = Generate(crypto::KeyType::kEd25519, /*token=*/false);
   EXPECT_EQ(StatsOf("ed25519").taken, 1u);
   EXPECT_EQ(BoolOr(Attributes(pair.second), CKA_LOCAL, false), true);
-  auto sig = hsm_->Sign(*client_, session_, pair.second, Mechanism{CKM_EDDSA, {}, {}},
-                        AsBytes("m"));
+  auto sig =
+      hsm_->Sign(*client_, session_, pair.second, Mechanism{CKM_EDDSA, {}, {}}, AsBytes("m"));
   ASSERT_TRUE(sig.ok()) << sig.error().message;
   EXPECT_TRUE(
       hsm_->Verify(*client_, session_, pair.first, Mechanism{CKM_EDDSA, {}, {}}, AsBytes("m"), *sig)

@@ -117,8 +117,8 @@ Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,
   take.private_attributes = std::move(attributes.first);
   take.public_attributes = std::move(attributes.second);
   // Private first, as for fresh keys; both commit together or not at all.
-  SIGNET_ASSIGN_OR_RETURN(take.private_handle,
-                          InsertObjectLocked(take.private_attributes, &key->private_der, kek.get()));
+  SIGNET_ASSIGN_OR_RETURN(take.private_handle, InsertObjectLocked(take.private_attributes,
+                                                                  &key->private_der, kek.get()));
   SIGNET_ASSIGN_OR_RETURN(take.public_handle,
                           InsertObjectLocked(take.public_attributes, nullptr, nullptr));
   SIGNET_TRY(txn.Commit());

@@ -60,7 +60,8 @@ Result<client::Bytes> Modulus(UserSession& user, client::Handle public_key) {
   constexpr CK_ATTRIBUTE_TYPE kTypes[] = {CKA_MODULUS};
   SIGNET_ASSIGN_OR_RETURN(auto values,
                           user.client->GetAttributeValue(user.session, public_key, kTypes));
-  if (values.size() != 1 || values[0].rv != CKR_OK) return MakeError(CKR_DEVICE_ERROR, "no modulus");
+  if (values.size() != 1 || values[0].rv != CKR_OK)
+    return MakeError(CKR_DEVICE_ERROR, "no modulus");
   return values[0].value;
 }
 
@@ -69,7 +70,8 @@ void ExpectPairwiseCoprime(const std::vector<client::Bytes>& moduli) {
   BN_CTX* ctx = BN_CTX_new();
   BIGNUM* gcd = BN_new();
   std::vector<BIGNUM*> numbers;
-  for (const auto& m : moduli) numbers.push_back(BN_bin2bn(m.data(), static_cast<int>(m.size()), nullptr));
+  for (const auto& m : moduli)
+    numbers.push_back(BN_bin2bn(m.data(), static_cast<int>(m.size()), nullptr));
   for (std::size_t i = 0; i < numbers.size(); ++i) {
     for (std::size_t j = i + 1; j < numbers.size(); ++j) {
       ASSERT_EQ(BN_gcd(gcd, numbers[i], numbers[j], ctx), 1);
@@ -137,8 +139,9 @@ TEST_F(KeyPoolE2eTest, PoolSurvivesRestartAndHandsEachKeyOutOnce) {
     ASSERT_TRUE(signature.ok()) << signature.error().message;
     auto public_key = ReadPublicKey(*user, pair->public_key);
     ASSERT_TRUE(public_key.ok());
-    EXPECT_TRUE(crypto::Verify(*public_key, {crypto::SignScheme::kRsaPkcs1, crypto::DigestAlg::kSha256},
-                               message, *signature)
+    EXPECT_TRUE(crypto::Verify(*public_key,
+                               {crypto::SignScheme::kRsaPkcs1, crypto::DigestAlg::kSha256}, message,
+                               *signature)
                     .ok());
   }
   EXPECT_EQ(PoolOf("rsa:2048").taken, 4u);
