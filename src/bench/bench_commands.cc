@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "bench/app.h"
 #include "bench/keygen.h"
 #include "bench/parallel.h"
 #include "bench/profile.h"
@@ -144,6 +145,28 @@ void AddProfile(CLI::App& bench, SharedHooks hooks) {
   });
 }
 
+void AddApp(CLI::App& bench, SharedHooks hooks) {
+  auto options = std::make_shared<AppOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "app", "Mutable-file create/upload/download ms per file, key pool on and off (seed 003)");
+  cmd->add_option("--algo", options->algorithms,
+                  "Key types (default: rsa1024,rsa2048,rsa3072,rsa4096,ecp256,ed25519)")
+      ->delimiter(',');
+  cmd->add_option("--pool", options->pool, "on, off or both (default: both)");
+  cmd->add_option("--trials", options->trials,
+                  "Files per type and mode (default: 10; without pool 5 for RSA-3072, 3 for "
+                  "RSA-4096)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--size", options->size, "Payload bytes per upload (default: 1024)");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->callback([options, hooks] {
+    Dispatch(*hooks, [options, hooks] {
+      ServiceAccess access = hooks->service_access ? hooks->service_access() : ServiceAccess{};
+      return RunApp(*options, access, std::cout, std::cerr);
+    });
+  });
+}
+
 }  // namespace
 
 void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
@@ -154,6 +177,7 @@ void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
   AddKeygen(*bench, shared);
   AddParallel(*bench, shared);
   AddProfile(*bench, shared);
+  AddApp(*bench, shared);
 }
 
 }  // namespace signet::bench

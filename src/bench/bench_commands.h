@@ -1,5 +1,5 @@
-// AddBenchCommands: registers `bench speed`, `bench keygen` and
-// `bench parallel` on a CLI11 app, so the CLI's main needs one call.
+// AddBenchCommands: registers `bench speed`, `bench keygen`,
+// `bench parallel`, `bench profile` and `bench app` on a CLI11 app, so the CLI's main needs one call.
 //
 // When a bench subcommand is selected, its CLI11 callback either runs the
 // benchmark at once (hooks.run_later unset: a non-zero exit code is thrown
@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 
+#include "bench/backend_factory.h"
 #include "bench/signer_backend.h"
 
 namespace signet::bench {
@@ -34,6 +35,10 @@ struct BenchHooks {
   // run_later, when set, receives the selected command's job during parsing
   // instead of the job running inside the parse.
   std::function<void(BenchJob)> run_later;
+  // service_access returns the caller's global --socket/--pin/--token for
+  // `bench app` (a non-empty socket: measure that daemon). Unset: `bench
+  // app` starts its own daemons.
+  std::function<ServiceAccess()> service_access;
 };
 
 // AddBenchCommands adds the "bench" subcommand (with its three

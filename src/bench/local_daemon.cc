@@ -47,7 +47,8 @@ std::string SiblingProgram(const std::string& name) {
   return (self.parent_path() / name).string();
 }
 
-Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path) {
+Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path,
+                                                        std::vector<std::string> extra_args) {
   std::unique_ptr<LocalDaemon> d(new LocalDaemon());
   std::string tmpl = (std::filesystem::temp_directory_path() / "signet-bench-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) return MakeError(CKR_DEVICE_ERROR, "mkdtemp failed");
@@ -60,17 +61,19 @@ Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path
   auto token =
       keystore::CreateInDirectory(d->dir_, d->label_, View(so_pin), View(d->pin_), options);
   if (!token.ok()) {
-    return MakeError(CKR_FUNCTION_FAILED, "cannot create the benchmark token: " +
-                                              token.error().message);
+    return MakeError(CKR_FUNCTION_FAILED,
+                     "cannot create the benchmark token: " + token.error().message);
   }
   token->reset();  // the daemon opens it; close our handle first
   if (signetd_path.empty()) signetd_path = SiblingProgram("signetd");
-  SIGNET_TRY(d->Launch(signetd_path));
+  SIGNET_TRY(d->Launch(signetd_path, extra_args));
   return d;
 }
 
-Status LocalDaemon::Launch(const std::string& signetd_path) {
+Status LocalDaemon::Launch(const std::string& signetd_path,
+                           const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {signetd_path, "--data", dir_, "--socket", socket_};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "signet/result.hpp"
 
@@ -22,10 +23,12 @@ namespace signet::bench {
 class LocalDaemon {
  public:
   // Start creates the token and launches signetd (`signetd_path` empty:
-  // the signetd beside /proc/self/exe). CKR_DEVICE_ERROR with signetd's log
-  // when it exits or is not ready within 60 s; CKR_FUNCTION_FAILED when the
-  // token cannot be created.
-  [[nodiscard]] static Result<std::unique_ptr<LocalDaemon>> Start(std::string signetd_path = "");
+  // the signetd beside /proc/self/exe), appending `extra_args` to its
+  // command line (e.g. {"--pool", "rsa:2048=32"}). CKR_DEVICE_ERROR with
+  // signetd's log when it exits or is not ready within 60 s;
+  // CKR_FUNCTION_FAILED when the token cannot be created.
+  [[nodiscard]] static Result<std::unique_ptr<LocalDaemon>> Start(
+      std::string signetd_path = "", std::vector<std::string> extra_args = {});
 
   // ~LocalDaemon sends SIGTERM, reaps signetd and removes the directory.
   ~LocalDaemon();
@@ -38,7 +41,7 @@ class LocalDaemon {
 
  private:
   LocalDaemon() = default;
-  Status Launch(const std::string& signetd_path);
+  Status Launch(const std::string& signetd_path, const std::vector<std::string>& extra_args);
 
   std::string dir_;
   std::string socket_;

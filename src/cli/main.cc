@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
     return signet::bench::MakeServiceBackend(options,
                                              {global.socket, global.pin, global.token_label});
   };
+  bench_hooks.service_access = [&global] {
+    return signet::bench::ServiceAccess{global.socket, global.pin, global.token_label};
+  };
   bench_hooks.run_later = [&bench_job](signet::bench::BenchJob job) { bench_job = std::move(job); };
   signet::bench::AddBenchCommands(app, std::move(bench_hooks));
 
