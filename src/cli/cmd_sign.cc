@@ -7,6 +7,7 @@
 #include "cli/file_io.h"
 #include "cli/key_objects.h"
 #include "cli/mechanism_names.h"
+#include "cli/sign_input.h"
 #include "crypto/sign.h"
 
 namespace signet::cli {
@@ -24,12 +25,13 @@ Status RunSign(GlobalOptions& global, const SignOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(const NamedMechanism* mechanism,
                           ParseMechanismName(options.mechanism));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes message, ReadFile(options.in));
+  SIGNET_ASSIGN_OR_RETURN(SignInput input, PrepareSignInput(*mechanism, std::move(message)));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
   SIGNET_ASSIGN_OR_RETURN(client::Handle key,
                           FindKey(connection, options.label, CKO_PRIVATE_KEY));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes signature,
-                          connection.client->Sign(connection.session, key,
-                                                  client::Mechanism{mechanism->type}, message));
+                          connection.client->Sign(connection.session, key, input.mechanism,
+                                                  input.data));
   if (mechanism->der_signature) {
     SIGNET_ASSIGN_OR_RETURN(signature, crypto::EcdsaRawToDer(signature));
   }
@@ -40,6 +42,7 @@ Status RunVerify(GlobalOptions& global, const SignOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(const NamedMechanism* mechanism,
                           ParseMechanismName(options.mechanism));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes message, ReadFile(options.in));
+  SIGNET_ASSIGN_OR_RETURN(SignInput input, PrepareSignInput(*mechanism, std::move(message)));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes signature, ReadFile(options.signature));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
   SIGNET_ASSIGN_OR_RETURN(client::Handle key,
@@ -49,8 +52,8 @@ Status RunVerify(GlobalOptions& global, const SignOptions& options) {
     SIGNET_ASSIGN_OR_RETURN(
         signature, crypto::EcdsaDerToRaw(signature, crypto::EcFieldBytes(public_key.spec().type)));
   }
-  SIGNET_TRY(connection.client->Verify(connection.session, key,
-                                       client::Mechanism{mechanism->type}, message, signature));
+  SIGNET_TRY(connection.client->Verify(connection.session, key, input.mechanism, input.data,
+                                       signature));
   std::printf("Signature OK\n");
   return OkStatus();
 }

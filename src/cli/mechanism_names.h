@@ -7,16 +7,24 @@
 #include <string>
 #include <string_view>
 
+#include "crypto/digest.h"
 #include "signet/result.hpp"
 
 namespace signet::cli {
 
+// RawForm: how a message too large for one request is signed instead:
+// hashed by the CLI and given to the mechanism that takes a digest.
+enum class RawForm { kNone, kRsaPkcs1, kRsaPss, kEcdsa };
+
 // NamedMechanism: one CLI name. der_signature: the daemon returns the
 // PKCS#11 raw r||s form, while files hold DER (what `openssl dgst` reads).
+// digest: the hash the mechanism applies (kNone for Ed25519).
 struct NamedMechanism {
   std::string_view name;
   CK_MECHANISM_TYPE type;
   bool der_signature;
+  crypto::DigestAlg digest;
+  RawForm raw_form;
 };
 
 // ParseMechanismName finds a CLI name; CKR_MECHANISM_INVALID listing the

@@ -94,6 +94,39 @@ TEST_F(CliFlowTest, EveryKeyTypeAndMechanismVerifiesWithOpenssl) {
   }
 }
 
+// Messages over the CLI's inline limit are hashed client-side and signed
+// with the digest-taking mechanism; the signature must be the same kind of
+// signature openssl checks over the whole file.
+TEST_F(CliFlowTest, LargeFilesAreHashedLocallyAndStillVerify) {
+  std::string big = Path("big.bin");
+  std::string content(2 << 20, 'x');
+  for (std::size_t i = 0; i < content.size(); i += 4096) content[i] = static_cast<char>(i >> 12);
+  WriteTextFile(big, content);
+  std::string rsa_pem = KeygenAndExport("rsa:2048", "big-rsa");
+  std::string ec_pem = KeygenAndExport("ec:p384", "big-ec");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"rsa-pkcs1-sha256", "big-rsa"}, {"rsa-pss-sha512", "big-rsa"}, {"ecdsa-sha384", "big-ec"}};
+  for (const auto& [mech, label] : cases) {
+    SCOPED_TRACE(mech);
+    std::string sig = Path(mech + ".big.sig");
+    ProgramResult sign =
+        SignetWithPin({"sign", "--label", label, "--mech", mech, "--in", big, "--out", sig});
+    ASSERT_EQ(sign.exit_code, 0) << sign.err;
+    std::string pem = label == "big-rsa" ? rsa_pem : ec_pem;
+    ProgramResult openssl = OpenSsl(OpensslVerifyArgs(mech, pem, big, sig));
+    EXPECT_EQ(openssl.exit_code, 0) << openssl.out << openssl.err;
+    ProgramResult verify =
+        Signet({"verify", "--label", label, "--mech", mech, "--in", big, "--sig", sig});
+    EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  }
+  KeygenAndExport("ed25519", "big-ed");
+  ProgramResult ed = SignetWithPin(
+      {"sign", "--label", "big-ed", "--mech", "ed25519", "--in", big, "--out", Path("ed.sig")});
+  EXPECT_EQ(ed.exit_code, 1);
+  EXPECT_NE(ed.err.find("CKR_DATA_LEN_RANGE: ed25519 signs whole messages"), std::string::npos)
+      << ed.err;
+}
+
 TEST_F(CliFlowTest, ListShowsGeneratedKeys) {
   ASSERT_EQ(SignetWithPin({"keygen", "--type", "ec:p256", "--label", "listed"}).exit_code, 0);
   ProgramResult list = SignetWithPin({"list"});
