@@ -68,8 +68,9 @@ constexpr AttributeRule kRules[] = {
 }  // namespace
 
 const AttributeRule* FindAttributeRule(CK_ATTRIBUTE_TYPE type) {
-  auto it = std::lower_bound(std::begin(kRules), std::end(kRules), type,
-                             [](const AttributeRule& r, CK_ATTRIBUTE_TYPE t) { return r.type < t; });
+  auto it =
+      std::lower_bound(std::begin(kRules), std::end(kRules), type,
+                       [](const AttributeRule& r, CK_ATTRIBUTE_TYPE t) { return r.type < t; });
   return it != std::end(kRules) && it->type == type ? it : nullptr;
 }
 
@@ -80,13 +81,15 @@ Result<AttributeMap> ValidateTemplate(const Template& tmpl) {
   for (const Attribute& a : tmpl) {
     const AttributeRule* rule = FindAttributeRule(a.type);
     if (rule == nullptr) {
-      return MakeError(CKR_ATTRIBUTE_TYPE_INVALID, "unknown attribute type " + std::to_string(a.type));
+      return MakeError(CKR_ATTRIBUTE_TYPE_INVALID,
+                       "unknown attribute type " + std::to_string(a.type));
     }
     std::size_t want = rule->shape == AttrShape::kBool    ? sizeof(CK_BBOOL)
                        : rule->shape == AttrShape::kUlong ? sizeof(CK_ULONG)
                                                           : a.value.size();
     if (a.value.size() != want) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, std::string(rule->name) + " has a value of the wrong size");
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                       std::string(rule->name) + " has a value of the wrong size");
     }
     auto [it, inserted] = out.emplace(a.type, a.value);
     if (!inserted && it->second != a.value) {

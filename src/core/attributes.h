@@ -18,8 +18,8 @@
 
 namespace signet::core {
 
-using crypto::ByteView;
 using crypto::Bytes;
+using crypto::ByteView;
 using keystore::AttributeMap;
 
 // AttrShape: how an attribute's value is laid out.

@@ -30,9 +30,9 @@ struct Session {
 struct HandleEntry {
   CK_SLOT_ID slot = 0;
   bool token_object = false;
-  keystore::ObjectHandle token_id = 0;   // token objects
-  RecordPtr session_record;              // session objects
-  CK_SESSION_HANDLE owner_session = 0;   // session objects: dies with it
+  keystore::ObjectHandle token_id = 0;  // token objects
+  RecordPtr session_record;             // session objects
+  CK_SESSION_HANDLE owner_session = 0;  // session objects: dies with it
 };
 
 class ClientState {

@@ -135,8 +135,8 @@ Result<Hsm::ResolvedObject> Hsm::ResolveObject(ClientState& c, const Resolved& r
   return out;
 }
 
-Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(
-    const Resolved& r, const ResolvedObject& obj) {
+Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(const Resolved& r,
+                                                                       const ResolvedObject& obj) {
   if (!obj.record->has_secret) {
     return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key material");
   }

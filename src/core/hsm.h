@@ -142,9 +142,11 @@ class Hsm {
                            const Template& t);
 
   // --- keys (hsm_keys.cc)
-  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(
-      ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub,
-      const Template& priv);
+  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(ClientState& c,
+                                                                        CK_SESSION_HANDLE s,
+                                                                        const Mechanism& m,
+                                                                        const Template& pub,
+                                                                        const Template& priv);
   Result<CK_OBJECT_HANDLE> GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                                        const Template& t);
   Result<Bytes> WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
@@ -209,8 +211,8 @@ class Hsm {
 
  private:
   explicit Hsm(HsmOptions options) : options_(std::move(options)) {}
-  void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s, std::vector<keystore::UserType>* logouts,
-                          TokenSlot** slot_out);
+  void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
+                          std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
 
   HsmOptions options_;
   mutable std::shared_mutex slots_mu_;

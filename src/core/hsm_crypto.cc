@@ -10,11 +10,16 @@ namespace {
 
 crypto::DigestAlg DigestForLength(std::size_t n) {
   switch (n) {
-    case 20: return crypto::DigestAlg::kSha1;
-    case 32: return crypto::DigestAlg::kSha256;
-    case 48: return crypto::DigestAlg::kSha384;
-    case 64: return crypto::DigestAlg::kSha512;
-    default: return crypto::DigestAlg::kNone;
+    case 20:
+      return crypto::DigestAlg::kSha1;
+    case 32:
+      return crypto::DigestAlg::kSha256;
+    case 48:
+      return crypto::DigestAlg::kSha384;
+    case 64:
+      return crypto::DigestAlg::kSha512;
+    default:
+      return crypto::DigestAlg::kNone;
   }
 }
 
@@ -35,7 +40,8 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechan
   }
   if (rule.scheme == crypto::SignScheme::kRsaPss) {
     if (!m.pss) {
-      if (rule.prehashed) return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs PSS params");
+      if (rule.prehashed)
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs PSS params");
       return p;
     }
     crypto::DigestAlg hash = DigestForMechanism(m.pss->hash_alg);
@@ -54,7 +60,8 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechan
 // CheckKeyUse verifies the key's class, type and usage flag for `usage`.
 Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT_CLASS cls,
                    CK_ATTRIBUTE_TYPE usage) {
-  if (rec.object_class() != cls && !(cls == CKO_PUBLIC_KEY && rec.object_class() == CKO_PRIVATE_KEY)) {
+  if (rec.object_class() != cls &&
+      !(cls == CKO_PUBLIC_KEY && rec.object_class() == CKO_PRIVATE_KEY)) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key class does not fit the operation");
   }
   if (rec.key_type() != rule.key_type) {
@@ -70,7 +77,8 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT
 Result<const MechanismRule*> MechanismFor(const Mechanism& m, CK_FLAGS needed) {
   SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
   if ((rule->flags & needed) == 0) {
-    return MakeError(CKR_MECHANISM_INVALID, std::string(rule->name) + " does not do this operation");
+    return MakeError(CKR_MECHANISM_INVALID,
+                     std::string(rule->name) + " does not do this operation");
   }
   return rule;
 }
@@ -168,7 +176,8 @@ Result<Bytes> Hsm::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE
 
 Result<Bytes> Hsm::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) {
   SIGNET_TRY(ResolveSession(c, s));
-  if (length > 65536) return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of random bytes per call");
+  if (length > 65536)
+    return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of random bytes per call");
   Bytes out(length);
   SIGNET_TRY(crypto::FillRandom(out));
   return out;

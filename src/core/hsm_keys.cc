@@ -32,7 +32,8 @@ Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const At
   }
   auto params = pub.find(CKA_EC_PARAMS);
   if (params == pub.end()) {
-    if (rule.key_type != CKK_EC_EDWARDS) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_EC_PARAMS is required");
+    if (rule.key_type != CKK_EC_EDWARDS)
+      return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_EC_PARAMS is required");
     spec.type = crypto::KeyType::kEd25519;
     return spec;
   }
@@ -46,7 +47,8 @@ Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const At
 
 Status CheckKeyTypeAttr(const AttributeMap& attrs, CK_KEY_TYPE want) {
   auto type = GetUlong(attrs, CKA_KEY_TYPE);
-  if (type && *type != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not fit");
+  if (type && *type != want)
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not fit");
   return OkStatus();
 }
 
@@ -58,9 +60,11 @@ Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
 
 }  // namespace
 
-Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
-    ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub_t,
-    const Template& priv_t) {
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(ClientState& c,
+                                                                           CK_SESSION_HANDLE s,
+                                                                           const Mechanism& m,
+                                                                           const Template& pub_t,
+                                                                           const Template& priv_t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
   if ((rule->flags & CKF_GENERATE_KEY_PAIR) == 0) {
@@ -77,7 +81,8 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
   SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, KeySpecFromTemplates(*rule, pub));
   // Check permissions before the (possibly long) generation.
   bool any_token = BoolOr(pub, CKA_TOKEN, false) || BoolOr(priv, CKA_TOKEN, false);
-  if (any_token && !r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token keys need a RW session");
+  if (any_token && !r.session.rw)
+    return MakeError(CKR_SESSION_READ_ONLY, "token keys need a RW session");
   if (BoolOr(priv, CKA_PRIVATE, true) && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private keys need a user login");
   }
@@ -99,7 +104,8 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair
   secret->value = std::move(der);
   secret->private_key = std::move(key);
   // Private first: if storing it fails, no orphan public key is left.
-  SIGNET_ASSIGN_OR_RETURN(CK_OBJECT_HANDLE priv_h, StoreObject(c, s, r, std::move(priv), std::move(secret)));
+  SIGNET_ASSIGN_OR_RETURN(CK_OBJECT_HANDLE priv_h,
+                          StoreObject(c, s, r, std::move(priv), std::move(secret)));
   auto pub_h = StoreObject(c, s, r, std::move(pub), nullptr);
   if (!pub_h.ok()) {
     (void)DestroyObject(c, s, priv_h);
@@ -112,14 +118,16 @@ Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, c
                                           const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
-  if ((rule->flags & CKF_GENERATE) == 0) return MakeError(CKR_MECHANISM_INVALID, "not a key generation mechanism");
+  if ((rule->flags & CKF_GENERATE) == 0)
+    return MakeError(CKR_MECHANISM_INVALID, "not a key generation mechanism");
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
   SIGNET_TRY(CheckKeyTypeAttr(attrs, rule->key_type));
   auto len = GetUlong(attrs, CKA_VALUE_LEN);
   if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
-  if (*len != 16 && *len != 24 && *len != 32) return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
+  if (*len != 16 && *len != 24 && *len != 32)
+    return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(*len));
   attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
@@ -130,14 +138,18 @@ Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, c
 Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                            CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  if (m.type != CKM_AES_KEY_WRAP_KWP) return MakeError(CKR_MECHANISM_INVALID, "wrap with CKM_AES_KEY_WRAP_KWP");
+  if (m.type != CKM_AES_KEY_WRAP_KWP)
+    return MakeError(CKR_MECHANISM_INVALID, "wrap with CKM_AES_KEY_WRAP_KWP");
   auto wrapper = ResolveObject(c, r, wrapping_key);
   if (!wrapper.ok()) return MakeError(CKR_WRAPPING_KEY_HANDLE_INVALID, wrapper.error().message);
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject target, ResolveObject(c, r, key));
   const AttributeMap& wa = wrapper->record->attributes;
-  if (wrapper->record->key_type() != CKK_AES) return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT, "wrapping key must be AES");
-  if (!BoolOr(wa, CKA_WRAP, false)) return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
-  if (!target.record->has_secret) return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
+  if (wrapper->record->key_type() != CKK_AES)
+    return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT, "wrapping key must be AES");
+  if (!BoolOr(wa, CKA_WRAP, false))
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
+  if (!target.record->has_secret)
+    return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
   if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
     return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
   }
@@ -150,10 +162,13 @@ Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, con
                                         CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
                                         const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  if (m.type != CKM_AES_KEY_WRAP_KWP) return MakeError(CKR_MECHANISM_INVALID, "unwrap with CKM_AES_KEY_WRAP_KWP");
+  if (m.type != CKM_AES_KEY_WRAP_KWP)
+    return MakeError(CKR_MECHANISM_INVALID, "unwrap with CKM_AES_KEY_WRAP_KWP");
   auto unwrapper = ResolveObject(c, r, unwrapping_key);
-  if (!unwrapper.ok()) return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
-  if (unwrapper->record->key_type() != CKK_AES) return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT, "unwrapping key must be AES");
+  if (!unwrapper.ok())
+    return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
+  if (unwrapper->record->key_type() != CKK_AES)
+    return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT, "unwrapping key must be AES");
   if (!BoolOr(unwrapper->record->attributes, CKA_UNWRAP, false)) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_UNWRAP is false");
   }

@@ -9,8 +9,9 @@ namespace {
 // ImportKeyMaterial turns an imported key's CKA_VALUE into key material and
 // the attributes the key determines. Private keys come as PKCS#8 DER,
 // AES keys as raw bytes; public keys are checked by rebuilding them.
-Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(
-    AttributeMap& attrs, CK_OBJECT_CLASS cls, bool token) {
+Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(AttributeMap& attrs,
+                                                                        CK_OBJECT_CLASS cls,
+                                                                        bool token) {
   auto value_it = attrs.find(CKA_VALUE);
   if (cls == CKO_PUBLIC_KEY) {
     SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(attrs));
@@ -28,7 +29,8 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(
   attrs.erase(value_it);
   if (cls == CKO_SECRET_KEY) {
     auto type = GetUlong(attrs, CKA_KEY_TYPE);
-    if (type && *type != CKK_AES) return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
+    if (type && *type != CKK_AES)
+      return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
     std::size_t n = key->value.size();
     if (n != 16 && n != 24 && n != 32) {
       return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "AES keys are 16, 24 or 32 bytes");
@@ -69,7 +71,8 @@ Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, 
   if (!cls) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS is required");
   std::shared_ptr<const keystore::UnwrappedKey> secret;
   if (*cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY) {
-    SIGNET_ASSIGN_OR_RETURN(secret, ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false)));
+    SIGNET_ASSIGN_OR_RETURN(secret,
+                            ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false)));
   } else if (*cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
   }
@@ -187,7 +190,8 @@ Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HAN
   }
   for (const auto& [type, value] : changes) {
     const AttributeRule* rule = FindAttributeRule(type);
-    if (!rule->modifiable) return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " is read-only");
+    if (!rule->modifiable)
+      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " is read-only");
     bool now = !value.empty() && value[0] != CK_FALSE;
     // One-way switches (PKCS#11 §4.9): sensitive only on, extractable only off.
     if ((type == CKA_SENSITIVE && !now && BoolOr(attrs, CKA_SENSITIVE, false)) ||

@@ -54,7 +54,7 @@ class HsmTest : public ::testing::Test {
   }
 
   std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> GenerateP256(ClientState& c, CK_SESSION_HANDLE s,
-                                                            bool token, Template priv = {}) {
+                                                             bool token, Template priv = {}) {
     Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};
     Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)},
                     {CKA_TOKEN, BoolBytes(token)}};
@@ -141,13 +141,16 @@ TEST_F(HsmTest, TokenKeySharedButPrivateNeedsLogin) {
 TEST_F(HsmTest, LoginErrors) {
   auto ro = hsm_->OpenSession(*a_, 0, kRo);
   ASSERT_TRUE(ro.ok());
-  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code, CKR_SESSION_READ_ONLY_EXISTS);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code,
+            CKR_SESSION_READ_ONLY_EXISTS);
   EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_USER, AsBytes("wrong-pin")).error().code, CKR_PIN_INCORRECT);
   EXPECT_EQ(hsm_->Login(*a_, *ro, 42, AsBytes(kUserPin)).error().code, CKR_USER_TYPE_INVALID);
   EXPECT_EQ(hsm_->Logout(*a_, *ro).error().code, CKR_USER_NOT_LOGGED_IN);
   ASSERT_TRUE(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).ok());
-  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).error().code, CKR_USER_ALREADY_LOGGED_IN);
-  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code, CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_USER, AsBytes(kUserPin)).error().code,
+            CKR_USER_ALREADY_LOGGED_IN);
+  EXPECT_EQ(hsm_->Login(*a_, *ro, CKU_SO, AsBytes(kSoPin)).error().code,
+            CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
   auto info = hsm_->GetSessionInfo(*a_, *ro);
   EXPECT_EQ(info->state, CKS_RO_USER_FUNCTIONS);
   // Another connection cannot become SO while a user is logged in.
@@ -189,8 +192,9 @@ TEST_F(HsmTest, UsageFlagsAreEnforced) {
 TEST_F(HsmTest, RsaBelow1024IsRefused) {
   CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
   Mechanism m{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
-  auto pair = hsm_->GenerateKeyPair(*a_, s, m, {{CKA_MODULUS_BITS, UlongBytes(512)}, {CKA_TOKEN, BoolBytes(true)}},
-                                    {{CKA_TOKEN, BoolBytes(true)}});
+  auto pair = hsm_->GenerateKeyPair(
+      *a_, s, m, {{CKA_MODULUS_BITS, UlongBytes(512)}, {CKA_TOKEN, BoolBytes(true)}},
+      {{CKA_TOKEN, BoolBytes(true)}});
   EXPECT_EQ(pair.error().code, CKR_KEY_SIZE_RANGE);
   auto missing = hsm_->GenerateKeyPair(*a_, s, m, {}, {});
   EXPECT_EQ(missing.error().code, CKR_TEMPLATE_INCOMPLETE);
@@ -200,7 +204,8 @@ TEST_F(HsmTest, GetAttributeValueFollowsSection57) {
   CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_LABEL, {'k'}}});
   CK_RV overall = 0;
-  auto v = hsm_->GetAttributeValue(*a_, s, priv, {CKA_LABEL, CKA_VALUE, CKA_MODULUS, CKA_LOCAL}, &overall);
+  auto v = hsm_->GetAttributeValue(*a_, s, priv, {CKA_LABEL, CKA_VALUE, CKA_MODULUS, CKA_LOCAL},
+                                   &overall);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ((*v)[0].rv, CKR_OK);
   EXPECT_EQ((*v)[0].value, Bytes{'k'});
@@ -218,8 +223,9 @@ TEST_F(HsmTest, SetAttributeValueRules) {
   CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, true);
   EXPECT_TRUE(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_LABEL, {'n'}}}).ok());
-  EXPECT_EQ(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_KEY_TYPE, UlongBytes(CKK_RSA)}}).error().code,
-            CKR_ATTRIBUTE_READ_ONLY);
+  EXPECT_EQ(
+      hsm_->SetAttributeValue(*a_, s, priv, {{CKA_KEY_TYPE, UlongBytes(CKK_RSA)}}).error().code,
+      CKR_ATTRIBUTE_READ_ONLY);
   EXPECT_EQ(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_SENSITIVE, BoolBytes(false)}}).error().code,
             CKR_ATTRIBUTE_READ_ONLY);
   auto found = hsm_->FindObjects(*a_, s, {{CKA_LABEL, {'n'}}}, 0);
@@ -235,7 +241,8 @@ TEST_F(HsmTest, EcdsaSignatureVerifiesWithOpensslCli) {
   ASSERT_TRUE(sig.ok()) << sig.error().message;
   EXPECT_EQ(sig->size(), 64u);  // raw r||s
   EXPECT_TRUE(hsm_->Verify(*a_, s, pub, m, AsBytes("message"), *sig).ok());
-  EXPECT_EQ(hsm_->Verify(*a_, s, pub, m, AsBytes("massage"), *sig).error().code, CKR_SIGNATURE_INVALID);
+  EXPECT_EQ(hsm_->Verify(*a_, s, pub, m, AsBytes("massage"), *sig).error().code,
+            CKR_SIGNATURE_INVALID);
   CK_RV overall;
   auto attrs = hsm_->GetAttributeValue(*a_, s, pub, {CKA_EC_PARAMS, CKA_EC_POINT}, &overall);
   auto key = crypto::PublicKey::FromEcPoint((*attrs)[0].value, (*attrs)[1].value);
@@ -244,7 +251,8 @@ TEST_F(HsmTest, EcdsaSignatureVerifiesWithOpensslCli) {
   ASSERT_TRUE(der.ok());
   std::ofstream(dir_ / "pub.pem") << *key->ToPem();
   std::ofstream(dir_ / "msg", std::ios::binary) << "message";
-  std::ofstream(dir_ / "sig", std::ios::binary).write(reinterpret_cast<const char*>(der->data()), der->size());
+  std::ofstream(dir_ / "sig", std::ios::binary)
+      .write(reinterpret_cast<const char*>(der->data()), der->size());
   std::string cmd = "openssl dgst -sha256 -verify " + (dir_ / "pub.pem").string() + " -signature " +
                     (dir_ / "sig").string() + " " + (dir_ / "msg").string() + " >/dev/null 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
@@ -269,19 +277,22 @@ TEST_F(HsmTest, SplitRsaSignatureVerifiesWithOpensslCli) {
   Result<Bytes> sig = signed_on_worker.get_future().get();
   ASSERT_TRUE(sig.ok()) << sig.error().message;
   CK_RV overall;
-  auto attrs = hsm_->GetAttributeValue(*a_, s, pair->first, {CKA_MODULUS, CKA_PUBLIC_EXPONENT}, &overall);
+  auto attrs =
+      hsm_->GetAttributeValue(*a_, s, pair->first, {CKA_MODULUS, CKA_PUBLIC_EXPONENT}, &overall);
   auto key = crypto::PublicKey::FromRsaComponents((*attrs)[0].value, (*attrs)[1].value);
   ASSERT_TRUE(key.ok());
   std::ofstream(dir_ / "rsa.pem") << *key->ToPem();
   std::ofstream(dir_ / "msg", std::ios::binary) << "split";
-  std::ofstream(dir_ / "sig", std::ios::binary).write(reinterpret_cast<const char*>(sig->data()), sig->size());
-  EXPECT_EQ(RunCommand("openssl dgst -sha256 -verify " + (dir_ / "rsa.pem").string() + " -signature " +
-                (dir_ / "sig").string() + " " + (dir_ / "msg").string()),
+  std::ofstream(dir_ / "sig", std::ios::binary)
+      .write(reinterpret_cast<const char*>(sig->data()), sig->size());
+  EXPECT_EQ(RunCommand("openssl dgst -sha256 -verify " + (dir_ / "rsa.pem").string() +
+                       " -signature " + (dir_ / "sig").string() + " " + (dir_ / "msg").string()),
             0);
   // PSS through the split path too.
   Mechanism pss{CKM_SHA256_RSA_PKCS_PSS, PssParams{CKM_SHA256, CKG_MGF1_SHA256, 32}, {}};
   std::promise<Result<Bytes>> pss_sig;
-  ASSERT_TRUE(pool.Submit(1, [&] { pss_sig.set_value(hsm_->Sign(*a_, s, pair->second, pss, AsBytes("split"))); }));
+  ASSERT_TRUE(pool.Submit(
+      1, [&] { pss_sig.set_value(hsm_->Sign(*a_, s, pair->second, pss, AsBytes("split"))); }));
   Result<Bytes> ps = pss_sig.get_future().get();
   ASSERT_TRUE(ps.ok()) << ps.error().message;
   EXPECT_TRUE(hsm_->Verify(*a_, s, pair->first, pss, AsBytes("split"), *ps).ok());
@@ -306,8 +317,9 @@ TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
   Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
   auto wrapped = hsm_->WrapKey(*a_, s, kwp, *aes, priv);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
-  auto unwrapped = hsm_->UnwrapKey(*a_, s, kwp, *aes, *wrapped,
-                                   {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}});
+  auto unwrapped = hsm_->UnwrapKey(
+      *a_, s, kwp, *aes, *wrapped,
+      {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}});
   ASSERT_TRUE(unwrapped.ok()) << unwrapped.error().message;
   Mechanism m{CKM_ECDSA_SHA256, {}, {}};
   auto sig = hsm_->Sign(*a_, s, *unwrapped, m, AsBytes("x"));

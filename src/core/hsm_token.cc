@@ -22,8 +22,8 @@ Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(CK_SLOT_ID slot_id, By
                             keystore::CreateInDirectory(options_.data_dir, label, so_pin, user_pin,
                                                         options_.token_options));
     std::string serial = token->Info().serial;
-    auto slot = std::make_unique<TokenSlot>(slot_id, keystore::TokenFilePath(options_.data_dir, serial),
-                                            std::move(token));
+    auto slot = std::make_unique<TokenSlot>(
+        slot_id, keystore::TokenFilePath(options_.data_dir, serial), std::move(token));
     SIGNET_TRY(slot->LoadObjects());
     std::unique_lock lock(slots_mu_);
     slots_.push_back(std::move(slot));

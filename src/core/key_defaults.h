@@ -11,7 +11,7 @@ namespace signet::core {
 
 // KeyOrigin: how a key came to be, for CKA_LOCAL & co. (PKCS#11 §4.7).
 struct KeyOrigin {
-  bool local = false;                      // generated on this token
+  bool local = false;  // generated on this token
   CK_MECHANISM_TYPE gen_mechanism = CK_UNAVAILABLE_INFORMATION;
 };
 

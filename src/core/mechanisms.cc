@@ -14,12 +14,12 @@ constexpr CK_FLAGS kEcFlags = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS
 
 constexpr MechanismRule kMechanisms[] = {
     // Key generation.
-    {CKM_RSA_PKCS_KEY_PAIR_GEN, "CKM_RSA_PKCS_KEY_PAIR_GEN", CKK_RSA, CKF_GENERATE_KEY_PAIR, 1024, 4096,
-     SignScheme::kRsaPkcs1, DigestAlg::kNone, false},
+    {CKM_RSA_PKCS_KEY_PAIR_GEN, "CKM_RSA_PKCS_KEY_PAIR_GEN", CKK_RSA, CKF_GENERATE_KEY_PAIR, 1024,
+     4096, SignScheme::kRsaPkcs1, DigestAlg::kNone, false},
     {CKM_EC_KEY_PAIR_GEN, "CKM_EC_KEY_PAIR_GEN", CKK_EC, CKF_GENERATE_KEY_PAIR | kEcFlags, 256, 521,
      SignScheme::kEcdsa, DigestAlg::kNone, false},
-    {CKM_EC_EDWARDS_KEY_PAIR_GEN, "CKM_EC_EDWARDS_KEY_PAIR_GEN", CKK_EC_EDWARDS, CKF_GENERATE_KEY_PAIR,
-     255, 255, SignScheme::kEd25519, DigestAlg::kNone, false},
+    {CKM_EC_EDWARDS_KEY_PAIR_GEN, "CKM_EC_EDWARDS_KEY_PAIR_GEN", CKK_EC_EDWARDS,
+     CKF_GENERATE_KEY_PAIR, 255, 255, SignScheme::kEd25519, DigestAlg::kNone, false},
     {CKM_AES_KEY_GEN, "CKM_AES_KEY_GEN", CKK_AES, CKF_GENERATE, 16, 32, SignScheme::kRsaPkcs1,
      DigestAlg::kNone, false},
     // RSA signatures.
@@ -72,7 +72,8 @@ Result<const MechanismRule*> FindMechanism(CK_MECHANISM_TYPE type) {
   for (const MechanismRule& rule : kMechanisms) {
     if (rule.type == type) return &rule;
   }
-  return MakeError(CKR_MECHANISM_INVALID, "mechanism " + std::to_string(type) + " is not supported");
+  return MakeError(CKR_MECHANISM_INVALID,
+                   "mechanism " + std::to_string(type) + " is not supported");
 }
 
 std::span<const MechanismRule> AllMechanisms() { return kMechanisms; }
@@ -86,11 +87,16 @@ crypto::DigestAlg DigestForMechanism(CK_MECHANISM_TYPE type) {
 
 crypto::DigestAlg DigestForMgf(CK_RSA_PKCS_MGF_TYPE mgf) {
   switch (mgf) {
-    case CKG_MGF1_SHA1: return DigestAlg::kSha1;
-    case CKG_MGF1_SHA256: return DigestAlg::kSha256;
-    case CKG_MGF1_SHA384: return DigestAlg::kSha384;
-    case CKG_MGF1_SHA512: return DigestAlg::kSha512;
-    default: return DigestAlg::kNone;
+    case CKG_MGF1_SHA1:
+      return DigestAlg::kSha1;
+    case CKG_MGF1_SHA256:
+      return DigestAlg::kSha256;
+    case CKG_MGF1_SHA384:
+      return DigestAlg::kSha384;
+    case CKG_MGF1_SHA512:
+      return DigestAlg::kSha512;
+    default:
+      return DigestAlg::kNone;
   }
 }
 

@@ -22,13 +22,13 @@ namespace signet::core {
 struct MechanismRule {
   CK_MECHANISM_TYPE type;
   std::string_view name;
-  CK_KEY_TYPE key_type;        // key the mechanism works with; ignored for digests
-  CK_FLAGS flags;              // CKF_SIGN | CKF_VERIFY | CKF_GENERATE_KEY_PAIR ...
+  CK_KEY_TYPE key_type;  // key the mechanism works with; ignored for digests
+  CK_FLAGS flags;        // CKF_SIGN | CKF_VERIFY | CKF_GENERATE_KEY_PAIR ...
   CK_ULONG min_key_size;
   CK_ULONG max_key_size;
-  crypto::SignScheme scheme;   // signature mechanisms only
-  crypto::DigestAlg digest;    // hash applied by the mechanism (kNone: caller hashed)
-  bool prehashed;              // signature input is a digest (CKM_ECDSA, CKM_RSA_PKCS_PSS)
+  crypto::SignScheme scheme;  // signature mechanisms only
+  crypto::DigestAlg digest;   // hash applied by the mechanism (kNone: caller hashed)
+  bool prehashed;             // signature input is a digest (CKM_ECDSA, CKM_RSA_PKCS_PSS)
 };
 
 // FindMechanism returns the row for `type`; CKR_MECHANISM_INVALID if none.

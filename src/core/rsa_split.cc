@@ -33,7 +33,8 @@ Result<std::shared_ptr<const crypto::RsaCrtKey>> RsaSplitter::CrtKeyFor(
 std::optional<Result<crypto::Bytes>> RsaSplitter::TrySign(
     const std::shared_ptr<const keystore::UnwrappedKey>& key, const crypto::SignParams& params,
     crypto::ByteView input) {
-  if (pool_ == nullptr || !key->private_key || key->private_key->spec().type != crypto::KeyType::kRsa) {
+  if (pool_ == nullptr || !key->private_key ||
+      key->private_key->spec().type != crypto::KeyType::kRsa) {
     return std::nullopt;
   }
   auto crt = CrtKeyFor(key);

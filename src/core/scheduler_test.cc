@@ -30,9 +30,15 @@ TEST(Scheduler, RoundRobinAcrossQueues) {
   std::vector<int> order;
   // Queue 1 pipelines 50 tasks before queue 2 submits its one.
   for (int i = 0; i < 50; ++i) {
-    ASSERT_TRUE(s.Submit(1, [&] { std::lock_guard l(mu); order.push_back(1); }));
+    ASSERT_TRUE(s.Submit(1, [&] {
+      std::lock_guard l(mu);
+      order.push_back(1);
+    }));
   }
-  ASSERT_TRUE(s.Submit(2, [&] { std::lock_guard l(mu); order.push_back(2); }));
+  ASSERT_TRUE(s.Submit(2, [&] {
+    std::lock_guard l(mu);
+    order.push_back(2);
+  }));
   gate.open.set_value();
   s.WaitIdle();
   ASSERT_EQ(order.size(), 51u);

@@ -9,7 +9,8 @@ namespace {
 
 TEST(AttributeRules, TableIsSortedAndUnique) {
   auto rules = AllAttributeRules();
-  for (std::size_t i = 1; i < rules.size(); ++i) EXPECT_LT(rules[i - 1].type, rules[i].type) << rules[i].name;
+  for (std::size_t i = 1; i < rules.size(); ++i)
+    EXPECT_LT(rules[i - 1].type, rules[i].type) << rules[i].name;
   for (const auto& r : rules) EXPECT_EQ(FindAttributeRule(r.type), &r);
   EXPECT_EQ(FindAttributeRule(CKA_VENDOR_DEFINED | 7), nullptr);
 }

@@ -9,7 +9,6 @@
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
-
 #include <deque>
 #include <memory>
 #include <string>
@@ -83,18 +82,19 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (pending_bytes_ > server_.options().max_pending_write_bytes) return;  // resumed by a write
     reading_ = true;
     auto buffer = reader_.Prepare(64 * 1024);
-    stream_.async_read_some(asio::buffer(buffer.data(), buffer.size()),
-                            [self = this->shared_from_this()](const asio::error_code& ec, std::size_t n) {
-                              self->reading_ = false;
-                              self->reader_.Commit(n);
-                              if (ec) {
-                                if (ec == asio::error::operation_aborted && self->draining_) return;
-                                self->Close();
-                                return;
-                              }
-                              self->ProcessFrames();
-                              self->Read();
-                            });
+    stream_.async_read_some(
+        asio::buffer(buffer.data(), buffer.size()),
+        [self = this->shared_from_this()](const asio::error_code& ec, std::size_t n) {
+          self->reading_ = false;
+          self->reader_.Commit(n);
+          if (ec) {
+            if (ec == asio::error::operation_aborted && self->draining_) return;
+            self->Close();
+            return;
+          }
+          self->ProcessFrames();
+          self->Read();
+        });
   }
 
   void ProcessFrames() {
@@ -104,7 +104,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         case FrameReader::State::kNeedMore:
           return;
         case FrameReader::State::kTooLarge:
-          Log("frame too large peer=" + peer_ + " length=" + std::to_string(reader_.declared_length()));
+          Log("frame too large peer=" + peer_ +
+              " length=" + std::to_string(reader_.declared_length()));
           Send(ErrorFrame(0, SIGNET_RV_FRAME_TOO_LARGE,
                           "frame length " + std::to_string(reader_.declared_length()) +
                               " exceeds the limit of " + std::to_string(reader_.max_frame_size())));
@@ -133,14 +134,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // The payload lives in the reader's buffer: the worker gets its own copy.
     auto copy = std::make_shared<std::vector<std::uint8_t>>(payload.begin(), payload.end());
     std::uint64_t id = request->id();
-    bool queued = server_.scheduler().Submit(
-        client_->id(), [self = this->shared_from_this(), copy] {
+    bool queued =
+        server_.scheduler().Submit(client_->id(), [self = this->shared_from_this(), copy] {
           core::ScopedPhase execute(self->server_.hsm().counters(), core::Phase::kExecute);
           auto* req = flatbuffers::GetRoot<wire::Request>(copy->data());
           auto frame = Dispatch(self->server_.hsm(), *self->client_, self->server_.view(), *req);
-          asio::post(self->server_.io(), [self, frame = std::move(frame)]() mutable {
-            self->Send(std::move(frame));
-          });
+          asio::post(self->server_.io(),
+                     [self, frame = std::move(frame)]() mutable { self->Send(std::move(frame)); });
         });
     if (!queued) {
       Send(server_.draining() ? ErrorFrame(id, SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
@@ -183,10 +183,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // Session objects and logins end with the connection. That may wait for
     // a PIN check of the same token, so it runs on a worker, behind any
     // request of this connection still running.
-    server_.scheduler().SubmitControl(client_->id(), [hsm = &server_.hsm(), client = client_] {
-      hsm->Disconnect(*client);
-    });
-    Log("disconnect peer=" + peer_ + (dropped ? " dropped_requests=" + std::to_string(dropped) : ""));
+    server_.scheduler().SubmitControl(
+        client_->id(), [hsm = &server_.hsm(), client = client_] { hsm->Disconnect(*client); });
+    Log("disconnect peer=" + peer_ +
+        (dropped ? " dropped_requests=" + std::to_string(dropped) : ""));
     server_.Unregister(this);
   }
 

@@ -38,7 +38,8 @@ Reply Body(ResponseBody type, fb::Offset<T> body) {
 }
 Reply DataReply(Ctx& c, const Result<crypto::Bytes>& data) {
   if (!data.ok()) return FromError(data.error());
-  return Body(ResponseBody::DataResponse, wire::CreateDataResponse(c.fbb, c.fbb.CreateVector(*data)));
+  return Body(ResponseBody::DataResponse,
+              wire::CreateDataResponse(c.fbb, c.fbb.CreateVector(*data)));
 }
 Reply ObjectReply(Ctx& c, const Result<CK_OBJECT_HANDLE>& h) {
   if (!h.ok()) return FromError(h.error());
@@ -56,7 +57,8 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
   }
   std::vector<fb::Offset<wire::MechanismInfo>> mechs;
   for (const core::MechanismRule& m : core::AllMechanisms()) {
-    mechs.push_back(wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size, m.flags));
+    mechs.push_back(
+        wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size, m.flags));
   }
   return Body(ResponseBody::GetInfoResponse,
               wire::CreateGetInfoResponse(c.fbb, kProtocolVersion, c.fbb.CreateString("0.1.0"),
@@ -75,7 +77,8 @@ Reply CloseSession(Ctx& c, const wire::Request& req) {
   return FromStatus(c.hsm.CloseSession(c.client, req.body_as_CloseSessionRequest()->session()));
 }
 Reply CloseAllSessions(Ctx& c, const wire::Request& req) {
-  return FromStatus(c.hsm.CloseAllSessions(c.client, req.body_as_CloseAllSessionsRequest()->slot_id()));
+  return FromStatus(
+      c.hsm.CloseAllSessions(c.client, req.body_as_CloseAllSessionsRequest()->slot_id()));
 }
 Reply GetSessionInfo(Ctx& c, const wire::Request& req) {
   auto info = c.hsm.GetSessionInfo(c.client, req.body_as_GetSessionInfoRequest()->session());
@@ -95,8 +98,9 @@ Reply InitToken(Ctx& c, const wire::Request& req) {
   std::string_view label = r->label() ? r->label()->string_view() : std::string_view();
   auto result = c.hsm.InitToken(r->slot_id(), View(r->so_pin()), label, View(r->user_pin()));
   if (!result.ok()) return FromError(result.error());
-  return Body(ResponseBody::InitTokenResponse,
-              wire::CreateInitTokenResponse(c.fbb, result->first, c.fbb.CreateString(result->second)));
+  return Body(
+      ResponseBody::InitTokenResponse,
+      wire::CreateInitTokenResponse(c.fbb, result->first, c.fbb.CreateString(result->second)));
 }
 Reply InitPin(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_InitPinRequest();
@@ -108,8 +112,9 @@ Reply SetPin(Ctx& c, const wire::Request& req) {
 }
 Reply GenerateKeyPair(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_GenerateKeyPairRequest();
-  auto pair = c.hsm.GenerateKeyPair(c.client, r->session(), ToMechanism(r->mechanism()),
-                                    ToTemplate(r->public_template()), ToTemplate(r->private_template()));
+  auto pair =
+      c.hsm.GenerateKeyPair(c.client, r->session(), ToMechanism(r->mechanism()),
+                            ToTemplate(r->public_template()), ToTemplate(r->private_template()));
   if (!pair.ok()) return FromError(pair.error());
   return Body(ResponseBody::KeyPairResponse,
               wire::CreateKeyPairResponse(c.fbb, pair->first, pair->second));
@@ -125,7 +130,8 @@ Reply CreateObject(Ctx& c, const wire::Request& req) {
 }
 Reply CopyObject(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_CopyObjectRequest();
-  return ObjectReply(c, c.hsm.CopyObject(c.client, r->session(), r->object(), ToTemplate(r->template_())));
+  return ObjectReply(
+      c, c.hsm.CopyObject(c.client, r->session(), r->object(), ToTemplate(r->template_())));
 }
 Reply DestroyObject(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_DestroyObjectRequest();
@@ -133,7 +139,8 @@ Reply DestroyObject(Ctx& c, const wire::Request& req) {
 }
 Reply FindObjects(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_FindObjectsRequest();
-  auto found = c.hsm.FindObjects(c.client, r->session(), ToTemplate(r->template_()), r->max_count());
+  auto found =
+      c.hsm.FindObjects(c.client, r->session(), ToTemplate(r->template_()), r->max_count());
   if (!found.ok()) return FromError(found.error());
   std::vector<std::uint64_t> handles(found->begin(), found->end());
   return Body(ResponseBody::FindObjectsResponse,
@@ -148,7 +155,8 @@ Reply GetAttributeValue(Ctx& c, const wire::Request& req) {
   if (!values.ok()) return FromError(values.error());
   std::vector<fb::Offset<wire::AttributeResult>> out;
   for (const core::AttributeValue& v : *values) {
-    auto bytes = v.rv == CKR_OK ? c.fbb.CreateVector(v.value) : fb::Offset<fb::Vector<std::uint8_t>>();
+    auto bytes =
+        v.rv == CKR_OK ? c.fbb.CreateVector(v.value) : fb::Offset<fb::Vector<std::uint8_t>>();
     out.push_back(wire::CreateAttributeResult(c.fbb, v.type, v.rv, bytes));
   }
   Reply reply = Body(ResponseBody::GetAttributeValueResponse,
@@ -158,11 +166,13 @@ Reply GetAttributeValue(Ctx& c, const wire::Request& req) {
 }
 Reply SetAttributeValue(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_SetAttributeValueRequest();
-  return FromStatus(c.hsm.SetAttributeValue(c.client, r->session(), r->object(), ToTemplate(r->template_())));
+  return FromStatus(
+      c.hsm.SetAttributeValue(c.client, r->session(), r->object(), ToTemplate(r->template_())));
 }
 Reply Sign(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_SignRequest();
-  return DataReply(c, c.hsm.Sign(c.client, r->session(), r->key(), ToMechanism(r->mechanism()), View(r->data())));
+  return DataReply(c, c.hsm.Sign(c.client, r->session(), r->key(), ToMechanism(r->mechanism()),
+                                 View(r->data())));
 }
 Reply SignBatch(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_SignBatchRequest();
@@ -170,14 +180,16 @@ Reply SignBatch(Ctx& c, const wire::Request& req) {
   if (r->inputs()) {
     for (const wire::Blob* b : *r->inputs()) inputs.push_back(View(b->data()));
   }
-  auto results = c.hsm.SignBatch(c.client, r->session(), r->key(), ToMechanism(r->mechanism()), inputs);
+  auto results =
+      c.hsm.SignBatch(c.client, r->session(), r->key(), ToMechanism(r->mechanism()), inputs);
   if (!results.ok()) return FromError(results.error());
   std::vector<fb::Offset<wire::BlobResult>> out;
   for (const auto& sig : *results) {
     out.push_back(sig.ok() ? wire::CreateBlobResult(c.fbb, CKR_OK, c.fbb.CreateVector(*sig))
                            : wire::CreateBlobResult(c.fbb, sig.error().code));
   }
-  return Body(ResponseBody::SignBatchResponse, wire::CreateSignBatchResponse(c.fbb, c.fbb.CreateVector(out)));
+  return Body(ResponseBody::SignBatchResponse,
+              wire::CreateSignBatchResponse(c.fbb, c.fbb.CreateVector(out)));
 }
 Reply Verify(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_VerifyRequest();
@@ -186,24 +198,29 @@ Reply Verify(Ctx& c, const wire::Request& req) {
 }
 Reply Digest(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_DigestRequest();
-  return DataReply(c, c.hsm.Digest(c.client, r->session(), ToMechanism(r->mechanism()), View(r->data())));
+  return DataReply(
+      c, c.hsm.Digest(c.client, r->session(), ToMechanism(r->mechanism()), View(r->data())));
 }
 Reply Encrypt(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_EncryptRequest();
-  return DataReply(c, c.hsm.Encrypt(c.client, r->session(), r->key(), ToMechanism(r->mechanism()), View(r->data())));
+  return DataReply(c, c.hsm.Encrypt(c.client, r->session(), r->key(), ToMechanism(r->mechanism()),
+                                    View(r->data())));
 }
 Reply Decrypt(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_DecryptRequest();
-  return DataReply(c, c.hsm.Decrypt(c.client, r->session(), r->key(), ToMechanism(r->mechanism()), View(r->data())));
+  return DataReply(c, c.hsm.Decrypt(c.client, r->session(), r->key(), ToMechanism(r->mechanism()),
+                                    View(r->data())));
 }
 Reply WrapKey(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_WrapKeyRequest();
-  return DataReply(c, c.hsm.WrapKey(c.client, r->session(), ToMechanism(r->mechanism()), r->wrapping_key(), r->key()));
+  return DataReply(c, c.hsm.WrapKey(c.client, r->session(), ToMechanism(r->mechanism()),
+                                    r->wrapping_key(), r->key()));
 }
 Reply UnwrapKey(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_UnwrapKeyRequest();
-  return ObjectReply(c, c.hsm.UnwrapKey(c.client, r->session(), ToMechanism(r->mechanism()),
-                                        r->unwrapping_key(), View(r->wrapped()), ToTemplate(r->template_())));
+  return ObjectReply(
+      c, c.hsm.UnwrapKey(c.client, r->session(), ToMechanism(r->mechanism()), r->unwrapping_key(),
+                         View(r->wrapped()), ToTemplate(r->template_())));
 }
 Reply GenerateRandom(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_GenerateRandomRequest();
@@ -229,11 +246,11 @@ Reply GetStats(Ctx& c, const wire::Request&) {
     }
   }
   return Body(ResponseBody::StatsResponse,
-              wire::CreateStatsResponse(c.fbb, sched.workers, sched.capacity, sched.depth, sched.peak,
-                                        sched.rejected, sched.completed, conns, c.hsm.open_sessions(),
-                                        c.fbb.CreateVector(phases), cache.hits, cache.misses,
-                                        cache.evictions, cache.size, cache.capacity,
-                                        c.fbb.CreateVector(pools)));
+              wire::CreateStatsResponse(c.fbb, sched.workers, sched.capacity, sched.depth,
+                                        sched.peak, sched.rejected, sched.completed, conns,
+                                        c.hsm.open_sessions(), c.fbb.CreateVector(phases),
+                                        cache.hits, cache.misses, cache.evictions, cache.size,
+                                        cache.capacity, c.fbb.CreateVector(pools)));
 }
 
 using Handler = Reply (*)(Ctx&, const wire::Request&);
@@ -304,8 +321,8 @@ std::vector<std::uint8_t> ErrorFrame(std::uint64_t id, CK_RV rv, std::string_vie
   return Finish(fbb, id, Reply{rv, std::string(message), ResponseBody::NONE, {}});
 }
 
-std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client, const ServerView& view,
-                                   const wire::Request& request) {
+std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
+                                   const ServerView& view, const wire::Request& request) {
   if (request.version() != kProtocolVersion) {
     return ErrorFrame(request.id(), SIGNET_RV_UNSUPPORTED_VERSION,
                       "protocol version " + std::to_string(request.version()) +

@@ -8,8 +8,7 @@ namespace signet::rpc {
 std::array<std::uint8_t, kFrameHeaderSize> EncodeFrameHeader(std::uint32_t payload_size) {
   return {static_cast<std::uint8_t>(payload_size >> 24),
           static_cast<std::uint8_t>(payload_size >> 16),
-          static_cast<std::uint8_t>(payload_size >> 8),
-          static_cast<std::uint8_t>(payload_size)};
+          static_cast<std::uint8_t>(payload_size >> 8), static_cast<std::uint8_t>(payload_size)};
 }
 
 std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> header) {
@@ -64,8 +63,7 @@ FrameReader::State FrameReader::Next(std::span<const std::uint8_t>* payload) {
   if (too_large_) return State::kTooLarge;
   std::size_t available = buffer_.size() - start_;
   if (available < kFrameHeaderSize) return State::kNeedMore;
-  std::span<const std::uint8_t, kFrameHeaderSize> header(buffer_.data() + start_,
-                                                         kFrameHeaderSize);
+  std::span<const std::uint8_t, kFrameHeaderSize> header(buffer_.data() + start_, kFrameHeaderSize);
   declared_length_ = DecodeFrameHeader(header);
   if (declared_length_ > max_frame_size_) {
     too_large_ = true;

@@ -86,8 +86,8 @@ class FrameReader {
 
   std::size_t max_frame_size_;
   std::vector<std::uint8_t> buffer_;
-  std::size_t start_ = 0;        // first unconsumed byte
-  std::size_t prepared_ = 0;     // bytes handed out by Prepare, not committed
+  std::size_t start_ = 0;     // first unconsumed byte
+  std::size_t prepared_ = 0;  // bytes handed out by Prepare, not committed
   std::uint64_t declared_length_ = 0;
   bool too_large_ = false;
 };

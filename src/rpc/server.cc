@@ -25,7 +25,8 @@ Result<asio::ip::tcp::endpoint> ParseListen(const std::string& listen) {
   auto colon = listen.rfind(':');
   if (colon == std::string::npos) return MakeError(CKR_ARGUMENTS_BAD, "--listen wants HOST:PORT");
   std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   asio::error_code ec;
   auto address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
   if (ec) return MakeError(CKR_ARGUMENTS_BAD, "--listen host must be an IP address: " + host);
@@ -41,7 +42,8 @@ Result<asio::ip::tcp::endpoint> ParseListen(const std::string& listen) {
 
 }  // namespace
 
-Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler, ServerOptions options)
+Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler,
+               ServerOptions options)
     : io_(io), hsm_(hsm), scheduler_(scheduler), options_(std::move(options)) {
   view_.scheduler = &scheduler_;
   view_.connections = &connection_count_;
@@ -94,7 +96,9 @@ Status Server::Start() {
     if (!ec) tcp_acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) tcp_acceptor_->bind(endpoint, ec);
     if (!ec) tcp_acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) return MakeError(CKR_DEVICE_ERROR, "cannot listen on " + options_.listen + ": " + ec.message());
+    if (ec)
+      return MakeError(CKR_DEVICE_ERROR,
+                       "cannot listen on " + options_.listen + ": " + ec.message());
     AcceptTcp();
   }
   return OkStatus();
@@ -147,10 +151,12 @@ void Server::AcceptTcp() {
     }
     asio::error_code ignored;
     auto remote = socket.remote_endpoint(ignored);
-    std::string peer = "tcp(" + remote.address().to_string() + ":" + std::to_string(remote.port()) + ")";
+    std::string peer =
+        "tcp(" + remote.address().to_string() + ":" + std::to_string(remote.port()) + ")";
     Log("connect peer=" + peer);
     socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-    auto conn = std::make_shared<Connection<TlsStream>>(*this, TlsStream(std::move(socket), *tls_), peer);
+    auto conn =
+        std::make_shared<Connection<TlsStream>>(*this, TlsStream(std::move(socket), *tls_), peer);
     Register(conn);
     conn->Start();
     AcceptTcp();

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <asio.hpp>
-
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -36,7 +35,7 @@ struct ServerOptions {
   std::string listen;                 // "HOST:PORT"; empty: no TCP
   std::string tls_cert;
   std::string tls_key;
-  std::string tls_client_ca;          // set: client certificates required
+  std::string tls_client_ca;  // set: client certificates required
   std::size_t max_frame_size = kDefaultMaxFrameSize;
   // A connection stops reading while this many reply bytes wait to be
   // written (a client that does not read its replies cannot grow memory).

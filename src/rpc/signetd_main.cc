@@ -3,7 +3,6 @@
 // SIGTERM/SIGINT drains in-flight requests and exits 0.
 #include <CLI/CLI.hpp>
 #include <asio.hpp>
-
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -63,8 +62,9 @@ int Run(const Args& args) {
   std::shared_ptr<signet::core::KeyPool> pool;
   if (!pool_targets->empty()) {
     pool = std::make_shared<signet::core::KeyPool>(
-        **hsm, signet::core::KeyPool::Options{std::move(*pool_targets), args.pool_threads,
-                                              [&scheduler] { return scheduler.stats().depth > 0; }});
+        **hsm,
+        signet::core::KeyPool::Options{std::move(*pool_targets), args.pool_threads,
+                                       [&scheduler] { return scheduler.stats().depth > 0; }});
     (*hsm)->SetKeyPool(pool);
   }
   if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an error code, not a signal
   Args args;
   CLI::App app{"signetd: the signet software HSM daemon"};
-  app.add_option("--data", args.data_dir, "data directory (one <serial>.token per token)")->required();
+  app.add_option("--data", args.data_dir, "data directory (one <serial>.token per token)")
+      ->required();
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
   app.add_option("--tls-cert", args.tls_cert, "server certificate chain (PEM)");
@@ -126,7 +127,8 @@ int main(int argc, char** argv) {
                  "key pool per token: TYPE=COUNT,... e.g. rsa:2048=32,rsa:4096=8,ec:p256=64 "
                  "(filled while a user or SO is logged in; 'off' disables)")
       ->capture_default_str();
-  app.add_option("--pool-threads", args.pool_threads, "key pool generator threads (lowest priority)")
+  app.add_option("--pool-threads", args.pool_threads,
+                 "key pool generator threads (lowest priority)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   app.add_option("--rsa-split", args.rsa_split,

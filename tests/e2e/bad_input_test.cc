@@ -156,7 +156,8 @@ class BadInputTest : public DaemonTest {
     ASSERT_EQ(priv->size(), 1u);
     ASSERT_EQ(pub->size(), 1u);
     client::Bytes message = ToBytes("still serving");
-    auto sig = user->client->Sign(user->session, (*priv)[0], client::Mechanism{CKM_ECDSA_SHA256}, message);
+    auto sig =
+        user->client->Sign(user->session, (*priv)[0], client::Mechanism{CKM_ECDSA_SHA256}, message);
     ASSERT_TRUE(sig.ok()) << sig.error().message;
     auto key = ReadPublicKey(*user, (*pub)[0]);
     ASSERT_TRUE(key.ok());
@@ -165,7 +166,8 @@ class BadInputTest : public DaemonTest {
     WriteTextFile(Path("pub.pem"), *key->ToPem());
     WriteTextFile(Path("msg"), "still serving");
     WriteTextFile(Path("sig"), std::string(der->begin(), der->end()));
-    auto verify = OpenSsl({"dgst", "-sha256", "-verify", Path("pub.pem"), "-signature", Path("sig"), Path("msg")});
+    auto verify = OpenSsl(
+        {"dgst", "-sha256", "-verify", Path("pub.pem"), "-signature", Path("sig"), Path("msg")});
     EXPECT_EQ(verify.exit_code, 0) << verify.err;
     EXPECT_EQ(Objects(), objects_before_);
   }
@@ -184,7 +186,8 @@ TEST_F(BadInputTest, RandomBytes) {
     for (auto& b : garbage) b = static_cast<std::uint8_t>(rng());
     ASSERT_TRUE(conn.SendFrame(garbage));
     ExpectReply(conn, 0, SIGNET_RV_MALFORMED_MESSAGE);
-    ASSERT_TRUE(conn.SendFrame(RequestBytes(7, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+    ASSERT_TRUE(
+        conn.SendFrame(RequestBytes(7, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
     ExpectReply(conn, 7, CKR_OK);
   }
   // Pure noise, length field included: a too-large or malformed reply, or
@@ -227,16 +230,19 @@ TEST_F(BadInputTest, UnknownVersion) {
   RawConnection conn(socket_path());
   ASSERT_TRUE(conn.SendFrame(RequestBytes(11, 99, wire::RequestBody::GetInfoRequest)));
   ExpectReply(conn, 11, SIGNET_RV_UNSUPPORTED_VERSION);
-  ASSERT_TRUE(conn.SendFrame(RequestBytes(12, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+  ASSERT_TRUE(
+      conn.SendFrame(RequestBytes(12, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
   ExpectReply(conn, 12, CKR_OK);
   ExpectServesAndUnchanged();
 }
 
 TEST_F(BadInputTest, UnknownOperation) {
   RawConnection conn(socket_path());
-  ASSERT_TRUE(conn.SendFrame(RequestBytes(21, rpc::kProtocolVersion, static_cast<wire::RequestBody>(200))));
+  ASSERT_TRUE(
+      conn.SendFrame(RequestBytes(21, rpc::kProtocolVersion, static_cast<wire::RequestBody>(200))));
   ExpectReply(conn, 21, CKR_FUNCTION_NOT_SUPPORTED);
-  ASSERT_TRUE(conn.SendFrame(RequestBytes(22, rpc::kProtocolVersion, wire::RequestBody::NONE, false)));
+  ASSERT_TRUE(
+      conn.SendFrame(RequestBytes(22, rpc::kProtocolVersion, wire::RequestBody::NONE, false)));
   ExpectReply(conn, 22, CKR_FUNCTION_NOT_SUPPORTED);
   ExpectServesAndUnchanged();
 }
@@ -267,8 +273,9 @@ TEST_F(BadInputTest, DisconnectMidRequest) {
     RawConnection conn(socket_path());
     // Open a session in the raw protocol, then pipeline work and vanish.
     fb::FlatBufferBuilder fbb;
-    fbb.Finish(wire::CreateRequest(fbb, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
-                                   wire::CreateOpenSessionRequest(fbb, 0, CKF_SERIAL_SESSION).Union()));
+    fbb.Finish(
+        wire::CreateRequest(fbb, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+                            wire::CreateOpenSessionRequest(fbb, 0, CKF_SERIAL_SESSION).Union()));
     ASSERT_TRUE(conn.SendFrame({fbb.GetBufferPointer(), fbb.GetSize()}));
     auto reply = conn.ReadFrame();
     ASSERT_TRUE(reply.has_value());
@@ -278,8 +285,9 @@ TEST_F(BadInputTest, DisconnectMidRequest) {
     std::uint64_t session = response->body_as_SessionResponse()->session();
     for (std::uint64_t id = 2; id < 200; ++id) {
       fb::FlatBufferBuilder req;
-      req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
-                                     wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
+      req.Finish(wire::CreateRequest(
+          req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+          wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
       if (!conn.SendFrame({req.GetBufferPointer(), req.GetSize()})) break;
     }
     conn.Close();  // replies in flight go to a closed connection
@@ -294,8 +302,9 @@ TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
   StartDaemon({"--workers", "1", "--max-queue", "2"});
   RawConnection conn(socket_path());
   fb::FlatBufferBuilder open;
-  open.Finish(wire::CreateRequest(open, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
-                                  wire::CreateOpenSessionRequest(open, 0, CKF_SERIAL_SESSION).Union()));
+  open.Finish(
+      wire::CreateRequest(open, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+                          wire::CreateOpenSessionRequest(open, 0, CKF_SERIAL_SESSION).Union()));
   ASSERT_TRUE(conn.SendFrame({open.GetBufferPointer(), open.GetSize()}));
   auto reply = conn.ReadFrame();
   ASSERT_TRUE(reply.has_value());
@@ -308,7 +317,8 @@ TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
   std::vector<std::uint8_t> burst;
   for (std::uint64_t id = 100; id < 100 + kRequests; ++id) {
     fb::FlatBufferBuilder req;
-    req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+    req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion,
+                                   wire::RequestBody::GenerateRandomRequest,
                                    wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
     auto frame = rpc::EncodeFrame({req.GetBufferPointer(), req.GetSize()});
     burst.insert(burst.end(), frame->begin(), frame->end());

@@ -78,7 +78,8 @@ TEST_F(TlsTest, ClientWithCertificateSigns) {
   ASSERT_TRUE(user.client->Login(user.session, CKU_USER, ToBytes(kUserPin)).ok());
   auto pair = GenerateKeyPair(user, "ed25519", "over-tls", /*token=*/false);
   ASSERT_TRUE(pair.ok()) << pair.error().message;
-  auto sig = user.client->Sign(user.session, pair->private_key, client::Mechanism{CKM_EDDSA}, ToBytes("tls"));
+  auto sig = user.client->Sign(user.session, pair->private_key, client::Mechanism{CKM_EDDSA},
+                               ToBytes("tls"));
   ASSERT_TRUE(sig.ok()) << sig.error().message;
   auto key = ReadPublicKey(user, pair->public_key);
   ASSERT_TRUE(key.ok());
