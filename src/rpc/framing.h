@@ -14,7 +14,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "signet/protocol.hpp"
@@ -43,6 +45,25 @@ std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> 
 // is larger than `max_frame_size`.
 Result<std::vector<std::uint8_t>> EncodeFrame(std::span<const std::uint8_t> payload,
                                               std::size_t max_frame_size = kDefaultMaxFrameSize);
+
+// DefaultInitAllocator: lets FrameReader grow its buffer for a socket read
+// without zeroing bytes the read overwrites anyway (64 KiB per read).
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 // FrameReader: incremental frame decoder over a byte stream.
 //
@@ -85,7 +106,7 @@ class FrameReader {
   void Compact();
 
   std::size_t max_frame_size_;
-  std::vector<std::uint8_t> buffer_;
+  std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> buffer_;
   std::size_t start_ = 0;     // first unconsumed byte
   std::size_t prepared_ = 0;  // bytes handed out by Prepare, not committed
   std::uint64_t declared_length_ = 0;
