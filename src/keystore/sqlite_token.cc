@@ -2,6 +2,8 @@
 // storage and key fetching live in sqlite_token_objects.cc.
 #include "keystore/sqlite_token.h"
 
+#include <optional>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,14 +85,14 @@ Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
 Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& file,
                                                  std::string_view label, std::string_view serial,
                                                  int max_pin_failures, const PinRecord& so,
-                                                 const PinRecord& user) {
+                                                 const PinRecord* user) {
   SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
   SIGNET_TRY(db->ConfigureDurability());
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
   SIGNET_TRY(MigrateSchema(*db));
   SIGNET_TRY(InsertMeta(*db, label, serial, max_pin_failures));
   SIGNET_TRY(StorePinRecord(*db, so));
-  SIGNET_TRY(StorePinRecord(*db, user));
+  if (user != nullptr) SIGNET_TRY(StorePinRecord(*db, *user));
   SIGNET_TRY(txn.Commit());
   return db;
 }
@@ -129,18 +131,22 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
   if (label.empty() || label.size() > kMaxLabelBytes) {
     return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
   }
-  if (so_pin.empty() || user_pin.empty()) {
-    return MakeError(CKR_ARGUMENTS_BAD, "SO PIN and user PIN must not be empty");
-  }
+  if (so_pin.empty()) return MakeError(CKR_ARGUMENTS_BAD, "SO PIN must not be empty");
   if (options.max_pin_failures < 1) {
     return MakeError(CKR_ARGUMENTS_BAD, "max_pin_failures must be at least 1");
   }
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
   SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options.kdf));
-  SIGNET_ASSIGN_OR_RETURN(PinRecord user, SealKek(UserType::kUser, user_pin, kek, options.kdf));
+  // An empty user PIN leaves it uninitialised (PKCS#11 C_InitToken has none;
+  // the SO sets it later with C_InitPIN).
+  std::optional<PinRecord> user;
+  if (!user_pin.empty()) {
+    SIGNET_ASSIGN_OR_RETURN(user, SealKek(UserType::kUser, user_pin, kek, options.kdf));
+  }
 
   SIGNET_TRY(CreateEmptyFile(file));
-  auto db = InitialiseFile(file, label, serial, options.max_pin_failures, so, user);
+  auto db = InitialiseFile(file, label, serial, options.max_pin_failures, so,
+                           user ? &*user : nullptr);
   if (!db.ok()) {
     RemoveTokenFiles(file);
     return std::move(db).error();

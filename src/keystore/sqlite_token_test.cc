@@ -69,6 +69,21 @@ TEST_F(TokenTest, CreateRefusesExistingFileAndBadArguments) {
   EXPECT_FALSE(std::filesystem::exists(other));
 }
 
+// PKCS#11 C_InitToken gives only an SO PIN: the user PIN stays
+// uninitialised until the SO sets it, and then works like any other.
+TEST_F(TokenTest, EmptyUserPinAtCreationMeansNotInitialised) {
+  auto other = Token::Create(dir_.path() / "so-only.token", "so only", Pin("so-pin"), Pin(""),
+                             options_);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_FALSE((*other)->Info().user_pin_initialized);
+  EXPECT_EQ((*other)->Login(UserType::kUser, Pin("")).error().code, CKR_USER_PIN_NOT_INITIALIZED);
+  ASSERT_TRUE((*other)->Login(UserType::kSo, Pin("so-pin")).ok());
+  ASSERT_TRUE((*other)->InitUserPin(Pin("new-user")).ok());
+  (*other)->Logout();
+  EXPECT_TRUE((*other)->Info().user_pin_initialized);
+  EXPECT_TRUE((*other)->Login(UserType::kUser, Pin("new-user")).ok());
+}
+
 TEST_F(TokenTest, WrongPinIsIncorrectAndCounted) {
   Status status = token_->Login(UserType::kUser, Pin("wrong"));
   ASSERT_FALSE(status.ok());

@@ -111,9 +111,12 @@ using PoolObjectsBuilder =
 class Token {
  public:
   // Create makes a new token file at `file` (mode 0600; it must not exist)
-  // with a random serial and a fresh random KEK wrapped under both PINs. The
-  // new token is not logged in. CKR_ARGUMENTS_BAD when the file exists, the
-  // label is not 1-32 bytes or a PIN is empty; CKR_DEVICE_ERROR on I/O
+  // with a random serial and a fresh random KEK wrapped under both PINs. An
+  // empty `user_pin` leaves the user PIN uninitialised (PKCS#11 C_InitToken
+  // sets only the SO PIN; the SO calls InitUserPin later, and until then a
+  // user Login gives CKR_USER_PIN_NOT_INITIALIZED). The new token is not
+  // logged in. CKR_ARGUMENTS_BAD when the file exists, the label is not 1-32
+  // bytes or the SO PIN is empty; CKR_DEVICE_ERROR on I/O
   // failure (nothing is left behind then). See also CreateInDirectory
   // (data_dir.h), which names the file after the serial.
   static Result<std::unique_ptr<Token>> Create(const std::filesystem::path& file,
