@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <new>
 
 #include "client/rv_names.h"
 
@@ -12,12 +13,14 @@ namespace {
 
 // The module's one global (see the header): guarded by g_mu, which the
 // fork handlers hold across fork() so the child never inherits it locked.
-// The state pointer lives on the heap and is never destroyed: hosts call
+// The state pointer lives in static storage and is never destroyed: hosts call
 // C_Finalize / C_CloseAllSessions from their own atexit handlers (OpenSSL's
 // engine cleanup does), which may run after this library's static
 // destructors would have.
 std::mutex g_mu;  // trivially destructible in libstdc++
-std::shared_ptr<ModuleState>& g_state = *new std::shared_ptr<ModuleState>();
+alignas(std::shared_ptr<ModuleState>) unsigned char g_state_storage[sizeof(
+    std::shared_ptr<ModuleState>)];
+std::shared_ptr<ModuleState>& g_state = *new (g_state_storage) std::shared_ptr<ModuleState>();
 bool g_forked = false;
 std::once_flag g_atfork_once;
 
