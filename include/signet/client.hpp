@@ -23,10 +23,18 @@
 // means nothing to another. Session objects (CKA_TOKEN false) die with their
 // session or with this Client.
 //
-// Thread contract: a Client is used by ONE thread at a time (it owns one
-// socket and one reply buffer, with no internal locking). Use one Client per
-// thread for concurrency, or guard a shared Client with your own mutex. Two
-// Clients are fully independent.
+// Thread contract: a Client may be shared by any number of threads; every
+// member is thread-safe (except destruction: no call may be running). Many
+// threads can have requests in flight on the one connection at the same
+// time, and no lock is held across a round trip: a Send* locks only to
+// queue its bytes (encoding happens outside), and of the threads in Wait one
+// reads the socket for all of them while the others sleep until their reply
+// is filed (the reader role passes on as soon as the reader's own reply is
+// in). A ticket may be waited for by any thread, exactly once. Handles
+// obtained by one thread are valid for every thread of the same Client (the
+// daemon's handle space is per connection); a lost connection fails every
+// waiting thread with the same error. Over TLS, one SSL object serialises
+// the encryption of writes and decryption of reads (not the waiting).
 #pragma once
 
 #include <chrono>

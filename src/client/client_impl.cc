@@ -10,31 +10,58 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 
 }  // namespace
 
-Error Client::Impl::Fail(Error error) {
+Error Client::Impl::FailLocked(Error error) {
   if (!broken_) broken_ = error;
+  cv_.notify_all();
   return error;
 }
 
-Result<std::uint64_t> Client::Impl::Frame(wire::RequestBody type, flatbuffers::Offset<void> body,
-                                          bool secret) {
-  if (broken_) return *broken_;
-  if (write_failed_) return *write_failed_;
-  std::uint64_t id = next_id_++;
-  builder_.Finish(wire::CreateRequest(builder_, id, rpc::kProtocolVersion, type, body));
-  std::span<const std::uint8_t> payload(builder_.GetBufferPointer(), builder_.GetSize());
-  if (payload.size() > reader_.max_frame_size()) {
-    if (secret) OPENSSL_cleanse(builder_.GetBufferPointer(), builder_.GetSize());
+Error Client::Impl::Fail(Error error) {
+  std::lock_guard lock(recv_mu_);
+  return FailLocked(std::move(error));
+}
+
+std::optional<Error> Client::Impl::Broken() const {
+  std::lock_guard lock(recv_mu_);
+  return broken_;
+}
+
+Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
+                                           wire::RequestBody type,
+                                           flatbuffers::Offset<void> body, bool secret) {
+  std::uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion, type, body));
+  std::span<const std::uint8_t> payload(fbb.GetBufferPointer(), fbb.GetSize());
+  auto wipe = [&] {
+    if (secret) OPENSSL_cleanse(fbb.GetBufferPointer(), fbb.GetSize());
+  };
+  if (payload.size() > rpc::kDefaultMaxFrameSize) {
+    wipe();
     return MakeError(CKR_DATA_LEN_RANGE, "request of " + std::to_string(payload.size()) +
                                              " bytes exceeds the frame limit");
+  }
+  std::lock_guard send(send_mu_);
+  if (write_failed_) {
+    wipe();
+    return *write_failed_;
+  }
+  {
+    // Registered before any byte is written, so its reply is never unknown.
+    std::lock_guard lock(recv_mu_);
+    if (broken_) {
+      wipe();
+      return *broken_;
+    }
+    in_flight_.insert(id);
   }
   auto header = rpc::EncodeFrameHeader(static_cast<std::uint32_t>(payload.size()));
   outbox_.insert(outbox_.end(), header.begin(), header.end());
   outbox_.insert(outbox_.end(), payload.begin(), payload.end());
-  if (secret) OPENSSL_cleanse(builder_.GetBufferPointer(), builder_.GetSize());
-  in_flight_.insert(id);
+  wipe();
   if (outbox_.size() >= kFlushThreshold) {
-    Status flushed = Flush();
+    Status flushed = FlushLocked();
     if (!flushed.ok()) {
+      std::lock_guard lock(recv_mu_);
       in_flight_.erase(id);  // the caller gets no ticket for it
       return std::move(flushed).error();
     }
@@ -43,8 +70,14 @@ Result<std::uint64_t> Client::Impl::Frame(wire::RequestBody type, flatbuffers::O
 }
 
 Status Client::Impl::Flush() {
+  std::lock_guard send(send_mu_);
+  return FlushLocked();
+}
+
+Status Client::Impl::FlushLocked() {
   if (outbox_.empty()) return OkStatus();
-  if (broken_) return *broken_;
+  if (write_failed_) return *write_failed_;
+  if (std::optional<Error> broken = Broken()) return *broken;
   Status written = stream_->Write(outbox_);
   OPENSSL_cleanse(outbox_.data(), outbox_.size());
   outbox_.clear();
@@ -56,46 +89,53 @@ Status Client::Impl::Flush() {
   return *write_failed_;
 }
 
-Status Client::Impl::FileReply(std::span<const std::uint8_t> payload) {
-  if (!VerifyReply(payload)) {
-    return Fail(MakeError(CKR_DEVICE_ERROR, "signetd sent a malformed reply"));
+Status Client::Impl::FileReplies(Frames frames) {
+  for (std::shared_ptr<const ReplyFrame>& frame : frames) {
+    std::uint64_t id = frame->response().id();
+    if (id == 0) {
+      // The daemon could not read one of our frames; it cannot say which,
+      // so no ticket can be answered reliably any more.
+      return FailLocked(frame->ToError());
+    }
+    if (in_flight_.erase(id) == 0) {
+      return FailLocked(MakeError(CKR_DEVICE_ERROR,
+                                  "signetd replied to unknown request id " + std::to_string(id)));
+    }
+    replies_.emplace(id, std::move(frame));
   }
-  auto frame = std::make_shared<const ReplyFrame>(
-      std::vector<std::uint8_t>(payload.begin(), payload.end()));
-  std::uint64_t id = frame->response().id();
-  if (id == 0) {
-    // The daemon could not read one of our frames; it cannot say which, so
-    // no ticket can be answered reliably any more.
-    return Fail(frame->ToError());
-  }
-  if (in_flight_.erase(id) == 0) {
-    return Fail(MakeError(CKR_DEVICE_ERROR,
-                          "signetd replied to unknown request id " + std::to_string(id)));
-  }
-  replies_.emplace(id, std::move(frame));
   return OkStatus();
 }
 
-Status Client::Impl::ReadMore() {
+Result<Client::Impl::Frames> Client::Impl::ReadMore() {
   std::span<std::uint8_t> space = reader_.Prepare(64 * 1024);
   Result<std::size_t> got = stream_->Read(space);
   if (!got.ok()) {
     reader_.Commit(0);
-    return Fail(std::move(got).error());
+    return std::move(got).error();
   }
   reader_.Commit(*got);
+  Frames frames;
   std::span<const std::uint8_t> payload;
   for (;;) {
     rpc::FrameReader::State state = reader_.Next(&payload);
-    if (state == rpc::FrameReader::State::kNeedMore) return OkStatus();
+    if (state == rpc::FrameReader::State::kNeedMore) return frames;
     if (state == rpc::FrameReader::State::kTooLarge) {
-      return Fail(MakeError(CKR_DEVICE_ERROR, "signetd sent a frame over the size limit"));
+      return MakeError(CKR_DEVICE_ERROR, "signetd sent a frame over the size limit");
     }
-    SIGNET_TRY(FileReply(payload));
+    if (!VerifyReply(payload)) {
+      return MakeError(CKR_DEVICE_ERROR, "signetd sent a malformed reply");
+    }
+    frames.push_back(std::make_shared<const ReplyFrame>(
+        std::vector<std::uint8_t>(payload.begin(), payload.end())));
   }
 }
 
 Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t id) {
+  // Our request (and whatever else is queued) goes out before we wait. A
+  // hang-up while writing is noted in write_failed_ and reading goes on:
+  // replies to earlier requests may still be in the socket.
+  (void)Flush();
+  std::unique_lock lock(recv_mu_);
   for (;;) {
     auto found = replies_.find(id);
     if (found != replies_.end()) {
@@ -108,11 +148,21 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
       return MakeError(CKR_ARGUMENTS_BAD, "no request with id " + std::to_string(id) +
                                               " is pending (waited twice?)");
     }
-    // A hang-up while writing is noted in write_failed_ and reading goes
-    // on: replies to earlier requests may still be in the socket.
-    if (!write_failed_) (void)Flush();
-    if (broken_) return *broken_;
-    SIGNET_TRY(ReadMore());
+    if (reading_) {
+      cv_.wait(lock);  // the reader files our reply or hands the role on
+      continue;
+    }
+    reading_ = true;
+    lock.unlock();
+    Result<Frames> frames = ReadMore();
+    lock.lock();
+    reading_ = false;
+    if (frames.ok()) {
+      (void)FileReplies(std::move(*frames));  // a failure sets broken_
+    } else {
+      FailLocked(std::move(frames).error());
+    }
+    cv_.notify_all();  // new replies, and the reader role is free
   }
 }
 

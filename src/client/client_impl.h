@@ -1,15 +1,31 @@
 // Client::Impl: the state behind one client connection: the byte stream, the
 // frame reader, the queue of encoded requests not yet written, the replies
-// received but not yet waited for, and the request-id counter. Send* encode
-// a request body into builder() and hand it to Enqueue. One thread at a time
-// (Client's contract).
+// received but not yet waited for, and the request-id counter.
+//
+// Thread contract: every member may be called from many threads at once.
+// Two locks, never one held across a round trip:
+//   - send_mu_ guards the outbox and every write to the stream: a request
+//     body is encoded into its own Request (no lock), Submit takes send_mu_
+//     only to append the framed bytes (and write them past 64 KiB).
+//   - recv_mu_ guards in_flight_, replies_, broken_ and reading_; cv_ wakes
+//     waiters. Leader/follower: a waiter whose reply is not here becomes the
+//     reader when nobody reads (it reads the stream WITHOUT recv_mu_, files
+//     every whole reply under it and wakes all); otherwise it sleeps on cv_.
+// Lock order: send_mu_ before recv_mu_; recv_mu_ is never held while
+// taking send_mu_ or doing I/O. The stream is written by one thread at a
+// time (send_mu_) and read by one thread at a time (reading_), possibly at
+// the same moment: Stream implementations allow exactly that.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "client/reply_frame.h"
 #include "client/stream.h"
@@ -24,51 +40,83 @@ class Client::Impl {
  public:
   explicit Impl(std::unique_ptr<Stream> stream) : stream_(std::move(stream)) {}
 
-  // builder: cleared, ready for the next request body.
-  flatbuffers::FlatBufferBuilder& builder() {
-    builder_.Clear();
-    return builder_;
-  }
+  // Request: one request being encoded by one thread. Send* encode the body
+  // into builder() and finish with Enqueue; the builder is the Request's
+  // own, so threads encode in parallel without a lock.
+  class Request {
+   public:
+    explicit Request(Impl* impl) : impl_(impl) {}
+    Request(const Request&) = delete;
+    Request& operator=(const Request&) = delete;
 
-  // Enqueue finishes the request around `body` with a fresh id, frames it
-  // and queues it for writing (flushing past 64 KiB). `secret` wipes the
-  // builder's copy at once (PINs).
-  template <typename T>
-  Result<Pending<T>> Enqueue(wire::RequestBody type, flatbuffers::Offset<void> body,
-                             Result<T> (*decode)(const ReplyFrame&), bool secret = false) {
-    SIGNET_ASSIGN_OR_RETURN(std::uint64_t id, Frame(type, body, secret));
-    return Pending<T>{id, decode};
-  }
+    flatbuffers::FlatBufferBuilder& builder() { return builder_; }
 
-  // Flush writes every queued byte.
+    // Enqueue finishes the request around `body` with a fresh id, frames it
+    // and queues it for writing (flushing past 64 KiB). `secret` wipes the
+    // builder's copy at once (PINs, imported keys).
+    template <typename T>
+    Result<Pending<T>> Enqueue(wire::RequestBody type, flatbuffers::Offset<void> body,
+                               Result<T> (*decode)(const ReplyFrame&), bool secret = false) {
+      SIGNET_ASSIGN_OR_RETURN(std::uint64_t id, impl_->Submit(builder_, type, body, secret));
+      return Pending<T>{id, decode};
+    }
+
+   private:
+    Impl* impl_;
+    flatbuffers::FlatBufferBuilder builder_{1024};
+  };
+
+  // NewRequest starts encoding a request on this connection.
+  Request NewRequest() { return Request(this); }
+
+  // Flush writes every queued byte (of every thread's requests).
   Status Flush();
 
-  // WaitReply returns the reply for `id`, reading the stream as needed.
+  // WaitReply returns the reply for `id`, reading the stream as needed (or
+  // waiting while another thread reads it).
   Result<std::shared_ptr<const ReplyFrame>> WaitReply(std::uint64_t id);
 
-  std::size_t in_flight() const { return in_flight_.size() + replies_.size(); }
+  std::size_t in_flight() const {
+    std::lock_guard lock(recv_mu_);
+    return in_flight_.size() + replies_.size();
+  }
 
  private:
-  Result<std::uint64_t> Frame(wire::RequestBody type, flatbuffers::Offset<void> body,
-                              bool secret);
-  // ReadMore reads once from the stream and files every whole reply.
-  Status ReadMore();
-  Status FileReply(std::span<const std::uint8_t> payload);
-  // Fail marks the connection unusable; every later call returns `error`.
+  using Frames = std::vector<std::shared_ptr<const ReplyFrame>>;
+
+  // Submit finishes `fbb` as a Request with a fresh id and queues it.
+  Result<std::uint64_t> Submit(flatbuffers::FlatBufferBuilder& fbb, wire::RequestBody type,
+                               flatbuffers::Offset<void> body, bool secret);
+  // FlushLocked: Flush with send_mu_ held.
+  Status FlushLocked();
+  // ReadMore reads once from the stream and returns every whole reply.
+  // REQUIRES: this thread is the reader (reading_), recv_mu_ NOT held.
+  Result<Frames> ReadMore();
+  // FileReplies moves `frames` into replies_. REQUIRES: recv_mu_ held.
+  Status FileReplies(Frames frames);
+  // Fail / FailLocked mark the connection unusable and wake every waiter;
+  // every later call returns `error`. Fail takes recv_mu_ itself.
   Error Fail(Error error);
+  Error FailLocked(Error error);
+  std::optional<Error> Broken() const;
 
   std::unique_ptr<Stream> stream_;
-  flatbuffers::FlatBufferBuilder builder_{1024};
-  rpc::FrameReader reader_;
+  std::atomic<std::uint64_t> next_id_{1};
+
+  std::mutex send_mu_;
   crypto::SecureBytes outbox_;  // framed requests not yet written (may hold PINs)
-  std::uint64_t next_id_ = 1;
-  std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
-  std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
-  std::optional<Error> broken_;
   // write_failed_: the daemon stopped taking requests (it closed or is
   // draining); replies it already sent may still be read, so this does not
   // break the connection until the stream ends.
   std::optional<Error> write_failed_;
+
+  mutable std::mutex recv_mu_;
+  std::condition_variable cv_;
+  bool reading_ = false;               // a thread is in ReadMore
+  rpc::FrameReader reader_;            // used only by the reader
+  std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
+  std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
+  std::optional<Error> broken_;
 };
 
 }  // namespace signet::client

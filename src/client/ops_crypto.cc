@@ -10,85 +10,94 @@ using wire::RequestBody;
 
 Result<Pending<Bytes>> Client::SendSign(Handle session, Handle key, const Mechanism& mechanism,
                                         ByteView data) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto input = EncodeBytes(fbb, data);
   auto body = wire::CreateSignRequest(fbb, session, key, mech, input);
-  return impl_->Enqueue(RequestBody::SignRequest, body.Union(), DecodeData);
+  return request.Enqueue(RequestBody::SignRequest, body.Union(), DecodeData);
 }
 
 Result<Pending<std::vector<Result<Bytes>>>> Client::SendSignBatch(Handle session, Handle key,
                                                                   const Mechanism& mechanism,
                                                                   std::span<const Bytes> inputs) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   std::vector<flatbuffers::Offset<wire::Blob>> blobs;
   blobs.reserve(inputs.size());
   for (const Bytes& input : inputs) blobs.push_back(wire::CreateBlob(fbb, EncodeBytes(fbb, input)));
   auto body = wire::CreateSignBatchRequest(fbb, session, key, mech, fbb.CreateVector(blobs));
-  return impl_->Enqueue(RequestBody::SignBatchRequest, body.Union(), DecodeSignBatch);
+  return request.Enqueue(RequestBody::SignBatchRequest, body.Union(), DecodeSignBatch);
 }
 
 Result<Pending<void>> Client::SendVerify(Handle session, Handle key, const Mechanism& mechanism,
                                          ByteView data, ByteView signature) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto input = EncodeBytes(fbb, data);
   auto sig = EncodeBytes(fbb, signature);
   auto body = wire::CreateVerifyRequest(fbb, session, key, mech, input, sig);
-  return impl_->Enqueue(RequestBody::VerifyRequest, body.Union(), DecodeStatus);
+  return request.Enqueue(RequestBody::VerifyRequest, body.Union(), DecodeStatus);
 }
 
 Result<Pending<Bytes>> Client::SendDigest(Handle session, const Mechanism& mechanism,
                                           ByteView data) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto input = EncodeBytes(fbb, data);
   auto body = wire::CreateDigestRequest(fbb, session, mech, input);
-  return impl_->Enqueue(RequestBody::DigestRequest, body.Union(), DecodeData);
+  return request.Enqueue(RequestBody::DigestRequest, body.Union(), DecodeData);
 }
 
 Result<Pending<Bytes>> Client::SendEncrypt(Handle session, Handle key, const Mechanism& mechanism,
                                            ByteView plaintext) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto input = EncodeBytes(fbb, plaintext);
   auto body = wire::CreateEncryptRequest(fbb, session, key, mech, input);
-  return impl_->Enqueue(RequestBody::EncryptRequest, body.Union(), DecodeData, /*secret=*/true);
+  return request.Enqueue(RequestBody::EncryptRequest, body.Union(), DecodeData, /*secret=*/true);
 }
 
 Result<Pending<Bytes>> Client::SendDecrypt(Handle session, Handle key, const Mechanism& mechanism,
                                            ByteView ciphertext) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto input = EncodeBytes(fbb, ciphertext);
   auto body = wire::CreateDecryptRequest(fbb, session, key, mech, input);
-  return impl_->Enqueue(RequestBody::DecryptRequest, body.Union(), DecodeData);
+  return request.Enqueue(RequestBody::DecryptRequest, body.Union(), DecodeData);
 }
 
 Result<Pending<Bytes>> Client::SendWrapKey(Handle session, const Mechanism& mechanism,
                                            Handle wrapping_key, Handle key) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto body = wire::CreateWrapKeyRequest(fbb, session, mech, wrapping_key, key);
-  return impl_->Enqueue(RequestBody::WrapKeyRequest, body.Union(), DecodeData);
+  return request.Enqueue(RequestBody::WrapKeyRequest, body.Union(), DecodeData);
 }
 
 Result<Pending<Handle>> Client::SendUnwrapKey(Handle session, const Mechanism& mechanism,
                                               Handle unwrapping_key, ByteView wrapped,
                                               const Template& key_template) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto blob = EncodeBytes(fbb, wrapped);
   auto attributes = EncodeTemplate(fbb, key_template);
   auto body = wire::CreateUnwrapKeyRequest(fbb, session, mech, unwrapping_key, blob, attributes);
-  return impl_->Enqueue(RequestBody::UnwrapKeyRequest, body.Union(), DecodeObject);
+  return request.Enqueue(RequestBody::UnwrapKeyRequest, body.Union(), DecodeObject);
 }
 
 Result<Pending<Bytes>> Client::SendGenerateRandom(Handle session, std::size_t length) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto body = wire::CreateGenerateRandomRequest(fbb, session, length);
-  return impl_->Enqueue(RequestBody::GenerateRandomRequest, body.Union(), DecodeData);
+  return request.Enqueue(RequestBody::GenerateRandomRequest, body.Union(), DecodeData);
 }
 
 }  // namespace signet::client

@@ -10,69 +10,77 @@ using wire::RequestBody;
 Result<Pending<KeyPair>> Client::SendGenerateKeyPair(Handle session, const Mechanism& mechanism,
                                                      const Template& public_template,
                                                      const Template& private_template) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto pub = EncodeTemplate(fbb, public_template);
   auto priv = EncodeTemplate(fbb, private_template);
   auto body = wire::CreateGenerateKeyPairRequest(fbb, session, mech, pub, priv);
-  return impl_->Enqueue(RequestBody::GenerateKeyPairRequest, body.Union(), DecodeKeyPair);
+  return request.Enqueue(RequestBody::GenerateKeyPairRequest, body.Union(), DecodeKeyPair);
 }
 
 Result<Pending<Handle>> Client::SendGenerateKey(Handle session, const Mechanism& mechanism,
                                                 const Template& key_template) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto attributes = EncodeTemplate(fbb, key_template);
   auto body = wire::CreateGenerateKeyRequest(fbb, session, mech, attributes);
-  return impl_->Enqueue(RequestBody::GenerateKeyRequest, body.Union(), DecodeObject);
+  return request.Enqueue(RequestBody::GenerateKeyRequest, body.Union(), DecodeObject);
 }
 
 Result<Pending<Handle>> Client::SendCreateObject(Handle session, const Template& object_template) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto attributes = EncodeTemplate(fbb, object_template);
   auto body = wire::CreateCreateObjectRequest(fbb, session, attributes);
   // An imported private key travels in CKA_VALUE: wipe the builder after.
-  return impl_->Enqueue(RequestBody::CreateObjectRequest, body.Union(), DecodeObject,
+  return request.Enqueue(RequestBody::CreateObjectRequest, body.Union(), DecodeObject,
                         /*secret=*/true);
 }
 
 Result<Pending<Handle>> Client::SendCopyObject(Handle session, Handle object,
                                                const Template& changes) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto attributes = EncodeTemplate(fbb, changes);
   auto body = wire::CreateCopyObjectRequest(fbb, session, object, attributes);
-  return impl_->Enqueue(RequestBody::CopyObjectRequest, body.Union(), DecodeObject);
+  return request.Enqueue(RequestBody::CopyObjectRequest, body.Union(), DecodeObject);
 }
 
 Result<Pending<void>> Client::SendDestroyObject(Handle session, Handle object) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto body = wire::CreateDestroyObjectRequest(fbb, session, object);
-  return impl_->Enqueue(RequestBody::DestroyObjectRequest, body.Union(), DecodeStatus);
+  return request.Enqueue(RequestBody::DestroyObjectRequest, body.Union(), DecodeStatus);
 }
 
 Result<Pending<std::vector<Handle>>> Client::SendFindObjects(Handle session,
                                                              const Template& match,
                                                              CK_ULONG max_count) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto attributes = EncodeTemplate(fbb, match);
   auto body = wire::CreateFindObjectsRequest(fbb, session, attributes, max_count);
-  return impl_->Enqueue(RequestBody::FindObjectsRequest, body.Union(), DecodeFindObjects);
+  return request.Enqueue(RequestBody::FindObjectsRequest, body.Union(), DecodeFindObjects);
 }
 
 Result<Pending<std::vector<AttributeValue>>> Client::SendGetAttributeValue(
     Handle session, Handle object, std::span<const CK_ATTRIBUTE_TYPE> types) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   std::vector<std::uint64_t> wide(types.begin(), types.end());
   auto body = wire::CreateGetAttributeValueRequest(fbb, session, object, fbb.CreateVector(wide));
-  return impl_->Enqueue(RequestBody::GetAttributeValueRequest, body.Union(), DecodeAttributes);
+  return request.Enqueue(RequestBody::GetAttributeValueRequest, body.Union(), DecodeAttributes);
 }
 
 Result<Pending<void>> Client::SendSetAttributeValue(Handle session, Handle object,
                                                     const Template& changes) {
-  auto& fbb = impl_->builder();
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
   auto attributes = EncodeTemplate(fbb, changes);
   auto body = wire::CreateSetAttributeValueRequest(fbb, session, object, attributes);
-  return impl_->Enqueue(RequestBody::SetAttributeValueRequest, body.Union(), DecodeStatus);
+  return request.Enqueue(RequestBody::SetAttributeValueRequest, body.Union(), DecodeStatus);
 }
 
 }  // namespace signet::client

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -26,15 +27,23 @@ Error PeerClosed() { return MakeError(CKR_DEVICE_REMOVED, "connection closed by 
 }  // namespace
 
 SocketStream::SocketStream(int fd, std::chrono::milliseconds timeout)
-    : fd_(fd), timeout_ms_(timeout.count() > 0 ? static_cast<int>(timeout.count()) : -1) {
+    : fd_(fd),
+      wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      timeout_ms_(timeout.count() > 0 ? static_cast<int>(timeout.count()) : -1) {
   int flags = fcntl(fd_, F_GETFL, 0);
   fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
 }
 
-SocketStream::~SocketStream() { close(fd_); }
+SocketStream::~SocketStream() {
+  close(fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
 
 Status SocketStream::DrainInbound() {
   std::uint8_t buffer[16384];
+  std::lock_guard lock(inbound_mu_);
+  std::size_t before = inbound_.size();
+  Status status = OkStatus();
   while (!peer_closed_) {
     ssize_t n = recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
     if (n > 0) {
@@ -47,17 +56,23 @@ Status SocketStream::DrainInbound() {
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-    if (errno == ECONNRESET) return PeerClosed();
-    return IoError("recv", errno);
+    status = errno == ECONNRESET ? Status(PeerClosed()) : Status(IoError("recv", errno));
+    break;
   }
-  return OkStatus();
+  if (inbound_.size() != before || peer_closed_) {
+    // A Read may be blocked in poll for the bytes we just took.
+    std::uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+  }
+  return status;
 }
 
 Status SocketStream::WaitFor(short events) {
   for (;;) {
     // While waiting to write, also wake for input (unless the peer already
-    // closed its side, which would keep POLLIN raised forever).
-    bool drain = (events & POLLOUT) != 0 && !peer_closed_;
+    // closed its side, which would keep POLLIN raised forever). Without a
+    // wake-up fd a drain could strand a concurrent Read: skip it then.
+    bool drain = (events & POLLOUT) != 0 && !peer_closed_ && wake_fd_ >= 0;
     pollfd pfd{fd_, static_cast<short>(events | (drain ? POLLIN : 0)), 0};
     int n = poll(&pfd, 1, timeout_ms_);
     if (n < 0 && errno == EINTR) continue;
@@ -69,6 +84,17 @@ Status SocketStream::WaitFor(short events) {
       SIGNET_TRY(DrainInbound());
       if (!(pfd.revents & (POLLOUT | POLLERR | POLLHUP))) continue;
     }
+    return OkStatus();
+  }
+}
+
+Status SocketStream::WaitReadable() {
+  for (;;) {
+    pollfd pfds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};  // fd -1: ignored
+    int n = poll(pfds, 2, timeout_ms_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError("poll", errno);
+    if (n == 0) return MakeError(CKR_DEVICE_ERROR, "timed out waiting for signetd");
     return OkStatus();
   }
 }
@@ -92,8 +118,11 @@ Status SocketStream::Write(std::span<const std::uint8_t> data) {
   return OkStatus();
 }
 
-Result<std::size_t> SocketStream::Read(std::span<std::uint8_t> out) {
-  if (out.empty()) return MakeError(CKR_ARGUMENTS_BAD, "Read into an empty buffer");
+Result<std::size_t> SocketStream::TakeLocked(std::span<std::uint8_t> out) {
+  if (wake_fd_ >= 0) {
+    std::uint64_t count;
+    (void)!read(wake_fd_, &count, sizeof(count));  // consumed: we look now
+  }
   for (;;) {
     if (!inbound_.empty()) {
       std::size_t n = std::min(out.size(), inbound_.size());
@@ -111,7 +140,19 @@ Result<std::size_t> SocketStream::Read(std::span<std::uint8_t> out) {
     if (errno == EINTR) continue;
     if (errno == ECONNRESET) return PeerClosed();
     if (errno != EAGAIN && errno != EWOULDBLOCK) return IoError("recv", errno);
-    SIGNET_TRY(WaitFor(POLLIN));
+    return std::size_t{0};
+  }
+}
+
+Result<std::size_t> SocketStream::Read(std::span<std::uint8_t> out) {
+  if (out.empty()) return MakeError(CKR_ARGUMENTS_BAD, "Read into an empty buffer");
+  for (;;) {
+    {
+      std::lock_guard lock(inbound_mu_);
+      SIGNET_ASSIGN_OR_RETURN(std::size_t n, TakeLocked(out));
+      if (n > 0) return n;
+    }
+    SIGNET_TRY(WaitReadable());
   }
 }
 

@@ -1,9 +1,16 @@
 // client::SocketStream: a Stream over a connected, non-blocking socket
 // (Unix or TCP) without encryption. TlsStream layers TLS on top of one.
-// Thread contract: one thread at a time.
+// Thread contract: one thread may Write while another Reads (the Client's
+// sender and reader); two Writes or two Reads at once are not allowed.
+// Every recv runs under inbound_mu_ (never held while blocking in poll),
+// so bytes come out in socket order whether Read takes them or a blocked
+// Write drains them into inbound_; a drain wakes a Read blocked in poll
+// through an eventfd.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <vector>
 
 #include "client/stream.h"
@@ -27,12 +34,20 @@ class SocketStream : public Stream {
   // WaitFor polls for `events` (POLLIN/POLLOUT); while waiting to write it
   // also drains readable bytes into inbound_ so the peer never stalls on us.
   Status WaitFor(short events);
-  // DrainInbound appends whatever is readable now to inbound_.
+  // WaitReadable polls for input on the socket or a wake-up from a drain.
+  Status WaitReadable();
+  // DrainInbound appends whatever is readable now to inbound_ and wakes a
+  // blocked Read.
   Status DrainInbound();
+  // TakeLocked hands out buffered or readable bytes; 0 when none are there
+  // yet. REQUIRES: inbound_mu_ held.
+  Result<std::size_t> TakeLocked(std::span<std::uint8_t> out);
 
   int fd_;
+  int wake_fd_;  // eventfd; -1 if it could not be made (then no drain happens)
   int timeout_ms_;
-  bool peer_closed_ = false;
+  std::atomic<bool> peer_closed_{false};
+  std::mutex inbound_mu_;
   std::vector<std::uint8_t> inbound_;  // read while writing, not yet returned
 };
 

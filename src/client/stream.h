@@ -7,7 +7,8 @@
 // without deadlocking against a daemon that is itself blocked writing replies.
 // No call raises SIGPIPE (MSG_NOSIGNAL; TLS runs over memory BIOs).
 //
-// Thread contract: a Stream is used by one thread at a time.
+// Thread contract: one thread may Write while another thread Reads (the
+// Client's sender and its reader); no two Writes and no two Reads at once.
 #pragma once
 
 #include <chrono>

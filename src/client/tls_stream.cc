@@ -5,6 +5,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <mutex>
 #include <string>
 
 #include "crypto/ossl_ptr.h"
@@ -75,7 +76,11 @@ class TlsStream : public Stream {
     }
   }
 
+  // Write and Read hold ssl_mu_ for every SSL call and every move of
+  // ciphertext to the socket, but not while Read waits for the daemon: a
+  // sender can write while the reader waits for a reply.
   Status Write(std::span<const std::uint8_t> data) override {
+    std::lock_guard lock(ssl_mu_);
     std::size_t done = 0;
     while (done < data.size()) {
       std::size_t written = 0;
@@ -85,12 +90,18 @@ class TlsStream : public Stream {
         SIGNET_TRY(Flush());
         continue;
       }
-      SIGNET_TRY(HandleRetry(rc, "TLS write failed"));
+      int err = SSL_get_error(ssl_.get(), rc);
+      SIGNET_TRY(Flush());
+      if (err == SSL_ERROR_WANT_WRITE) continue;  // memory BIO: never full
+      // TLS 1.3 after the handshake never needs input to write; only the
+      // reader takes bytes from the socket, so anything else is an error.
+      return TlsError("TLS write failed");
     }
     return OkStatus();
   }
 
   Result<std::size_t> Read(std::span<std::uint8_t> out) override {
+    std::unique_lock lock(ssl_mu_);
     for (;;) {
       std::size_t got = 0;
       int rc = SSL_read_ex(ssl_.get(), out.data(), out.size(), &got);
@@ -98,22 +109,35 @@ class TlsStream : public Stream {
         SIGNET_TRY(Flush());  // e.g. a KeyUpdate reply
         return got;
       }
-      if (SSL_get_error(ssl_.get(), rc) == SSL_ERROR_ZERO_RETURN) {
+      int err = SSL_get_error(ssl_.get(), rc);
+      if (err == SSL_ERROR_ZERO_RETURN) {
         return MakeError(CKR_DEVICE_REMOVED, "connection closed by signetd");
       }
-      SIGNET_TRY(HandleRetry(rc, "TLS read failed"));
+      SIGNET_TRY(Flush());
+      if (err == SSL_ERROR_WANT_WRITE) continue;
+      if (err != SSL_ERROR_WANT_READ) return TlsError("TLS read failed");
+      std::uint8_t buffer[16384];
+      lock.unlock();
+      Result<std::size_t> n = socket_->Read(buffer);
+      lock.lock();
+      if (!n.ok()) return std::move(n).error();
+      if (BIO_write(rbio_, buffer, static_cast<int>(*n)) != static_cast<int>(*n)) {
+        return TlsError("BIO_write");
+      }
     }
   }
 
   void ShutdownWrite() override {
+    std::lock_guard lock(ssl_mu_);
     SSL_shutdown(ssl_.get());
     (void)Flush();
     socket_->ShutdownWrite();
   }
 
  private:
-  // HandleRetry sends what the SSL object queued and, when it needs input,
-  // feeds it one read's worth of ciphertext from the socket.
+  // HandleRetry (handshake only, one thread) sends what the SSL object
+  // queued and, when it needs input, feeds it one read's worth of
+  // ciphertext from the socket.
   Status HandleRetry(int rc, const char* what) {
     int err = SSL_get_error(ssl_.get(), rc);
     SIGNET_TRY(Flush());
@@ -138,6 +162,7 @@ class TlsStream : public Stream {
     return OkStatus();
   }
 
+  std::mutex ssl_mu_;  // guards ssl_, its BIOs and writes to socket_
   std::unique_ptr<SocketStream> socket_;
   SslCtxPtr ctx_;
   SslPtr ssl_;

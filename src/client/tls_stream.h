@@ -1,7 +1,10 @@
 // client::TlsStream: TLS 1.3 (OpenSSL) over a SocketStream. The SSL object
 // talks to two memory BIOs and this class moves their bytes through the
 // socket itself, so TLS inherits the socket's no-SIGPIPE, keep-draining
-// behaviour. Thread contract: one thread at a time.
+// behaviour. Thread contract: like SocketStream, one thread may Write while
+// another Reads: one mutex serialises every use of the SSL object (which is
+// not safe for concurrent SSL_read/SSL_write) but is released while Read
+// waits for ciphertext, so a write never waits for a reply to arrive.
 #pragma once
 
 #include <memory>
