@@ -149,8 +149,9 @@ Status RunPass(const AppOptions& options, const ServiceAccess& access,
   }
   SIGNET_TRY(WaitForPool(*session, wanted, options.progress));
   for (const SignAlgorithm* algo : algos) {
-    SIGNET_ASSIGN_OR_RETURN(pass.rows[algo], RunRow(*session, *algo, TrialsFor(options, *algo,
-                                                    pass.mode), options.size, bar, done));
+    SIGNET_ASSIGN_OR_RETURN(
+        pass.rows[algo],
+        RunRow(*session, *algo, TrialsFor(options, *algo, pass.mode), options.size, bar, done));
   }
   return OkStatus();
 }
@@ -158,11 +159,10 @@ Status RunPass(const AppOptions& options, const ServiceAccess& access,
 Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vector<Pass>& passes) {
   Table table;
   table.title = "mutable-file life cycle through signetd (milliseconds per file)";
-  table.columns = {{"Key", 0},          {"pool", 0},        {"files", 0},
-                   {"create ms", 3},    {"create min", 3},  {"create max", 3},
-                   {"keygen ms", 3},    {"upload ms", 3},   {"upload min", 3},
-                   {"upload max", 3},   {"download ms", 3}, {"download min", 3},
-                   {"download max", 3}, {"pool taken", 0},  {"pool empty", 0}};
+  table.columns = {{"Key", 0},          {"pool", 0},       {"files", 0},       {"create ms", 3},
+                   {"create min", 3},   {"create max", 3}, {"keygen ms", 3},   {"upload ms", 3},
+                   {"upload min", 3},   {"upload max", 3}, {"download ms", 3}, {"download min", 3},
+                   {"download max", 3}, {"pool taken", 0}, {"pool empty", 0}};
   for (const SignAlgorithm* algo : algos) {
     for (const Pass& pass : passes) {
       const RowResult& r = pass.rows.at(algo);
@@ -176,8 +176,8 @@ Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vecto
       const Summary c = Summarize(create), u = Summarize(upload), d = Summarize(download);
       table.AddRow({std::string(algo->display), std::string(kModeNames[int(pass.mode)]),
                     static_cast<std::int64_t>(r.files.size()), c.median, c.best, c.worst,
-                    Summarize(keygen).median, u.median, u.best, u.worst, d.median, d.best,
-                    d.worst, static_cast<std::int64_t>(r.pool_taken),
+                    Summarize(keygen).median, u.median, u.best, u.worst, d.median, d.best, d.worst,
+                    static_cast<std::int64_t>(r.pool_taken),
                     static_cast<std::int64_t>(r.pool_misses)});
     }
   }
@@ -205,9 +205,9 @@ Result<Report> MeasureApp(const AppOptions& options, const ServiceAccess& access
     return MakeError(CKR_ARGUMENTS_BAD, "--size takes 1 to 524288 bytes");
   }
   SIGNET_ASSIGN_OR_RETURN(std::vector<Mode> modes, ModesFor(options, access));
-  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms.empty()
-                                                               ? kDefaultAlgorithms
-                                                               : options.algorithms));
+  SIGNET_ASSIGN_OR_RETURN(
+      auto algos,
+      SelectSignAlgorithms(options.algorithms.empty() ? kDefaultAlgorithms : options.algorithms));
   std::uint64_t total = 0;
   for (Mode mode : modes) {
     for (const SignAlgorithm* algo : algos) total += TrialsFor(options, *algo, mode);
@@ -216,14 +216,14 @@ Result<Report> MeasureApp(const AppOptions& options, const ServiceAccess& access
   report.command = "app";
   AddMachineNotes(report, /*quick=*/true);
   report.notes.emplace_back("payload", std::to_string(options.size) + " bytes, AES-256-GCM");
-  report.notes.emplace_back(
-      "daemon", modes.front() == Mode::kGiven
-                    ? "given (" + access.socket + ")"
-                    : "own signetd per mode; pool on: --pool " +
-                          PoolFlag(options, algos) + " --pool-threads 2, warm before timing");
+  report.notes.emplace_back("daemon", modes.front() == Mode::kGiven
+                                          ? "given (" + access.socket + ")"
+                                          : "own signetd per mode; pool on: --pool " +
+                                                PoolFlag(options, algos) +
+                                                " --pool-threads 2, warm before timing");
   std::vector<Pass> passes;
-  ProgressBar bar = options.progress ? ProgressBar::ForStderr("app", total)
-                                     : ProgressBar("app", total, nullptr);
+  ProgressBar bar =
+      options.progress ? ProgressBar::ForStderr("app", total) : ProgressBar("app", total, nullptr);
   std::uint64_t done = 0;
   for (Mode mode : modes) {
     passes.push_back(Pass{mode, {}});

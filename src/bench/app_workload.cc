@@ -117,8 +117,8 @@ Result<FileTimes> AppSession::RunFile(const SignAlgorithm& algo, std::size_t pay
   FileTimes t;
 
   const auto t0 = Clock::now();  // create
-  SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair, c.GenerateKeyPair(session_, {.type = m.keygen},
-                                                                   pub_t, priv_t));
+  SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair,
+                          c.GenerateKeyPair(session_, {.type = m.keygen}, pub_t, priv_t));
   const auto t_key = Clock::now();
   SIGNET_ASSIGN_OR_RETURN(client::Bytes root1, c.Digest(session_, kSha256, first_version));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes sig1, c.Sign(session_, pair.private_key, sign, root1));

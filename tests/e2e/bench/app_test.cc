@@ -46,10 +46,10 @@ TEST(BenchAppTest, PoolOnAndOffRowsAgainstItsOwnDaemons) {
   TempDir dir;
   const std::string json_path = dir.path() + "/app.json";
   const std::string csv_path = dir.path() + "/app.csv";
-  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "app", "--algo", "ecp256,rsa2048",
-                                "--trials", "2", "--pool", "both", "--json", json_path, "--csv",
-                                csv_path},
-                               {{"SIGNET_SOCKET", ""}});
+  ProgramResult r =
+      RunProgram({BinaryPath("signet"), "bench", "app", "--algo", "ecp256,rsa2048", "--trials", "2",
+                  "--pool", "both", "--json", json_path, "--csv", csv_path},
+                 {{"SIGNET_SOCKET", ""}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("mutable-file life cycle"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("create ms"), std::string::npos) << r.out;
@@ -83,8 +83,8 @@ TEST(BenchAppTest, PoolOnAndOffRowsAgainstItsOwnDaemons) {
 class BenchAppGivenDaemonTest : public DaemonTest {};
 
 TEST_F(BenchAppGivenDaemonTest, MeasuresTheGivenDaemonWithoutPool) {
-  ProgramResult r = Signet({"bench", "app", "--algo", "ed25519", "--trials", "2", "--size",
-                            "100", "--json", "-", "--pin", kUserPin});
+  ProgramResult r = Signet({"bench", "app", "--algo", "ed25519", "--trials", "2", "--size", "100",
+                            "--json", "-", "--pin", kUserPin});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json json = nlohmann::json::parse(r.out);
   const auto& rows = json["tables"][0]["rows"];
@@ -99,9 +99,9 @@ TEST_F(BenchAppGivenDaemonTest, BadOptionsFailClearly) {
       Signet({"bench", "app", "--algo", "ecp256", "--trials", "1", "--pin", "wrong-pin"});
   EXPECT_EQ(wrong_pin.exit_code, 1);
   EXPECT_NE(wrong_pin.err.find("bench app:"), std::string::npos) << wrong_pin.err;
-  ProgramResult bad_mode = RunProgram(
-      {BinaryPath("signet"), "bench", "app", "--pool", "sometimes", "--trials", "1"},
-      {{"SIGNET_SOCKET", ""}});
+  ProgramResult bad_mode =
+      RunProgram({BinaryPath("signet"), "bench", "app", "--pool", "sometimes", "--trials", "1"},
+                 {{"SIGNET_SOCKET", ""}});
   EXPECT_EQ(bad_mode.exit_code, 1);
   EXPECT_NE(bad_mode.err.find("--pool takes on, off or both"), std::string::npos) << bad_mode.err;
 }
