@@ -51,8 +51,13 @@ Status KeyFits(CK_KEY_TYPE key_type, const client::Mechanism& mech) {
 
 // CheckKey reads the key's type and usage flag (one round trip; the answer
 // is cached per key and kind, the mechanism fit is checked every time).
-Status CheckKey(Session& s, client::Handle key, const client::Mechanism& mech,
-                const OpRules& rules) {
+Status CheckKey(ModuleState& state, Session& s, client::Handle key,
+                const client::Mechanism& mech, const OpRules& rules) {
+  if (const std::uint64_t generation = state.key_generation();
+      generation != s.checked_generation) {
+    s.checked_keys.clear();
+    s.checked_generation = generation;
+  }
   if (auto it = s.checked_keys.find({key, rules.kind}); it != s.checked_keys.end()) {
     return KeyFits(it->second, mech);
   }
@@ -82,7 +87,7 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
     const OpRules& rules = RulesFor(kind);
     if (Status st = CheckMechanism(state, *mech, rules); !st.ok()) return st.error().code;
     if (rules.key_usage != 0) {
-      if (Status st = CheckKey(s, key, *mech, rules); !st.ok()) return st.error().code;
+      if (Status st = CheckKey(state, s, key, *mech, rules); !st.ok()) return st.error().code;
     }
     op = Operation{};
     op.active = true;

@@ -1,6 +1,6 @@
 // C_Initialize ... C_InitToken: the library, its slots and tokens, and the
 // mechanisms (PKCS#11 v2.40 §5.4-5.5). Slot, token and mechanism data come
-// from the daemon's GetInfo (one round trip on a pooled connection).
+// from the daemon's GetInfo (one round trip on the application's connection).
 #include <algorithm>
 #include <cstring>
 
@@ -159,10 +159,7 @@ CK_RV C_InitToken(CK_SLOT_ID id, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len, CK_UTF8C
     // §5.5: C_InitToken fails while the application has sessions on the token.
     if (!state.sessions().OnSlot(id).empty()) return CKR_SESSION_EXISTS;
     const std::string name(TrimPadded(label, 32));
-    Result<client::InitTokenResult> made = state.InitToken(id, ToView(pin, pin_len), name);
-    if (!made.ok()) return made.error().code;
-    state.logins().Clear(made->slot_id);  // a re-initialised token has no login
-    return CKR_OK;
+    return RvOf(state.InitToken(id, ToView(pin, pin_len), name));
   });
 }
 

@@ -72,9 +72,10 @@ CK_RV C_CopyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ATTRIBU
 }
 
 CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.checked_keys.clear();
-    return RvOf(s.conn->DestroyObject(s.remote, object));
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+    const Status done = s.conn->DestroyObject(s.remote, object);
+    state.InvalidateKeyChecks();  // after: a check racing the destroy is redone
+    return RvOf(done);
   });
 }
 
@@ -103,11 +104,12 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
 
 CK_RV C_SetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
                           CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
-    s.checked_keys.clear();
-    return RvOf(s.conn->SetAttributeValue(s.remote, object, *attrs));
+    const Status done = s.conn->SetAttributeValue(s.remote, object, *attrs);
+    state.InvalidateKeyChecks();
+    return RvOf(done);
   });
 }
 

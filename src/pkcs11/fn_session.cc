@@ -1,6 +1,8 @@
-// Sessions and login (PKCS#11 v2.40 §5.6): each session gets its own
-// connection; login state is application-wide and kept in the
-// LoginRegistry, replayed onto each connection by SyncLogin.
+// Sessions and login (PKCS#11 v2.40 §5.6). Every session of the application
+// is a daemon session on the application's one connection, and the daemon
+// keeps login per connection, so login is application-wide by itself: these
+// calls pass through and the daemon answers with the specification's codes
+// (CKR_USER_ALREADY_LOGGED_IN, CKR_SESSION_READ_WRITE_SO_EXISTS, ...).
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
 #include "pkcs11/session_ops.h"
@@ -8,36 +10,16 @@
 namespace signet::pkcs11::entry {
 namespace {
 
-bool AnyReadOnly(const std::vector<std::shared_ptr<Session>>& sessions) {
-  for (const auto& s : sessions) {
-    if (!s->read_write()) return true;
-  }
-  return false;
-}
-
-// OpenRemote connects and opens the daemon session behind a new module session.
+// OpenRemote opens the daemon session behind a new module session.
 Result<std::shared_ptr<Session>> OpenRemote(ModuleState& state, CK_SESSION_HANDLE handle,
                                             CK_SLOT_ID slot, CK_FLAGS flags) {
-  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> conn, state.Connect());
-  SIGNET_ASSIGN_OR_RETURN(client::Handle remote, conn->OpenSession(slot, flags));
-  auto session = std::make_shared<Session>(handle, slot, flags, std::move(conn), remote);
-  std::lock_guard lock(session->mu);
-  SIGNET_TRY(SyncLogin(state.logins(), *session));
-  return session;
-}
-
-// CloseAll closes `sessions` (already out of the table).
-void CloseAll(const std::vector<std::shared_ptr<Session>>& sessions) {
-  for (const auto& s : sessions) {
-    std::lock_guard lock(s->mu);
-    CloseSessionLocked(*s);
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<client::Client> conn, state.Conn());
+  Result<client::Handle> remote = conn->OpenSession(slot, flags);
+  if (!remote.ok()) {
+    if (IsDaemonGone(remote.error().code)) state.DropConn(conn.get());
+    return remote.error();
   }
-}
-
-// ForgetLoginIfIdle logs the application out of `slot` once it has no
-// sessions left (§5.6: closing the last session logs out).
-void ForgetLoginIfIdle(ModuleState& state, CK_SLOT_ID slot) {
-  if (state.sessions().OnSlot(slot).empty()) state.logins().Clear(slot);
+  return std::make_shared<Session>(handle, slot, flags, std::move(conn), *remote);
 }
 
 }  // namespace
@@ -47,9 +29,6 @@ CK_RV C_OpenSession(CK_SLOT_ID slot, CK_FLAGS flags, CK_VOID_PTR, CK_NOTIFY,
   return WithState([&](ModuleState& state) -> CK_RV {
     if (session == nullptr) return CKR_ARGUMENTS_BAD;
     if ((flags & CKF_SERIAL_SESSION) == 0) return CKR_SESSION_PARALLEL_NOT_SUPPORTED;
-    if ((flags & CKF_RW_SESSION) == 0 && state.logins().User(slot) == CKU_SO) {
-      return CKR_SESSION_READ_WRITE_SO_EXISTS;
-    }
     const CK_SESSION_HANDLE handle = state.sessions().NewHandle();
     Result<std::shared_ptr<Session>> opened = OpenRemote(state, handle, slot, flags);
     if (!opened.ok()) {
@@ -66,117 +45,77 @@ CK_RV C_CloseSession(CK_SESSION_HANDLE handle) {
   return WithState([&](ModuleState& state) -> CK_RV {
     std::shared_ptr<Session> session = state.sessions().Remove(handle);
     if (session == nullptr) return CKR_SESSION_HANDLE_INVALID;
-    CloseAll({session});
-    ForgetLoginIfIdle(state, session->slot);
+    std::lock_guard lock(session->mu);
+    CloseSessionLocked(*session);
+    state.InvalidateKeyChecks();  // its session objects are gone
     return CKR_OK;
   });
 }
 
 CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
   return WithState([&](ModuleState& state) -> CK_RV {
-    Result<client::ServerInfo> info = state.GetInfo();
-    if (!info.ok()) return info.error().code;
-    bool known = false;
-    for (const auto& s : info->slots) known = known || s.slot_id == slot;
-    if (!known) return CKR_SLOT_ID_INVALID;
-    CloseAll(state.sessions().RemoveIf([slot](const Session& s) { return s.slot == slot; }));
-    state.logins().Clear(slot);
+    Result<std::shared_ptr<client::Client>> conn = state.Conn();
+    if (!conn.ok()) return conn.error().code;
+    // One request ends every daemon session of the application on the slot
+    // (CKR_SLOT_ID_INVALID for an unknown slot); then forget them here.
+    if (Status done = (*conn)->CloseAllSessions(slot); !done.ok()) {
+      if (IsDaemonGone(done.error().code)) state.DropConn(conn->get());
+      return done.error().code;
+    }
+    for (const std::shared_ptr<Session>& s :
+         state.sessions().RemoveIf([slot](const Session& s) { return s.slot == slot; })) {
+      std::lock_guard lock(s->mu);
+      s->closed = true;
+      s->conn.reset();
+    }
+    state.InvalidateKeyChecks();
     return CKR_OK;
   });
 }
 
 CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
-  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if (info == nullptr) return CKR_ARGUMENTS_BAD;
-    const CK_USER_TYPE user = state.logins().User(s.slot);
+    Result<client::SessionInfo> remote = s.conn->GetSessionInfo(s.remote);
+    if (!remote.ok()) return remote.error().code;
     info->slotID = s.slot;
+    info->state = remote->state;
     info->flags = s.flags;
     info->ulDeviceError = 0;
-    if (user == CKU_SO) {
-      info->state = CKS_RW_SO_FUNCTIONS;
-    } else if (user == CKU_USER) {
-      info->state = s.read_write() ? CKS_RW_USER_FUNCTIONS : CKS_RO_USER_FUNCTIONS;
-    } else {
-      info->state = s.read_write() ? CKS_RW_PUBLIC_SESSION : CKS_RO_PUBLIC_SESSION;
-    }
     return CKR_OK;
   });
 }
 
 CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
-  // Lock order everywhere: login_mutex, then a session's mu.
-  return WithState([&](ModuleState& outer) -> CK_RV {
-    std::lock_guard login_lock(outer.logins().login_mutex());
-    return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-      if (pin == nullptr && pin_len != 0) return CKR_ARGUMENTS_BAD;
-      // No key has CKA_ALWAYS_AUTHENTICATE, so no operation awaits a
-      // context-specific login.
-      if (user == CKU_CONTEXT_SPECIFIC) return CKR_OPERATION_NOT_INITIALIZED;
-      if (user != CKU_USER && user != CKU_SO) return CKR_USER_TYPE_INVALID;
-      const CK_USER_TYPE current = state.logins().User(s.slot);
-      if (current == user) return CKR_USER_ALREADY_LOGGED_IN;
-      if (current != kNobody) return CKR_USER_ANOTHER_ALREADY_LOGGED_IN;
-      if (user == CKU_SO && AnyReadOnly(state.sessions().OnSlot(s.slot))) {
-        return CKR_SESSION_READ_ONLY_EXISTS;
-      }
-      const crypto::ByteView pin_bytes = ToView(pin, pin_len);
-      Status done = s.conn->Login(s.remote, user, pin_bytes);
-      if (!done.ok()) return done.error().code;
-      s.login_user = user;
-      s.login_epoch = state.logins().Set(s.slot, user, pin_bytes);
-      return CKR_OK;
-    });
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    if (pin == nullptr && pin_len != 0) return CKR_ARGUMENTS_BAD;
+    return RvOf(s.conn->Login(s.remote, user, ToView(pin, pin_len)));
   });
 }
 
 CK_RV C_Logout(CK_SESSION_HANDLE handle) {
-  CK_SLOT_ID slot = 0;
-  CK_RV rv = WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-    if (state.logins().User(s.slot) == kNobody) return CKR_USER_NOT_LOGGED_IN;
-    slot = s.slot;
-    return CKR_OK;
-  });
-  if (rv != CKR_OK) return rv;
-  // Log every session's connection out now, not lazily: the daemon refuses
-  // a later SO login while any of our connections is still a logged-in user.
-  return WithState([&](ModuleState& state) -> CK_RV {
-    std::lock_guard login_lock(state.logins().login_mutex());
-    const std::uint64_t epoch = state.logins().Clear(slot);
-    for (const std::shared_ptr<Session>& other : state.sessions().OnSlot(slot)) {
-      std::lock_guard lock(other->mu);
-      if (other->closed || other->login_user == kNobody) continue;
-      (void)other->conn->Logout(other->remote);
-      other->login_user = kNobody;
-      other->login_epoch = epoch;
-    }
-    return CKR_OK;
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+    const Status done = s.conn->Logout(s.remote);
+    state.InvalidateKeyChecks();  // private keys are out of reach now
+    return RvOf(done);
   });
 }
 
 CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len) {
-  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if (pin == nullptr && pin_len != 0) return CKR_ARGUMENTS_BAD;
-    if (state.logins().User(s.slot) != CKU_SO) return CKR_USER_NOT_LOGGED_IN;
-    if (!s.read_write()) return CKR_SESSION_READ_ONLY;
     return RvOf(s.conn->InitPin(s.remote, ToView(pin, pin_len)));
   });
 }
 
 CK_RV C_SetPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR old_pin, CK_ULONG old_len,
                CK_UTF8CHAR_PTR new_pin, CK_ULONG new_len) {
-  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if ((old_pin == nullptr && old_len != 0) || (new_pin == nullptr && new_len != 0)) {
       return CKR_ARGUMENTS_BAD;
     }
-    if (!s.read_write()) return CKR_SESSION_READ_ONLY;
-    const crypto::ByteView fresh = ToView(new_pin, new_len);
-    Status done = s.conn->SetPin(s.remote, ToView(old_pin, old_len), fresh);
-    if (!done.ok()) return done.error().code;
-    // Sessions replaying the login later must use the new PIN.
-    const CK_USER_TYPE user = state.logins().User(s.slot);
-    if (user != kNobody) s.login_epoch = state.logins().Set(s.slot, user, fresh);
-    return CKR_OK;
+    return RvOf(s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len)));
   });
 }
 

@@ -31,10 +31,6 @@ void ChildAfterFork() {
   g_mu.unlock();
 }
 
-bool IsDaemonGone(const Error& error) {
-  return error.code == CKR_DEVICE_ERROR || error.code == CKR_DEVICE_REMOVED;
-}
-
 // CheckInitArgs applies PKCS#11 v2.40 §5.4's rules for CK_C_INITIALIZE_ARGS.
 // Callbacks without CKF_OS_LOCKING_OK are accepted: the module locks with
 // the OS primitives, which is correct for the native threads every Linux
@@ -54,8 +50,10 @@ ModuleState::ModuleState(Result<ModuleConfig> config) : config_(std::move(config
 
 ModuleState::~ModuleState() = default;
 
-Result<std::unique_ptr<client::Client>> ModuleState::Connect() {
-  Result<std::unique_ptr<client::Client>> conn = [&]() -> Result<std::unique_ptr<client::Client>> {
+Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
+  std::lock_guard lock(conn_mu_);
+  if (conn_ != nullptr) return conn_;
+  Result<std::unique_ptr<client::Client>> made = [&]() -> Result<std::unique_ptr<client::Client>> {
     if (!config_.ok()) return config_.error();
     client::ConnectOptions options;
     options.address = config_->socket;
@@ -66,46 +64,43 @@ Result<std::unique_ptr<client::Client>> ModuleState::Connect() {
     options.timeout = std::chrono::seconds(std::stoi(config_->timeout));
     return client::Client::Connect(options);
   }();
-  if (conn.ok()) return conn;
+  if (made.ok()) {
+    conn_ = std::move(*made);
+    return conn_;
+  }
   if (!warned_.exchange(true)) {
     std::fprintf(stderr, "signet-pkcs11: cannot reach signetd: %s\n",
-                 client::DescribeError(conn.error()).c_str());
+                 client::DescribeError(made.error()).c_str());
   }
-  return MakeError(CKR_DEVICE_ERROR, conn.error().message);
+  return MakeError(CKR_DEVICE_ERROR, made.error().message);
 }
 
-Result<std::unique_ptr<client::Client>> ModuleState::Borrow() {
+void ModuleState::DropConn(const client::Client* dead) {
+  std::shared_ptr<client::Client> old;  // destroyed outside the lock
   {
-    std::lock_guard lock(pool_mu_);
-    if (!idle_.empty()) {
-      std::unique_ptr<client::Client> conn = std::move(idle_.back());
-      idle_.pop_back();
-      return conn;
-    }
+    std::lock_guard lock(conn_mu_);
+    if (conn_.get() != dead) return;
+    old = std::move(conn_);
+    mechanisms_.reset();  // a restarted daemon may offer another list
   }
-  return Connect();
-}
-
-void ModuleState::Return(std::unique_ptr<client::Client> conn, const Error* error) {
-  if (error != nullptr && IsDaemonGone(*error)) return;  // drop the dead connection
-  std::lock_guard lock(pool_mu_);
-  if (idle_.size() < 4) idle_.push_back(std::move(conn));
+  InvalidateKeyChecks();
 }
 
 Result<client::ServerInfo> ModuleState::GetInfo() {
-  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> conn, Borrow());
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<client::Client> conn, Conn());
   Result<client::ServerInfo> info = conn->GetInfo();
-  Return(std::move(conn), info.ok() ? nullptr : &info.error());
-  if (info.ok()) {
-    std::lock_guard lock(pool_mu_);
-    if (!mechanisms_) mechanisms_ = info->mechanisms;
+  if (!info.ok()) {
+    if (IsDaemonGone(info.error().code)) DropConn(conn.get());
+    return info;
   }
+  std::lock_guard lock(conn_mu_);
+  if (!mechanisms_) mechanisms_ = info->mechanisms;
   return info;
 }
 
 Result<std::vector<client::MechanismInfo>> ModuleState::Mechanisms() {
   {
-    std::lock_guard lock(pool_mu_);
+    std::lock_guard lock(conn_mu_);
     if (mechanisms_) return *mechanisms_;
   }
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, GetInfo());
@@ -114,9 +109,9 @@ Result<std::vector<client::MechanismInfo>> ModuleState::Mechanisms() {
 
 Result<client::InitTokenResult> ModuleState::InitToken(CK_SLOT_ID slot, crypto::ByteView so_pin,
                                                        const std::string& label) {
-  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> conn, Borrow());
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<client::Client> conn, Conn());
   Result<client::InitTokenResult> result = conn->InitToken(slot, so_pin, label);
-  Return(std::move(conn), result.ok() ? nullptr : &result.error());
+  if (!result.ok() && IsDaemonGone(result.error().code)) DropConn(conn.get());
   return result;
 }
 
@@ -125,10 +120,11 @@ void ModuleState::Shutdown() {
        sessions_.RemoveIf([](const Session&) { return true; })) {
     std::lock_guard lock(session->mu);
     session->closed = true;
-    session->conn.reset();  // the daemon ends the connection's sessions
+    session->conn.reset();
   }
-  std::lock_guard lock(pool_mu_);
-  idle_.clear();
+  std::shared_ptr<client::Client> old;  // closing it ends the daemon's sessions
+  std::lock_guard lock(conn_mu_);
+  old = std::move(conn_);
 }
 
 std::shared_ptr<ModuleState> CurrentState() {

@@ -1,8 +1,9 @@
 // ModuleState: everything one C_Initialize ... C_Finalize cycle of the
-// PKCS#11 module owns: its config, session table, login registry, a small
-// pool of connections for calls that have no session (slot and token
-// queries, C_InitToken), and the daemon's mechanism list (fixed for a
-// daemon's lifetime, fetched once).
+// PKCS#11 module owns: its config, session table, the application's one
+// connection to signetd (shared by every session and thread: the daemon
+// sees one "application" per connection, so object handles, session objects
+// and login are application-wide as PKCS#11 v2.40 §5.6 requires), and the
+// daemon's mechanism list (fixed for a daemon's lifetime, fetched once).
 //
 // The C ABI forces one process-wide "current" state; it lives behind
 // CurrentState() and is the module's only global. After fork() the child
@@ -12,12 +13,15 @@
 // the parent).
 //
 // Thread contract: ModuleState's methods are safe from any thread. No lock
-// of it is held across a round trip to the daemon.
+// of it is held across a round trip to the daemon, except that Conn()
+// connects under conn_mu_ (once per application, so concurrent first
+// calls share one connection).
 #pragma once
 
 #include <p11-kit/pkcs11.h>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,7 +29,6 @@
 #include <vector>
 
 #include "pkcs11/config.h"
-#include "pkcs11/login_registry.h"
 #include "pkcs11/session_table.h"
 #include "signet/client.hpp"
 
@@ -39,43 +42,55 @@ class ModuleState {
   ~ModuleState();
 
   SessionTable& sessions() { return sessions_; }
-  LoginRegistry& logins() { return logins_; }
 
-  // Connect opens a new connection to the daemon. On failure the reason is
-  // printed to stderr once per C_Initialize and the call fails with
-  // CKR_DEVICE_ERROR.
-  [[nodiscard]] Result<std::unique_ptr<client::Client>> Connect();
+  // Conn returns the application's connection, connecting on first use
+  // (or after DropConn). On failure the reason is printed to stderr once per
+  // C_Initialize and the call fails with CKR_DEVICE_ERROR. Only the
+  // pointer swap and the connect are under a lock; the Client itself is
+  // thread-safe and shared.
+  [[nodiscard]] Result<std::shared_ptr<client::Client>> Conn();
 
-  // GetInfo asks the daemon for slots, tokens and mechanisms over a pooled
-  // connection.
+  // DropConn forgets `dead` (if it is still the current connection) after a
+  // call on it failed because the daemon is gone, so the next Conn()
+  // reconnects (e.g. to a restarted daemon). Sessions opened on `dead` keep
+  // it and keep failing until closed.
+  void DropConn(const client::Client* dead);
+
+  // key_generation changes whenever a key check cached by a session may
+  // have become wrong for the whole application (object destroyed or
+  // changed, logout, session objects gone). One atomic load.
+  std::uint64_t key_generation() const { return key_generation_.load(std::memory_order_acquire); }
+  // InvalidateKeyChecks moves key_generation, emptying every session's
+  // checked_keys on its next C_*Init.
+  void InvalidateKeyChecks() { key_generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+  // GetInfo asks the daemon for slots, tokens and mechanisms.
   [[nodiscard]] Result<client::ServerInfo> GetInfo();
 
   // Mechanisms returns the daemon's mechanism list (cached after the first
   // successful call).
   [[nodiscard]] Result<std::vector<client::MechanismInfo>> Mechanisms();
 
-  // InitToken runs C_InitToken's request over a pooled connection.
+  // InitToken runs C_InitToken's request.
   [[nodiscard]] Result<client::InitTokenResult> InitToken(CK_SLOT_ID slot, crypto::ByteView so_pin,
                                                           const std::string& label);
 
-  // Shutdown closes every session (C_Finalize).
+  // Shutdown closes every session and drops the connection (C_Finalize).
   void Shutdown();
 
  private:
-  // Borrow takes an idle pooled connection or opens one; Return gives it
-  // back unless the call lost the connection.
-  Result<std::unique_ptr<client::Client>> Borrow();
-  void Return(std::unique_ptr<client::Client> conn, const Error* error);
-
   Result<ModuleConfig> config_;
   SessionTable sessions_;
-  LoginRegistry logins_;
   std::atomic<bool> warned_{false};
+  std::atomic<std::uint64_t> key_generation_{1};
 
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<client::Client>> idle_;  // guarded by pool_mu_
-  std::optional<std::vector<client::MechanismInfo>> mechanisms_;  // guarded by pool_mu_
+  std::mutex conn_mu_;
+  std::shared_ptr<client::Client> conn_;  // guarded by conn_mu_
+  std::optional<std::vector<client::MechanismInfo>> mechanisms_;  // guarded by conn_mu_
 };
+
+// IsDaemonGone: `rv` says the connection to the daemon is lost.
+inline bool IsDaemonGone(CK_RV rv) { return rv == CKR_DEVICE_ERROR || rv == CKR_DEVICE_REMOVED; }
 
 // CurrentState returns the initialised state, or nullptr when the module is
 // not initialised (or this is a forked child that has not re-initialised).

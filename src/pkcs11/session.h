@@ -1,16 +1,17 @@
-// Session: the module's side of one PKCS#11 session. Each session owns its
-// own connection to signetd (client::Client is single-threaded, and a
-// connection per session is what lets many threads sign in parallel with no
-// lock shared between sessions held across a round trip). The daemon sees
-// one "application" per connection, so the module replays the
-// application-wide login state onto each connection (see login_registry.h).
+// Session: the module's side of one PKCS#11 session: the daemon's session
+// handle on the application's one connection (ModuleState::Conn), shared
+// with every other session of the application, plus the state of the
+// session's active operations. The daemon sees the connection as the
+// PKCS#11 application, so object handles, session objects and login are
+// application-wide with no help from the module.
 //
 // Thread contract: `mu` guards every mutable field; a C_* call holds it for
-// its whole duration (including round trips on this session's own
-// connection), so two threads using one session handle are serialised,
-// while different sessions never wait on each other. Sessions are shared
-// through shared_ptr so C_CloseSession on one thread cannot free a session
-// another thread is using; the loser sees `closed`.
+// its whole duration (including its round trips), so two threads using one
+// session handle are serialised, while different sessions never wait on
+// each other: client::Client is thread-safe and holds no lock across a
+// round trip, so their requests are in flight on the connection at once.
+// Sessions are shared through shared_ptr so C_CloseSession on one thread
+// cannot free a session another thread is using; the loser sees `closed`.
 #pragma once
 
 #include <p11-kit/pkcs11.h>
@@ -29,9 +30,6 @@
 #include "signet/client.hpp"
 
 namespace signet::pkcs11 {
-
-// kNobody: the login state "no user logged in" (CK_USER_TYPE has no such value).
-inline constexpr CK_USER_TYPE kNobody = ~CK_USER_TYPE{0};
 
 // kMaxBufferedInput bounds what C_*Update may accumulate before the Final
 // call sends it: one frame (1 MiB) minus room for the request's other fields.
@@ -63,7 +61,7 @@ struct FindState {
 };
 
 struct Session {
-  Session(CK_SESSION_HANDLE h, CK_SLOT_ID s, CK_FLAGS f, std::unique_ptr<client::Client> c,
+  Session(CK_SESSION_HANDLE h, CK_SLOT_ID s, CK_FLAGS f, std::shared_ptr<client::Client> c,
           client::Handle r)
       : handle(h), slot(s), flags(f), conn(std::move(c)), remote(r) {}
 
@@ -75,18 +73,19 @@ struct Session {
 
   std::mutex mu;
   // Guarded by mu.
-  std::unique_ptr<client::Client> conn;
-  client::Handle remote;           // the daemon's session handle on conn
+  std::shared_ptr<client::Client> conn;  // the application's connection
+  client::Handle remote;                  // the daemon's session handle on conn
   bool closed = false;
-  CK_USER_TYPE login_user = kNobody;  // what conn is logged in as
-  std::uint64_t login_epoch = 0;      // LoginRegistry epoch conn reflects
   std::array<Operation, kOpKindCount> ops;
   FindState find;
   // Keys already checked for an operation kind (C_*Init) and their
   // CKA_KEY_TYPE, so a hot loop of C_SignInit + C_Sign costs one round trip
   // per signature. The daemon checks again on every use; this only saves
-  // the extra query. Cleared when this session changes or destroys objects.
+  // the extra query. Cleared when ModuleState::key_generation() moves away
+  // from `checked_generation` (any session changed or destroyed objects,
+  // logged out, or closed).
   std::map<std::pair<client::Handle, OpKind>, CK_KEY_TYPE> checked_keys;
+  std::uint64_t checked_generation = 0;
 
   Operation& op(OpKind kind) { return ops[static_cast<std::size_t>(kind)]; }
 };

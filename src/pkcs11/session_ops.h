@@ -1,7 +1,7 @@
 // The common shape of every session-bound C_* call: find the module state
-// and the session, lock the session, replay the application's login state
-// onto the session's connection, then run the body. Safe from any thread;
-// the only lock held across the body's round trips is the session's own.
+// and the session, lock the session, then run the body. Safe from any
+// thread; the only lock held across the body's round trips is the session's
+// own.
 #pragma once
 
 #include <p11-kit/pkcs11.h>
@@ -16,20 +16,17 @@
 
 namespace signet::pkcs11 {
 
-// SyncLogin makes `session`'s connection logged in as the registry says
-// (PKCS#11 v2.40 §5.6: login is application-wide). REQUIRES: session.mu held.
-// Returns the daemon's error when replaying a login fails (e.g. the PIN was
-// changed by another application: CKR_PIN_INCORRECT).
-[[nodiscard]] Status SyncLogin(LoginRegistry& logins, Session& session);
-
-// CloseSessionLocked ends `session` on the daemon and drops its connection.
-// REQUIRES: session.mu held and the session already removed from the table.
+// CloseSessionLocked ends `session` on the daemon and drops its reference
+// to the connection. REQUIRES: session.mu held and the session already
+// removed from the table.
 void CloseSessionLocked(Session& session);
 
 // WithSession runs body(ModuleState&, Session&) -> CK_RV for the session
 // `handle` under its lock, inside Guard. CKR_CRYPTOKI_NOT_INITIALIZED,
-// CKR_SESSION_HANDLE_INVALID, CKR_SESSION_CLOSED (closed by another thread
-// meanwhile) or the login replay's error come first.
+// CKR_SESSION_HANDLE_INVALID or CKR_SESSION_CLOSED (closed by another
+// thread meanwhile) come first. When the body fails because the daemon is
+// gone, the application's connection is dropped (ModuleState::DropConn) so
+// later sessions reconnect.
 template <typename Body>
 CK_RV WithSession(CK_SESSION_HANDLE handle, Body&& body) {
   return Guard([&]() -> CK_RV {
@@ -39,10 +36,9 @@ CK_RV WithSession(CK_SESSION_HANDLE handle, Body&& body) {
     if (session == nullptr) return CKR_SESSION_HANDLE_INVALID;
     std::lock_guard lock(session->mu);
     if (session->closed) return CKR_SESSION_CLOSED;
-    if (Status synced = SyncLogin(state->logins(), *session); !synced.ok()) {
-      return synced.error().code;
-    }
-    return body(*state, *session);
+    const CK_RV rv = body(*state, *session);
+    if (IsDaemonGone(rv) && session->conn != nullptr) state->DropConn(session->conn.get());
+    return rv;
   });
 }
 
