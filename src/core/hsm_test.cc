@@ -266,7 +266,9 @@ TEST_F(HsmTest, SplitRsaSignatureVerifiesWithOpensslCli) {
   hsm_->EnableRsaSplit(&pool);
   CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
   Mechanism gen{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
-  auto pair = hsm_->GenerateKeyPair(*a_, s, gen, {{CKA_MODULUS_BITS, UlongBytes(2048)}}, {});
+  // The smallest size the splitter acts on (smaller keys sign unsplit).
+  auto pair = hsm_->GenerateKeyPair(
+      *a_, s, gen, {{CKA_MODULUS_BITS, UlongBytes(RsaSplitter::kMinSplitBits)}}, {});
   ASSERT_TRUE(pair.ok()) << pair.error().message;
   // Sign from a worker so the pool's other worker is the idle helper.
   std::promise<Result<Bytes>> signed_on_worker;

@@ -34,7 +34,8 @@ std::optional<Result<crypto::Bytes>> RsaSplitter::TrySign(
     const std::shared_ptr<const keystore::UnwrappedKey>& key, const crypto::SignParams& params,
     crypto::ByteView input) {
   if (pool_ == nullptr || !key->private_key ||
-      key->private_key->spec().type != crypto::KeyType::kRsa) {
+      key->private_key->spec().type != crypto::KeyType::kRsa ||
+      key->private_key->spec().rsa_bits < kMinSplitBits) {
     return std::nullopt;
   }
   auto crt = CrtKeyFor(key);
