@@ -1,5 +1,7 @@
 #include "bench/app_workload.h"
 
+#include "bench/daemon_keys.h"
+
 #include <array>
 #include <chrono>
 
@@ -11,7 +13,6 @@ namespace signet::bench {
 namespace {
 
 using client::BoolAttribute;
-using client::BytesAttribute;
 using client::StringAttribute;
 using client::UlongAttribute;
 using Clock = std::chrono::steady_clock;
@@ -41,38 +42,6 @@ Result<CK_SLOT_ID> FindSlot(client::Client& c, const std::string& token_label) {
   return MakeError(CKR_TOKEN_NOT_PRESENT, token_label.empty()
                                               ? "the daemon has no token"
                                               : "no token labelled '" + token_label + "'");
-}
-
-// FileKeyTemplates: a persistent signing pair, as a mutable file's key is;
-// the same shape `bench parallel` uses, so the pool matches it.
-std::pair<client::Template, client::Template> FileKeyTemplates(const SignAlgorithm& algo,
-                                                               const TokenMechanism& m,
-                                                               const std::string& label) {
-  client::Template pub = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                          BoolAttribute(CKA_VERIFY, true)};
-  client::Template priv = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                           BoolAttribute(CKA_SIGN, true), BoolAttribute(CKA_PRIVATE, true),
-                           BoolAttribute(CKA_SENSITIVE, true)};
-  if (m.key_type == CKK_RSA) {
-    constexpr std::uint8_t kF4[] = {1, 0, 1};
-    pub.push_back(UlongAttribute(CKA_MODULUS_BITS, algo.spec.rsa_bits));
-    pub.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, kF4));
-  } else {
-    pub.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(algo.spec.type)));
-  }
-  return {std::move(pub), std::move(priv)};
-}
-
-Result<crypto::PublicKey> ReadPublicKey(client::Client& c, client::Handle session,
-                                        client::Handle key) {
-  constexpr std::array<CK_ATTRIBUTE_TYPE, 4> kTypes = {CKA_MODULUS, CKA_PUBLIC_EXPONENT,
-                                                       CKA_EC_PARAMS, CKA_EC_POINT};
-  SIGNET_ASSIGN_OR_RETURN(auto values, c.GetAttributeValue(session, key, kTypes));
-  if (values.size() != kTypes.size()) return MakeError(CKR_DEVICE_ERROR, "short attribute reply");
-  auto value = [&](int i) {
-    return values[i].rv == CKR_OK ? client::ByteView(values[i].value) : client::ByteView();
-  };
-  return PublicKeyFromAttributes(value(0), value(1), value(2), value(3));
 }
 
 Error Mismatch(const char* what) {
@@ -107,7 +76,7 @@ Result<FileTimes> AppSession::RunFile(const SignAlgorithm& algo, std::size_t pay
   SIGNET_ASSIGN_OR_RETURN(TokenMechanism m, TokenMechanismFor(algo));
   const client::Mechanism sign{.type = m.sign};
   const auto [pub_t, priv_t] =
-      FileKeyTemplates(algo, m, "signet-app-file-" + std::to_string(++files_));
+      SigningKeyTemplates(algo, m, "signet-app-file-" + std::to_string(++files_));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes first_version, RandomBytes(kRootBytes));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes payload, RandomBytes(payload_size));
   client::Mechanism gcm{.type = CKM_AES_GCM};
@@ -138,7 +107,7 @@ Result<FileTimes> AppSession::RunFile(const SignAlgorithm& algo, std::size_t pay
   t.download_ms = Ms(t2, t3);
   if (check_root != root) return Mismatch("the ciphertext's hash changed between two digests");
   if (opened != payload) return Mismatch("decryption did not return the payload");
-  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadPublicKey(c, session_, pair.public_key));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadTokenPublicKey(c, session_, pair.public_key));
   if (!crypto::Verify(pub, m.verify, root1, sig1).ok() ||
       !crypto::Verify(pub, m.verify, root, sig).ok()) {
     return Mismatch("a signature failed the client-side check");

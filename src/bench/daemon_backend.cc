@@ -4,14 +4,13 @@
 #include <cstdlib>
 #include <deque>
 
+#include "bench/daemon_keys.h"
 #include "bench/token_mechanisms.h"
 #include "crypto/symmetric.h"
 
 namespace signet::bench {
 namespace {
 
-using client::BoolAttribute;
-using client::BytesAttribute;
 using client::StringAttribute;
 using client::UlongAttribute;
 
@@ -55,31 +54,9 @@ Result<std::vector<client::Handle>> FindKeys(UserSession& user, const std::strin
 
 Status GenerateKey(UserSession& user, const SignAlgorithm& algo, const TokenMechanism& m,
                    const std::string& label) {
-  client::Template pub = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                          BoolAttribute(CKA_VERIFY, true)};
-  client::Template priv = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                           BoolAttribute(CKA_SIGN, true), BoolAttribute(CKA_PRIVATE, true),
-                           BoolAttribute(CKA_SENSITIVE, true)};
-  if (m.key_type == CKK_RSA) {
-    constexpr std::uint8_t kF4[] = {1, 0, 1};
-    pub.push_back(UlongAttribute(CKA_MODULUS_BITS, algo.spec.rsa_bits));
-    pub.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, kF4));
-  } else {
-    pub.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(algo.spec.type)));
-  }
+  auto [pub, priv] = SigningKeyTemplates(algo, m, label);
   SIGNET_TRY(user.client->GenerateKeyPair(user.session, {.type = m.keygen}, pub, priv));
   return OkStatus();
-}
-
-Result<crypto::PublicKey> ReadPublicKey(UserSession& user, client::Handle key) {
-  constexpr std::array<CK_ATTRIBUTE_TYPE, 4> kTypes = {CKA_MODULUS, CKA_PUBLIC_EXPONENT,
-                                                       CKA_EC_PARAMS, CKA_EC_POINT};
-  SIGNET_ASSIGN_OR_RETURN(auto values, user.client->GetAttributeValue(user.session, key, kTypes));
-  if (values.size() != kTypes.size()) return MakeError(CKR_DEVICE_ERROR, "short attribute reply");
-  auto value = [&](int i) {
-    return values[i].rv == CKR_OK ? client::ByteView(values[i].value) : client::ByteView();
-  };
-  return PublicKeyFromAttributes(value(0), value(1), value(2), value(3));
 }
 
 // KeySetup: what every client of one algorithm shares (read-only).
@@ -196,7 +173,7 @@ Result<WorkerFactory> DaemonBackend::Prepare(const SignAlgorithm& algo, bool ver
   if (found.empty()) SIGNET_TRY(GenerateKey(user, algo, mechanism, label));
   SIGNET_ASSIGN_OR_RETURN(auto pubs, FindKeys(user, label, CKO_PUBLIC_KEY));
   if (pubs.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "no public key labelled " + label);
-  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadPublicKey(user, pubs.front()));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadTokenPublicKey(*user.client, user.session, pubs.front()));
   auto setup = std::make_shared<const KeySetup>(
       KeySetup{options_.socket, options_.pin, options_.token_label, label, mechanism,
                std::move(pub), verify, options_.pipeline, options_.batch});
