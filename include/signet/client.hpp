@@ -309,7 +309,7 @@ class Client {
   Result<Pending<ServerStats>> SendGetStats();
 
   // ---- Blocking operations: Wait(Send*(...)). Semantics and errors are the
-  // PKCS#11 function's of the same name (see /work/notes/protocol.md).
+  // PKCS#11 function's of the same name (see docs/PROTOCOL.md).
 
   // GetInfo: version, slots with their tokens, and mechanisms.
   Result<ServerInfo> GetInfo() { return Call(SendGetInfo()); }
