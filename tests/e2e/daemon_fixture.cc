@@ -72,6 +72,34 @@ ProgramResult DaemonTest::OpenSsl(const std::vector<std::string>& args) {
   return RunProgram(argv);
 }
 
+void DaemonTest::MakeCertificate(const std::string& name, const std::string& issuer,
+                                 const std::string& common_name, const std::string& extensions) {
+  std::string key = Path(name + ".key"), pem = Path(name + ".pem"), ext = Path(name + ".ext");
+  WriteTextFile(ext, extensions + "\n");
+  ProgramResult made =
+      OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  if (issuer.empty()) {
+    made = OpenSsl({"req", "-x509", "-new", "-key", key, "-out", pem, "-days", "2", "-subj",
+                    "/CN=" + common_name, "-addext", extensions.substr(0, extensions.find('\n'))});
+  } else {
+    std::string csr = Path(name + ".csr");
+    made = OpenSsl({"req", "-new", "-key", key, "-out", csr, "-subj", "/CN=" + common_name});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    made = OpenSsl({"x509", "-req", "-in", csr, "-CA", Path(issuer + ".pem"), "-CAkey",
+                    Path(issuer + ".key"), "-CAcreateserial", "-out", pem, "-days", "2",
+                    "-extfile", ext});
+  }
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+}
+
+int DaemonTest::TcpPort() {
+  const std::string log = daemon_.log();
+  const auto at = log.find("tcp_port=");
+  EXPECT_NE(at, std::string::npos) << log;
+  return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + 9);
+}
+
 std::unique_ptr<client::Client> DaemonTest::Connect() {
   auto connected = client::Client::Connect({.address = socket_});
   EXPECT_TRUE(connected.ok()) << connected.error().message;

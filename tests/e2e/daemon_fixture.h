@@ -58,6 +58,17 @@ class DaemonTest : public ::testing::Test {
   // OpenSsl runs the openssl tool with `args`.
   ProgramResult OpenSsl(const std::vector<std::string>& args);
 
+  // MakeCertificate writes `name`.key (P-256) and `name`.pem for a test PKI:
+  // self-signed with the first line of `extensions` when `issuer` is empty,
+  // otherwise signed by `issuer`.key/.pem with every line of `extensions`.
+  // Fails the test when the openssl tool does.
+  void MakeCertificate(const std::string& name, const std::string& issuer,
+                       const std::string& common_name, const std::string& extensions);
+
+  // TcpPort reads the port of a `--listen 127.0.0.1:0` daemon from the
+  // "tcp_port=" of its log; 0 (and a test failure) when there is none.
+  int TcpPort();
+
   // Connect opens a client connection to the daemon (asserting success).
   std::unique_ptr<client::Client> Connect();
 

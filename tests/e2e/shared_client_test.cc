@@ -156,43 +156,20 @@ TEST_F(SharedClientTest, SessionObjectMadeByOneThreadSignsInAnotherThreadsSessio
 class SharedTlsClientTest : public DaemonTest {
  protected:
   std::vector<std::string> DaemonArgs() override {
-    MakeCertificate("ca", "", "basicConstraints=critical,CA:TRUE");
-    MakeCertificate("server", "ca",
+    MakeCertificate("ca", "", "ca", "basicConstraints=critical,CA:TRUE");
+    MakeCertificate("server", "ca", "server",
                     "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth");
-    MakeCertificate("client", "ca", "extendedKeyUsage=clientAuth");
+    MakeCertificate("client", "ca", "client", "extendedKeyUsage=clientAuth");
     return {"--listen",   "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
             "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
-  }
-
-  // MakeCertificate: `name`.key/.pem, self-signed when `issuer` is empty.
-  void MakeCertificate(const std::string& name, const std::string& issuer,
-                       const std::string& extensions) {
-    std::string key = Path(name + ".key"), pem = Path(name + ".pem"), ext = Path(name + ".ext");
-    WriteTextFile(ext, extensions + "\n");
-    ProgramResult made = OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt",
-                                  "ec_paramgen_curve:P-256", "-out", key});
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-    if (issuer.empty()) {
-      made = OpenSsl({"req", "-x509", "-new", "-key", key, "-out", pem, "-days", "2", "-subj",
-                      "/CN=" + name, "-addext", extensions});
-    } else {
-      std::string csr = Path(name + ".csr");
-      made = OpenSsl({"req", "-new", "-key", key, "-out", csr, "-subj", "/CN=" + name});
-      ASSERT_EQ(made.exit_code, 0) << made.err;
-      made = OpenSsl({"x509", "-req", "-in", csr, "-CA", Path(issuer + ".pem"), "-CAkey",
-                      Path(issuer + ".key"), "-CAcreateserial", "-out", pem, "-days", "2",
-                      "-extfile", ext});
-    }
-    ASSERT_EQ(made.exit_code, 0) << made.err;
   }
 };
 
 TEST_F(SharedTlsClientTest, SixteenThreadsShareOneTlsClient) {
-  std::string log = daemon_.log();
-  auto at = log.find("tcp_port=");
-  ASSERT_NE(at, std::string::npos) << log;
+  const int port = TcpPort();
+  ASSERT_GT(port, 0);
   client::ConnectOptions options;
-  options.address = "tcp://127.0.0.1:" + std::to_string(std::stoi(log.substr(at + 9)));
+  options.address = "tcp://127.0.0.1:" + std::to_string(port);
   options.tls_ca_file = Path("ca.pem");
   options.tls_cert_file = Path("client.pem");
   options.tls_key_file = Path("client.key");

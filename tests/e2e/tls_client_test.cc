@@ -24,33 +24,8 @@ class TlsClientTest : public DaemonTest {
 
   void SetUp() override {
     DaemonTest::SetUp();
-    std::string log = daemon_.log();
-    auto at = log.find("tcp_port=");
-    ASSERT_NE(at, std::string::npos) << log;
-    port_ = std::stoi(log.substr(at + 9));
+    port_ = TcpPort();
     ASSERT_GT(port_, 0);
-  }
-
-  // MakeCertificate: `name`.key/.pem, self-signed when `issuer` is empty.
-  void MakeCertificate(const std::string& name, const std::string& issuer,
-                       const std::string& common_name, const std::string& extensions) {
-    std::string key = Path(name + ".key"), pem = Path(name + ".pem"), ext = Path(name + ".ext");
-    WriteTextFile(ext, extensions + "\n");
-    ProgramResult made = OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt",
-                                  "ec_paramgen_curve:P-256", "-out", key});
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-    if (issuer.empty()) {
-      made = OpenSsl({"req", "-x509", "-new", "-key", key, "-out", pem, "-days", "2", "-subj",
-                      "/CN=" + common_name, "-addext", extensions.substr(0, extensions.find('\n'))});
-    } else {
-      std::string csr = Path(name + ".csr");
-      made = OpenSsl({"req", "-new", "-key", key, "-out", csr, "-subj", "/CN=" + common_name});
-      ASSERT_EQ(made.exit_code, 0) << made.err;
-      made = OpenSsl({"x509", "-req", "-in", csr, "-CA", Path(issuer + ".pem"), "-CAkey",
-                      Path(issuer + ".key"), "-CAcreateserial", "-out", pem, "-days", "2",
-                      "-extfile", ext});
-    }
-    ASSERT_EQ(made.exit_code, 0) << made.err;
   }
 
   client::ConnectOptions Options(const std::string& cert = "client") {

@@ -4,7 +4,6 @@
 // openssl CLI as an independent client proving TLS 1.2 is refused.
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "key_helpers.h"
 
@@ -15,37 +14,18 @@ class TlsTest : public DaemonTest {
  protected:
   void SetUp() override {
     DaemonTest::SetUp();
-    MakeCa("ca");
-    MakeCa("rogue");
-    MakeLeaf("server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1");
-    MakeLeaf("client", "ca", "extendedKeyUsage=clientAuth");
-    MakeLeaf("intruder", "rogue", "extendedKeyUsage=clientAuth");
+    const std::string kCa = "basicConstraints=critical,CA:TRUE";
+    MakeCertificate("ca", "", "ca test CA", kCa);
+    MakeCertificate("rogue", "", "rogue test CA", kCa);
+    MakeCertificate("server", "ca", "localhost", "subjectAltName=DNS:localhost,IP:127.0.0.1");
+    MakeCertificate("client", "ca", "client", "extendedKeyUsage=clientAuth");
+    MakeCertificate("intruder", "rogue", "intruder", "extendedKeyUsage=clientAuth");
     ASSERT_EQ(daemon_.Terminate(), 0);
     StartDaemon({"--listen", "127.0.0.1:0", "--tls-cert", Path("server.pem"), "--tls-key",
                  Path("server.key"), "--tls-client-ca", Path("ca.pem")});
-    std::smatch match;
-    std::string log = daemon_.log();
-    ASSERT_TRUE(std::regex_search(log, match, std::regex("tcp_port=([0-9]+)"))) << log;
-    port_ = match[1];
-  }
-
-  void MakeCa(const std::string& name) {
-    auto r = OpenSsl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                      "-nodes", "-keyout", Path(name + ".key"), "-out", Path(name + ".pem"),
-                      "-days", "1", "-subj", "/CN=" + name + " test CA"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  void MakeLeaf(const std::string& name, const std::string& ca, const std::string& ext) {
-    auto req = OpenSsl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                        "-keyout", Path(name + ".key"), "-out", Path(name + ".csr"), "-subj",
-                        "/CN=" + (name == "server" ? std::string("localhost") : name)});
-    ASSERT_EQ(req.exit_code, 0) << req.err;
-    WriteTextFile(Path(name + ".ext"), ext + "\n");
-    auto sign = OpenSsl({"x509", "-req", "-in", Path(name + ".csr"), "-CA", Path(ca + ".pem"),
-                         "-CAkey", Path(ca + ".key"), "-CAcreateserial", "-days", "1", "-out",
-                         Path(name + ".pem"), "-extfile", Path(name + ".ext")});
-    ASSERT_EQ(sign.exit_code, 0) << sign.err;
+    const int port = TcpPort();
+    ASSERT_GT(port, 0);
+    port_ = std::to_string(port);
   }
 
   Result<std::unique_ptr<client::Client>> ConnectTls(const std::string& cert) {
