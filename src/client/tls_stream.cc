@@ -1,13 +1,13 @@
 #include "client/tls_stream.h"
 
 #include <arpa/inet.h>
-#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
 #include <mutex>
 #include <string>
 
+#include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
 
 namespace signet::client {
@@ -18,19 +18,10 @@ namespace {
 using SslCtxPtr = std::unique_ptr<SSL_CTX, crypto::Deleter<SSL_CTX_free>>;
 using SslPtr = std::unique_ptr<SSL, crypto::Deleter<SSL_free>>;
 
-// TlsError names what failed and OpenSSL's first queued reason, then clears
+// TlsError names what failed and OpenSSL's first queued reason, clearing
 // the thread's error queue so it cannot leak into a later call.
 Error TlsError(const std::string& what) {
-  std::string text = what;
-  unsigned long code = ERR_get_error();
-  if (code != 0) {
-    char reason[256];
-    ERR_error_string_n(code, reason, sizeof(reason));
-    text += ": ";
-    text += reason;
-  }
-  ERR_clear_error();
-  return MakeError(CKR_DEVICE_ERROR, text);
+  return crypto::internal::OsslError(CKR_DEVICE_ERROR, what);
 }
 
 bool IsIpAddress(const std::string& host) {

@@ -1,4 +1,5 @@
-// Internal to crypto/: turns a failed OpenSSL call into a signet Error. It
+// Turns a failed OpenSSL call into a signet Error, for crypto/ and for the
+// layers above that call libssl themselves (the client's TLS stream). It
 // drains this thread's OpenSSL error queue (so stale entries never blame a
 // later call) and keeps the first entry's text for the message.
 #pragma once
