@@ -29,22 +29,35 @@ int DecodeStatus(int status) {
   return -1;
 }
 
+// ExecStrings: argv and this process's environment with `env` overriding
+// (not duplicating: getenv would read the first copy) same-named entries,
+// as the owned strings execve's char* arrays point into.
+struct ExecStrings {
+  std::vector<std::string> env_strings;
+  std::vector<char*> args, envp;
+};
+
+void BuildExec(const std::vector<std::string>& argv,
+               const std::map<std::string, std::string>& env, ExecStrings& out) {
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    if (env.count(entry.substr(0, entry.find('='))) == 0) out.env_strings.push_back(entry);
+  }
+  for (const auto& [key, value] : env) out.env_strings.push_back(key + "=" + value);
+  for (const std::string& a : argv) out.args.push_back(const_cast<char*>(a.c_str()));
+  out.args.push_back(nullptr);
+  for (std::string& e : out.env_strings) out.envp.push_back(e.data());
+  out.envp.push_back(nullptr);
+}
+
 // Spawn forks and execs argv with extra env; the child's stdin/stdout/stderr
 // become in_fd/out_fd/err_fd (-1: /dev/null).
 pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
             int in_fd, int out_fd, int err_fd) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry(*e);
-    std::string key = entry.substr(0, entry.find('='));
-    if (env.count(key) == 0) env_strings.push_back(entry);
-  }
-  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecStrings exec;
+  BuildExec(argv, env, exec);
+  std::vector<char*>& args = exec.args;
+  std::vector<char*>& envp = exec.envp;
 
   pid_t pid = fork();
   if (pid != 0) return pid;
@@ -120,14 +133,10 @@ ProgramResult RunProgram(const std::vector<std::string>& argv,
 ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
                               const std::map<std::string, std::string>& env,
                               const std::vector<Exchange>& script) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
-  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecStrings exec;
+  BuildExec(argv, env, exec);
+  std::vector<char*>& args = exec.args;
+  std::vector<char*>& envp = exec.envp;
 
   int master = -1;
   pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
