@@ -17,7 +17,9 @@ TEST(AttributeRules, TableIsSortedAndUnique) {
 
 TEST(AttributeRules, SecretComponentsAreNotModifiable) {
   for (const auto& r : AllAttributeRules()) {
-    if (r.secret) EXPECT_FALSE(r.modifiable) << r.name;
+    if (r.secret) {
+      EXPECT_FALSE(r.modifiable) << r.name;
+    }
   }
   EXPECT_TRUE(FindAttributeRule(CKA_PRIVATE_EXPONENT)->secret);
   EXPECT_FALSE(FindAttributeRule(CKA_CLASS)->modifiable);

@@ -82,7 +82,9 @@ TEST_F(TlsTest, ClientWithoutCertificateIsRefused) {
 
 TEST_F(TlsTest, ClientCertificateFromAnotherCaIsRefused) {
   auto client = ConnectTls("intruder");
-  if (client.ok()) EXPECT_FALSE((*client)->GetInfo().ok());
+  if (client.ok()) {
+    EXPECT_FALSE((*client)->GetInfo().ok());
+  }
   // The daemon keeps serving good clients.
   auto good = ConnectTls("client");
   ASSERT_TRUE(good.ok()) << good.error().message;
