@@ -2,15 +2,22 @@
 // TLS. It owns the socket, the FrameReader, the queue of replies to write,
 // and the core::ClientState (sessions, logins, handles) that dies with it.
 //
-// Thread contract: every member function runs on the event loop. Workers
-// hold a shared_ptr to the connection only to post a reply back; a reply
-// for a connection already closed is dropped.
+// Thread contract: every member function runs on the event loop except
+// Reply, which workers call with a finished reply. On a Unix socket with
+// nothing else waiting to be written, Reply sends it at once from the worker
+// (one thread wake-up less per request); otherwise, and always with TLS,
+// whose session is not thread-safe, it posts the reply to the event loop.
+// write_mu_ guards the write state both sides touch. A reply for a
+// connection already closed is dropped.
 #pragma once
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <sys/socket.h>
+
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -57,15 +64,32 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   void CloseWhenFlushed() override {
     close_after_flush_ = true;
-    if (!writing_) Close();
+    bool idle;
+    {
+      std::lock_guard lock(write_mu_);
+      idle = !writing_;
+    }
+    if (idle) Close();
   }
 
   // Send queues a framed reply (dropped when closed).
   void Send(std::vector<std::uint8_t> frame) {
+    std::unique_lock lock(write_mu_);
     if (closed_) return;
     pending_bytes_ += frame.size();
     writes_.push_back(std::move(frame));
-    if (!writing_) WriteNext();
+    if (!writing_) WriteNext(lock);
+  }
+
+  // Reply: a worker's finished reply (any thread).
+  void Reply(std::vector<std::uint8_t> frame) {
+    if constexpr (std::is_same_v<Stream, UnixSocket>) {
+      SendFromWorker(std::move(frame));
+      return;
+    }
+    asio::post(server_.io(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
+      self->Send(std::move(frame));
+    });
   }
 
  private:
@@ -78,8 +102,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   void Read() {
-    if (closed_ || draining_ || reading_) return;
-    if (pending_bytes_ > server_.options().max_pending_write_bytes) return;  // resumed by a write
+    {
+      std::lock_guard lock(write_mu_);
+      if (closed_ || pending_bytes_ > server_.options().max_pending_write_bytes) {
+        return;  // a full write queue pauses reading; WriteNext resumes it
+      }
+    }
+    if (draining_ || reading_) return;
     reading_ = true;
     auto buffer = reader_.Prepare(64 * 1024);
     stream_.async_read_some(
@@ -136,11 +165,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     std::uint64_t id = request->id();
     bool queued =
         server_.scheduler().Submit(client_->id(), [self = this->shared_from_this(), copy] {
-          core::ScopedPhase execute(self->server_.hsm().counters(), core::Phase::kExecute);
-          auto* req = flatbuffers::GetRoot<wire::Request>(copy->data());
-          auto frame = Dispatch(self->server_.hsm(), *self->client_, self->server_.view(), *req);
-          asio::post(self->server_.io(),
-                     [self, frame = std::move(frame)]() mutable { self->Send(std::move(frame)); });
+          std::vector<std::uint8_t> frame;
+          {
+            core::ScopedPhase execute(self->server_.hsm().counters(), core::Phase::kExecute);
+            auto* req = flatbuffers::GetRoot<wire::Request>(copy->data());
+            frame = Dispatch(self->server_.hsm(), *self->client_, self->server_.view(), *req);
+          }
+          self->Reply(std::move(frame));
         });
     if (!queued) {
       Send(server_.draining() ? ErrorFrame(id, SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
@@ -148,9 +179,46 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
   }
 
-  void WriteNext() {
+  // SendFromWorker writes `frame` straight to the socket when no other
+  // write is queued or running. What the socket does not take at once is
+  // queued, with writing_ held so nothing overtakes it, and the event loop
+  // is asked to write it.
+  void SendFromWorker(std::vector<std::uint8_t> frame) {
+    std::lock_guard lock(write_mu_);
+    if (closed_) return;
+    if (writing_) {
+      pending_bytes_ += frame.size();
+      writes_.push_back(std::move(frame));  // the running write picks it up
+      return;
+    }
+    std::size_t done = 0;
+    while (done < frame.size()) {
+      ssize_t n = ::send(stream_.native_handle(), frame.data() + done, frame.size() - done,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        done += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        break;  // full socket buffer or an error: the event loop's write handles both
+      }
+    }
+    if (done == frame.size()) return;
+    frame.erase(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(done));
+    pending_bytes_ += frame.size();
+    writes_.push_back(std::move(frame));
+    writing_ = true;
+    asio::post(server_.io(), [self = this->shared_from_this()] {
+      std::unique_lock loop_lock(self->write_mu_);
+      if (!self->closed_) self->WriteNext(loop_lock);
+    });
+  }
+
+  // WriteNext starts writing the first queued frame. Holds write_mu_.
+  void WriteNext(std::unique_lock<std::mutex>& lock) {
     if (writes_.empty()) {
       writing_ = false;
+      lock.unlock();
       if (close_after_flush_) {
         Close();
       } else {
@@ -161,24 +229,29 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     writing_ = true;
     asio::async_write(stream_, asio::buffer(writes_.front()),
                       [self = this->shared_from_this()](const asio::error_code& ec, std::size_t) {
+                        std::unique_lock done_lock(self->write_mu_);
                         if (self->closed_) return;  // Close ran meanwhile: the reply is dropped
                         self->pending_bytes_ -= self->writes_.front().size();
                         self->writes_.pop_front();
                         if (ec) {
                           self->writing_ = false;
+                          done_lock.unlock();
                           self->Close();
                           return;
                         }
-                        self->WriteNext();
+                        self->WriteNext(done_lock);
                       });
   }
 
   void Close() {
-    if (closed_) return;
-    closed_ = true;
-    asio::error_code ignored;
-    LowestLayer().shutdown(asio::socket_base::shutdown_both, ignored);
-    LowestLayer().close(ignored);
+    {
+      std::lock_guard lock(write_mu_);  // no worker is sending on the socket we close
+      if (closed_) return;
+      closed_ = true;
+      asio::error_code ignored;
+      LowestLayer().shutdown(asio::socket_base::shutdown_both, ignored);
+      LowestLayer().close(ignored);
+    }
     std::size_t dropped = server_.scheduler().Cancel(client_->id());
     // Session objects and logins end with the connection. That may wait for
     // a PIN check of the same token, so it runs on a worker, behind any
@@ -195,13 +268,14 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::string peer_;
   FrameReader reader_;
   std::shared_ptr<core::ClientState> client_;
-  std::deque<std::vector<std::uint8_t>> writes_;
-  std::size_t pending_bytes_ = 0;
+  std::mutex write_mu_;
+  std::deque<std::vector<std::uint8_t>> writes_;  // guarded by write_mu_
+  std::size_t pending_bytes_ = 0;                 // guarded by write_mu_
+  bool writing_ = false;                          // guarded by write_mu_
+  bool closed_ = false;                           // guarded by write_mu_
   bool reading_ = false;
-  bool writing_ = false;
   bool draining_ = false;
   bool close_after_flush_ = false;
-  bool closed_ = false;
 };
 
 }  // namespace signet::rpc

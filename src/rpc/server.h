@@ -2,13 +2,15 @@
 // domain socket (mode 0600, peer credentials logged) and optionally on TCP
 // with TLS 1.3 (client certificates required when a client CA is given),
 // cuts each byte stream into frames, verifies every payload, and hands each
-// request to the Scheduler; the worker's framed reply comes back to the
+// request to the Scheduler. On a Unix socket the worker writes its framed
+// reply itself when the socket is idle; otherwise the reply goes back to the
 // connection's event loop to be written. Replies carry the request id and
 // may leave out of order (pipelining).
 //
 // Thread contract: Start, Shutdown and every socket operation run on the
 // one thread that runs the io_context (the event loop); it never does
-// crypto or disk I/O. Workers only build replies and post them back.
+// crypto or disk I/O. Workers build replies and hand them to
+// Connection::Reply.
 #pragma once
 
 #include <asio.hpp>
