@@ -72,6 +72,27 @@ bool Scheduler::TryRunOnIdleWorker(Task task) {
   return true;
 }
 
+bool Scheduler::TryRunHere(const Task& task) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queued_ != 0 || running_ != 0) return false;
+    ++running_;
+  }
+  if (counters_ != nullptr) counters_->Add(Phase::kQueueWait, 0);
+  try {
+    task();
+  } catch (...) {
+    // As in WorkerLoop: never propagated.
+  }
+  {
+    std::lock_guard lock(mu_);
+    --running_;
+    ++completed_;
+  }
+  idle_cv_.notify_all();
+  return true;
+}
+
 std::size_t Scheduler::Cancel(QueueId queue) {
   std::deque<Item> dropped;  // destroyed outside the lock
   {

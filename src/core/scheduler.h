@@ -70,6 +70,13 @@ class Scheduler {
   // late, since the idle worker may be a moment from picking it up.
   bool TryRunOnIdleWorker(Task task);
 
+  // TryRunHere runs `task` on the calling thread, counted as running, if
+  // nothing is queued or running and Stop was not called, and returns true;
+  // otherwise returns false without running it. For short tasks that would
+  // otherwise pay a sleeping worker's wake-up, which costs more than the
+  // task itself on a virtual machine.
+  bool TryRunHere(const Task& task);
+
   // Cancel drops every task still queued for `queue` (its connection went
   // away) and returns how many; running tasks finish normally.
   std::size_t Cancel(QueueId queue);

@@ -126,5 +126,29 @@ TEST(Scheduler, TryRunOnIdleWorkerOnlyWhenOneIsIdle) {
   helper.get_future().wait();
 }
 
+TEST(Scheduler, TryRunHereOnlyWhenNothingQueuedOrRunning) {
+  Scheduler s({2, 10}, nullptr);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id ran_on;
+  EXPECT_TRUE(s.TryRunHere([&] { ran_on = std::this_thread::get_id(); }));
+  EXPECT_EQ(ran_on, caller);
+  EXPECT_EQ(s.stats().completed, 1u);
+
+  Gate gate;
+  std::promise<void> blocked;
+  ASSERT_TRUE(s.Submit(1, [&] {
+    blocked.set_value();
+    gate.opened.wait();
+  }));
+  blocked.get_future().wait();
+  bool ran = false;
+  EXPECT_FALSE(s.TryRunHere([&] { ran = true; }));  // a worker is busy, one is idle
+  gate.open.set_value();
+  s.WaitIdle();
+  s.Stop();
+  EXPECT_FALSE(s.TryRunHere([&] { ran = true; }));  // stopping: nothing new runs
+  EXPECT_FALSE(ran);
+}
+
 }  // namespace
 }  // namespace signet::core

@@ -3,7 +3,7 @@
 // and the core::ClientState (sessions, logins, handles) that dies with it.
 //
 // Thread contract: every member function runs on the event loop except
-// Reply, which workers call with a finished reply. On a Unix socket with
+// Reply and Execute, which workers call. On a Unix socket with
 // nothing else waiting to be written, Reply sends it at once from the worker
 // (one thread wake-up less per request); otherwise, and always with TLS,
 // whose session is not thread-safe, it posts the reply to the event loop.
@@ -15,6 +15,7 @@
 #include <asio/ssl.hpp>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,9 @@ namespace signet::rpc {
 
 using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
 using UnixSocket = asio::local::stream_protocol::socket;
+
+// Signatures faster than this may run on the event loop (see HandleFrame).
+inline constexpr std::uint64_t kInlineSignNs = 100'000;
 
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
@@ -160,23 +164,36 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       Send(Dispatch(server_.hsm(), *client_, server_.view(), *request));
       return;
     }
+    // A signature that took under kInlineSignNs last time on this
+    // connection runs right here when every worker is idle: waking a
+    // sleeping worker costs about as much as an ECDSA signature on a virtual
+    // machine (docs/PERFORMANCE.md). An RSA signature always goes to a worker.
+    bool sign = request->body_type() == wire::RequestBody::SignRequest;
+    if (sign && last_sign_ns_.load(std::memory_order_relaxed) < kInlineSignNs &&
+        server_.scheduler().TryRunHere([&] { Send(Execute(*request, sign)); })) {
+      return;
+    }
     // The payload lives in the reader's buffer: the worker gets its own copy.
     auto copy = std::make_shared<std::vector<std::uint8_t>>(payload.begin(), payload.end());
     std::uint64_t id = request->id();
     bool queued =
-        server_.scheduler().Submit(client_->id(), [self = this->shared_from_this(), copy] {
-          std::vector<std::uint8_t> frame;
-          {
-            core::ScopedPhase execute(self->server_.hsm().counters(), core::Phase::kExecute);
-            auto* req = flatbuffers::GetRoot<wire::Request>(copy->data());
-            frame = Dispatch(self->server_.hsm(), *self->client_, self->server_.view(), *req);
-          }
-          self->Reply(std::move(frame));
+        server_.scheduler().Submit(client_->id(), [self = this->shared_from_this(), copy, sign] {
+          self->Reply(self->Execute(*flatbuffers::GetRoot<wire::Request>(copy->data()), sign));
         });
     if (!queued) {
       Send(server_.draining() ? ErrorFrame(id, SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
                               : ErrorFrame(id, SIGNET_RV_BUSY, "work queue full; retry"));
     }
+  }
+
+  // Execute runs `request` and returns its framed reply; for a signature
+  // it remembers how long it took.
+  std::vector<std::uint8_t> Execute(const wire::Request& request, bool sign) {
+    core::ScopedPhase execute(server_.hsm().counters(), core::Phase::kExecute);
+    const std::uint64_t start = core::NowNs();
+    std::vector<std::uint8_t> frame = Dispatch(server_.hsm(), *client_, server_.view(), request);
+    if (sign) last_sign_ns_.store(core::NowNs() - start, std::memory_order_relaxed);
+    return frame;
   }
 
   // SendFromWorker writes `frame` straight to the socket when no other
@@ -273,6 +290,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::size_t pending_bytes_ = 0;                 // guarded by write_mu_
   bool writing_ = false;                          // guarded by write_mu_
   bool closed_ = false;                           // guarded by write_mu_
+  // The last signature's execute time; unknown (so never inline) at first.
+  std::atomic<std::uint64_t> last_sign_ns_{~std::uint64_t{0}};
   bool reading_ = false;
   bool draining_ = false;
   bool close_after_flush_ = false;

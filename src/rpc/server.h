@@ -8,9 +8,10 @@
 // may leave out of order (pipelining).
 //
 // Thread contract: Start, Shutdown and every socket operation run on the
-// one thread that runs the io_context (the event loop); it never does
-// crypto or disk I/O. Workers build replies and hand them to
-// Connection::Reply.
+// one thread that runs the io_context (the event loop); it never does disk
+// I/O, and crypto only for a signature known to be short while every
+// worker is idle (Connection::HandleFrame). Workers build replies and hand
+// them to Connection::Reply.
 #pragma once
 
 #include <asio.hpp>
