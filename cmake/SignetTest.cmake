@@ -15,3 +15,14 @@ function(signet_add_test name)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
     PROPERTIES TIMEOUT 300)
 endfunction()
+
+# signet_add_microbench(NAME SOURCES src... LIBS lib...)
+# A Google Benchmark binary in build/bench/, never run by ctest: timings
+# belong in docs/PERFORMANCE.md, not in pass/fail tests.
+function(signet_add_microbench name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  set_target_properties(${name} PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} benchmark::benchmark)
+endfunction()

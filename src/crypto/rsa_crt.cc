@@ -9,13 +9,32 @@
 
 #include <array>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace signet::crypto {
+
+// Blinding: a pair (A, Ai) = (r^e, r^-1) mod n for a random r, both kept
+// in Montgomery form (times R mod n) so that applying or squaring one is a
+// single Montgomery multiplication. Each use
+// squares both, which gives the pair for r^2 at the cost of two
+// multiplications instead of a modular inverse; after kBlindingUses uses
+// the pair is dropped and a fresh r drawn (OpenSSL's own BN_BLINDING does
+// the same, with the same count).
+struct Blinding {
+  BignumPtr a, ai;
+  int uses = 0;
+};
+constexpr int kBlindingUses = 32;
 
 struct RsaCrtKey::Components {
   BignumPtr n, e, p, q, dp, dq, qinv;
   std::unique_ptr<BN_MONT_CTX, Deleter<BN_MONT_CTX_free>> mont_n, mont_p, mont_q;
   std::size_t modulus_bytes = 0;
+  // Spare blinding pairs: a signature takes one and gives it back updated,
+  // so concurrent signatures never share a factor.
+  mutable std::mutex blinding_mu;
+  mutable std::vector<Blinding> blindings;
 };
 
 namespace {
@@ -25,6 +44,51 @@ namespace {
 BN_CTX* ThreadBnCtx() {
   thread_local BnCtxPtr ctx(BN_CTX_secure_new());
   return ctx.get();
+}
+
+Result<Blinding> FreshBlinding(const RsaCrtKey::Components& c, BN_CTX* ctx) {
+  Blinding b{BignumPtr(BN_new()), BignumPtr(BN_new()), 0};
+  BignumPtr r(BN_new());
+  if (!b.a || !b.ai || !r) return MakeError(CKR_HOST_MEMORY, "bignum allocation failed");
+  BN_set_flags(r.get(), BN_FLG_CONSTTIME);
+  // A non-invertible r (probability ~2^-1023) retries.
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 8 || BN_priv_rand_range(r.get(), c.n.get()) != 1) {
+      return MakeError(CKR_FUNCTION_FAILED, "blinding factor generation failed");
+    }
+    if (BN_mod_inverse(b.ai.get(), r.get(), c.n.get(), ctx) != nullptr) break;
+  }
+  if (BN_mod_exp_mont(b.a.get(), r.get(), c.e.get(), c.n.get(), ctx, c.mont_n.get()) != 1 ||
+      BN_to_montgomery(b.a.get(), b.a.get(), c.mont_n.get(), ctx) != 1 ||
+      BN_to_montgomery(b.ai.get(), b.ai.get(), c.mont_n.get(), ctx) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "blinding failed");
+  }
+  return b;
+}
+
+// TakeBlinding hands out a pair no other signature holds.
+Result<Blinding> TakeBlinding(const RsaCrtKey::Components& c, BN_CTX* ctx) {
+  {
+    std::lock_guard lock(c.blinding_mu);
+    if (!c.blindings.empty()) {
+      Blinding b = std::move(c.blindings.back());
+      c.blindings.pop_back();
+      return b;
+    }
+  }
+  return FreshBlinding(c, ctx);
+}
+
+// ReturnBlinding squares a used pair and keeps it for the next signature,
+// unless it has been used kBlindingUses times.
+void ReturnBlinding(const RsaCrtKey::Components& c, Blinding b, BN_CTX* ctx) {
+  if (++b.uses >= kBlindingUses ||
+      BN_mod_mul_montgomery(b.a.get(), b.a.get(), b.a.get(), c.mont_n.get(), ctx) != 1 ||
+      BN_mod_mul_montgomery(b.ai.get(), b.ai.get(), b.ai.get(), c.mont_n.get(), ctx) != 1) {
+    return;
+  }
+  std::lock_guard lock(c.blinding_mu);
+  c.blindings.push_back(std::move(b));
 }
 
 Result<BignumPtr> GetParam(EVP_PKEY* pkey, const char* name) {
@@ -83,7 +147,7 @@ struct SplitRsaSignature::State {
   std::shared_ptr<const RsaCrtKey> key;
   BignumPtr message;          // encoded message m
   BignumPtr blinded;          // m * r^e mod n
-  BignumPtr unblind;          // r^-1 mod n
+  BignumPtr unblind;          // r^-1 * R mod n (Montgomery form)
   std::array<BignumPtr, 2> half;  // s_p, s_q
   std::array<bool, 2> half_ok{false, false};
 };
@@ -112,25 +176,20 @@ Result<std::unique_ptr<SplitRsaSignature>> SplitRsaSignature::Start(
   auto state = std::make_unique<State>();
   state->key = std::move(key);
   BN_CTX* ctx = ThreadBnCtx();
-  BignumPtr r(BN_new()), r_e(BN_new());
   state->message.reset(BN_bin2bn(em.data(), static_cast<int>(em.size()), nullptr));
   state->blinded.reset(BN_new());
-  state->unblind.reset(BN_new());
-  if (!state->message || !r || !r_e || !state->blinded || !state->unblind) {
+  if (!state->message || !state->blinded) {
     return MakeError(CKR_HOST_MEMORY, "bignum allocation failed");
   }
-  // Fresh blinding factor per signature: r random, blinded = m * r^e,
-  // unblind = r^-1 (mod n). A non-invertible r (probability ~2^-1023) retries.
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == 8 || BN_priv_rand_range(r.get(), c.n.get()) != 1) {
-      return MakeError(CKR_FUNCTION_FAILED, "blinding factor generation failed");
-    }
-    if (BN_mod_inverse(state->unblind.get(), r.get(), c.n.get(), ctx) != nullptr) break;
-  }
-  if (BN_mod_exp_mont(r_e.get(), r.get(), c.e.get(), c.n.get(), ctx, c.mont_n.get()) != 1 ||
-      BN_mod_mul(state->blinded.get(), state->message.get(), r_e.get(), c.n.get(), ctx) != 1) {
+  // blinded = m * r^e, unblind = r^-1 (mod n); the pair goes back squared.
+  SIGNET_ASSIGN_OR_RETURN(Blinding blinding, TakeBlinding(c, ctx));
+  state->unblind.reset(BN_dup(blinding.ai.get()));
+  if (!state->unblind ||
+      BN_mod_mul_montgomery(state->blinded.get(), state->message.get(), blinding.a.get(),
+                            c.mont_n.get(), ctx) != 1) {
     return MakeError(CKR_FUNCTION_FAILED, "blinding failed");
   }
+  ReturnBlinding(c, std::move(blinding), ctx);
   return std::unique_ptr<SplitRsaSignature>(new SplitRsaSignature(std::move(state)));
 }
 
@@ -161,7 +220,7 @@ Result<Bytes> SplitRsaSignature::Finish() {
       BN_mod_mul(h.get(), h.get(), c.qinv.get(), c.p.get(), ctx) == 1 &&
       BN_mul(s.get(), h.get(), c.q.get(), ctx) == 1 &&
       BN_add(s.get(), s.get(), state_->half[1].get()) == 1 &&
-      BN_mod_mul(s.get(), s.get(), state_->unblind.get(), c.n.get(), ctx) == 1 &&
+      BN_mod_mul_montgomery(s.get(), s.get(), state_->unblind.get(), c.mont_n.get(), ctx) == 1 &&
       BN_mod_exp_mont(check.get(), s.get(), c.e.get(), c.n.get(), ctx, c.mont_n.get()) == 1;
   if (!combined) return MakeError(CKR_FUNCTION_FAILED, "RSA recombination failed");
   // The fault check: a wrong half would otherwise reveal a prime (Boneh,

@@ -4,11 +4,13 @@
 // signature two ModExp cores.
 //
 // This is the one file that does raw big-number RSA work (see STYLE.md); it
-// keeps blinding on (a fresh random blinding factor per signature) and checks
+// keeps blinding on (a random factor, squared after each use and redrawn
+// every 32 uses, as OpenSSL's own RSA blinding does) and checks
 // every signature with the public exponent before it is released, so a fault
 // in either half can never leak a prime.
 //
-// Thread contract: an RsaCrtKey is immutable and shared by all threads. A
+// Thread contract: an RsaCrtKey is shared by all threads (its only mutable
+// part, the spare blinding factors, is behind a mutex). A
 // SplitRsaSignature is driven by one scheduler: Start on any thread, the two
 // ComputeHalf calls on any two threads (concurrently), Finish after both
 // returned.

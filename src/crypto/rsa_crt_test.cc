@@ -33,6 +33,21 @@ TEST_F(RsaCrtTest, Pkcs1MatchesOpenSslForEveryDigest) {
   }
 }
 
+// The blinding factor is squared after each use and redrawn every 32 uses:
+// each of those signatures must still unblind to OpenSSL's exact signature.
+TEST_F(RsaCrtTest, ReusedAndRedrawnBlindingStillGivesExactSignatures) {
+  auto crt = RsaCrtKey::Create(*key_);
+  ASSERT_TRUE(crt.ok());
+  SignParams params{.scheme = SignScheme::kRsaPkcs1, .digest = DigestAlg::kSha256};
+  for (int i = 0; i < 70; ++i) {
+    const std::string message = "message " + std::to_string(i);
+    auto expected = Sign(*key_, params, AsBytes(message));
+    auto split = RsaCrtKey::SignOnOneThread(*crt, params, AsBytes(message));
+    ASSERT_TRUE(expected.ok() && split.ok()) << i;
+    ASSERT_EQ(*split, *expected) << "signature " << i;
+  }
+}
+
 TEST_F(RsaCrtTest, HalvesOnTwoThreadsGiveAVerifyingPssSignature) {
   auto crt = RsaCrtKey::Create(*key_);
   auto pub = key_->Public();
