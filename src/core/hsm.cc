@@ -50,6 +50,12 @@ TokenSlot* Hsm::FindSlot(CK_SLOT_ID slot) const {
   return slot < slots_.size() ? slots_[slot].get() : nullptr;
 }
 
+Error Hsm::MissingSlotError(CK_SLOT_ID slot) const {
+  std::shared_lock lock(slots_mu_);
+  if (slot == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
+  return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
+}
+
 std::vector<SlotDescription> Hsm::Slots() const {
   std::vector<SlotDescription> out;
   std::shared_lock lock(slots_mu_);

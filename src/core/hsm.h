@@ -208,6 +208,9 @@ class Hsm {
       CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv);
   CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
   TokenSlot* FindSlot(CK_SLOT_ID slot) const;
+  // MissingSlotError: why `slot` has no token: CKR_TOKEN_NOT_PRESENT for
+  // the free slot, CKR_SLOT_ID_INVALID for any other id.
+  Error MissingSlotError(CK_SLOT_ID slot) const;
 
  private:
   explicit Hsm(HsmOptions options) : options_(std::move(options)) {}

@@ -28,11 +28,7 @@ Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, C
     return MakeError(CKR_SESSION_PARALLEL_NOT_SUPPORTED, "CKF_SERIAL_SESSION must be set");
   }
   TokenSlot* slot = FindSlot(slot_id);
-  if (slot == nullptr) {
-    std::shared_lock lock(slots_mu_);
-    if (slot_id == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
-    return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
-  }
+  if (slot == nullptr) return MissingSlotError(slot_id);
   bool rw = (flags & CKF_RW_SESSION) != 0;
   std::lock_guard lock(c.mu);
   if (c.closed) return MakeError(CKR_DEVICE_REMOVED, "connection closed");
@@ -99,7 +95,7 @@ Status Hsm::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
 }
 
 Status Hsm::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
-  if (FindSlot(slot_id) == nullptr) return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
+  if (FindSlot(slot_id) == nullptr) return MissingSlotError(slot_id);
   std::vector<keystore::UserType> logouts;
   TokenSlot* slot = nullptr;
   {

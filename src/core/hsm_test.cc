@@ -81,6 +81,8 @@ TEST_F(HsmTest, SlotsListTokenThenFreeSlot) {
   EXPECT_EQ(s.error().code, CKR_TOKEN_NOT_PRESENT);
   auto bad = hsm_->OpenSession(*a_, 7, kRw);
   EXPECT_EQ(bad.error().code, CKR_SLOT_ID_INVALID);
+  EXPECT_EQ(hsm_->CloseAllSessions(*a_, 1).error().code, CKR_TOKEN_NOT_PRESENT);
+  EXPECT_EQ(hsm_->CloseAllSessions(*a_, 7).error().code, CKR_SLOT_ID_INVALID);
   auto parallel = hsm_->OpenSession(*a_, 0, CKF_RW_SESSION);
   EXPECT_EQ(parallel.error().code, CKR_SESSION_PARALLEL_NOT_SUPPORTED);
 }
