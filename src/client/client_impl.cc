@@ -12,8 +12,22 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 
 Error Client::Impl::FailLocked(Error error) {
   if (!broken_) broken_ = error;
-  cv_.notify_all();
+  for (auto& [id, cv] : sleepers_) cv->notify_one();
   return error;
+}
+
+void Client::Impl::WakeLocked(std::uint64_t id) {
+  auto [first, last] = sleepers_.equal_range(id);
+  for (auto it = first; it != last; ++it) it->second->notify_one();
+}
+
+void Client::Impl::HandOverReadingLocked() {
+  for (auto& [id, cv] : sleepers_) {
+    if (replies_.count(id) == 0) {
+      cv->notify_one();
+      return;
+    }
+  }
 }
 
 Error Client::Impl::Fail(Error error) {
@@ -102,6 +116,7 @@ Status Client::Impl::FileReplies(Frames frames) {
                                   "signetd replied to unknown request id " + std::to_string(id)));
     }
     replies_.emplace(id, std::move(frame));
+    WakeLocked(id);
   }
   return OkStatus();
 }
@@ -136,11 +151,13 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
   // replies to earlier requests may still be in the socket.
   (void)Flush();
   std::unique_lock lock(recv_mu_);
+  std::condition_variable wake;
   for (;;) {
     auto found = replies_.find(id);
     if (found != replies_.end()) {
       std::shared_ptr<const ReplyFrame> frame = std::move(found->second);
       replies_.erase(found);
+      if (!reading_) HandOverReadingLocked();
       return frame;
     }
     if (broken_) return *broken_;
@@ -149,7 +166,10 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
                                               " is pending (waited twice?)");
     }
     if (reading_) {
-      cv_.wait(lock);  // the reader files our reply or hands the role on
+      // The reader files our reply, or hands the role on to us.
+      auto sleeper = sleepers_.emplace(id, &wake);
+      wake.wait(lock);
+      sleepers_.erase(sleeper);
       continue;
     }
     reading_ = true;
@@ -162,7 +182,6 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
     } else {
       FailLocked(std::move(frames).error());
     }
-    cv_.notify_all();  // new replies, and the reader role is free
   }
 }
 

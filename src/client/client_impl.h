@@ -7,10 +7,13 @@
 //   - send_mu_ guards the outbox and every write to the stream: a request
 //     body is encoded into its own Request (no lock), Submit takes send_mu_
 //     only to append the framed bytes (and write them past 64 KiB).
-//   - recv_mu_ guards in_flight_, replies_, broken_ and reading_; cv_ wakes
-//     waiters. Leader/follower: a waiter whose reply is not here becomes the
-//     reader when nobody reads (it reads the stream WITHOUT recv_mu_, files
-//     every whole reply under it and wakes all); otherwise it sleeps on cv_.
+//   - recv_mu_ guards in_flight_, replies_, broken_, reading_ and
+//     sleepers_. Leader/follower: a waiter whose reply is not here becomes
+//     the reader when nobody reads (it reads the stream WITHOUT recv_mu_ and
+//     files every whole reply under it); otherwise it sleeps on its own
+//     condition variable. The reader wakes only the sleepers whose replies
+//     it filed, and on leaving hands the role to one sleeper still waiting,
+//     so a reply costs one wake-up however many threads share the client.
 // Lock order: send_mu_ before recv_mu_; recv_mu_ is never held while
 // taking send_mu_ or doing I/O. The stream is written by one thread at a
 // time (send_mu_) and read by one thread at a time (reading_), possibly at
@@ -110,9 +113,17 @@ class Client::Impl {
   // break the connection until the stream ends.
   std::optional<Error> write_failed_;
 
+  // WakeLocked wakes the sleepers waiting for `id`, if any. REQUIRES:
+  // recv_mu_ held.
+  void WakeLocked(std::uint64_t id);
+  // HandOverReadingLocked wakes one sleeper whose reply has not arrived, to
+  // become the reader. REQUIRES: recv_mu_ held, reading_ false.
+  void HandOverReadingLocked();
+
   mutable std::mutex recv_mu_;
-  std::condition_variable cv_;
   bool reading_ = false;               // a thread is in ReadMore
+  // Threads asleep in WaitReply, by the request id they wait for.
+  std::multimap<std::uint64_t, std::condition_variable*> sleepers_;
   rpc::FrameReader reader_;            // used only by the reader
   std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
   std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
