@@ -63,6 +63,7 @@ Status SocketStream::DrainInbound() {
     // A Read may be blocked in poll for the bytes we just took.
     std::uint64_t one = 1;
     (void)!write(wake_fd_, &one, sizeof(one));
+    wake_pending_ = true;
   }
   return status;
 }
@@ -119,9 +120,10 @@ Status SocketStream::Write(std::span<const std::uint8_t> data) {
 }
 
 Result<std::size_t> SocketStream::TakeLocked(std::span<std::uint8_t> out) {
-  if (wake_fd_ >= 0) {
+  if (wake_pending_) {
     std::uint64_t count;
     (void)!read(wake_fd_, &count, sizeof(count));  // consumed: we look now
+    wake_pending_ = false;
   }
   for (;;) {
     if (!inbound_.empty()) {

@@ -47,8 +47,9 @@ class SocketStream : public Stream {
   int wake_fd_;  // eventfd; -1 if it could not be made (then no drain happens)
   int timeout_ms_;
   std::atomic<bool> peer_closed_{false};
-  std::mutex inbound_mu_;
+  std::mutex inbound_mu_;  // guards inbound_ and wake_pending_
   std::vector<std::uint8_t> inbound_;  // read while writing, not yet returned
+  bool wake_pending_ = false;          // wake_fd_ was written and not yet read
 };
 
 // ConnectUnix / ConnectTcp return a connected socket fd (blocking connect),
