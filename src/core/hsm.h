@@ -208,6 +208,10 @@ class Hsm {
       CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv);
   CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
   TokenSlot* FindSlot(CK_SLOT_ID slot) const;
+  // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
+  // private key's CKA_VALUE as PKCS#8 whatever else the template holds.
+  Result<CK_OBJECT_HANDLE> ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
+                                        bool value_is_pkcs8);
   // MissingSlotError: why `slot` has no token: CKR_TOKEN_NOT_PRESENT for
   // the free slot, CKR_SLOT_ID_INVALID for any other id.
   Error MissingSlotError(CK_SLOT_ID slot) const;

@@ -6,28 +6,74 @@
 namespace signet::core {
 namespace {
 
-// ImportKeyMaterial turns an imported key's CKA_VALUE into key material and
-// the attributes the key determines. Private keys come as PKCS#8 DER,
-// AES keys as raw bytes; public keys are checked by rebuilding them.
+// kRsaPrivateComponents: the attributes of an RSA private key in the
+// PKCS#11 form (§2.1.4); all eight are needed.
+constexpr CK_ATTRIBUTE_TYPE kRsaPrivateComponents[] = {
+    CKA_MODULUS, CKA_PUBLIC_EXPONENT, CKA_PRIVATE_EXPONENT, CKA_PRIME_1,
+    CKA_PRIME_2, CKA_EXPONENT_1,      CKA_EXPONENT_2,       CKA_COEFFICIENT,
+};
+
+// TakeBytes removes `type` from `attrs`, returning its value in a buffer
+// that is wiped when freed; nullopt when absent.
+std::optional<crypto::SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type) {
+  auto it = attrs.find(type);
+  if (it == attrs.end()) return std::nullopt;
+  crypto::SecureBytes value(it->second.begin(), it->second.end());
+  std::fill(it->second.begin(), it->second.end(), 0);
+  attrs.erase(it);
+  return value;
+}
+
+// PrivateKeyFromTemplate reads an imported private key in whichever form
+// the template carries: the eight RSA components; CKA_EC_PARAMS with
+// CKA_VALUE (the scalar, or the Ed25519 private key); or CKA_VALUE alone as
+// PKCS#8 DER (signet's own form, and always the form after UnwrapKey).
+// The secret attributes leave `attrs`.
+Result<crypto::PrivateKey> PrivateKeyFromTemplate(AttributeMap& attrs, bool value_is_pkcs8) {
+  if (!value_is_pkcs8 && attrs.count(CKA_PRIVATE_EXPONENT) != 0) {
+    std::vector<crypto::SecureBytes> parts;
+    for (CK_ATTRIBUTE_TYPE type : kRsaPrivateComponents) {
+      std::optional<crypto::SecureBytes> part = TakeBytes(attrs, type);
+      if (!part) {
+        return MakeError(CKR_TEMPLATE_INCOMPLETE,
+                         std::string(FindAttributeRule(type)->name) +
+                             " is required with CKA_PRIVATE_EXPONENT");
+      }
+      parts.push_back(std::move(*part));
+    }
+    return crypto::PrivateKey::FromRsaComponents(
+        {parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6], parts[7]});
+  }
+  std::optional<crypto::SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
+  if (!value) {
+    return MakeError(CKR_TEMPLATE_INCOMPLETE,
+                     "a private key needs CKA_VALUE (EC, Edwards, PKCS#8) or the RSA components");
+  }
+  auto params = attrs.find(CKA_EC_PARAMS);
+  if (!value_is_pkcs8 && params != attrs.end()) {
+    return crypto::PrivateKey::FromEcPrivateValue(params->second, *value);
+  }
+  return crypto::PrivateKey::FromPkcs8Der(*value);
+}
+
+// ImportKeyMaterial turns an imported key's secret attributes into key
+// material and adds the attributes the key determines. AES keys come as raw
+// CKA_VALUE bytes; public keys are checked by rebuilding them.
 Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(AttributeMap& attrs,
                                                                         CK_OBJECT_CLASS cls,
-                                                                        bool token) {
-  auto value_it = attrs.find(CKA_VALUE);
+                                                                        bool token,
+                                                                        bool value_is_pkcs8) {
   if (cls == CKO_PUBLIC_KEY) {
     SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(attrs));
     SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
     for (auto& [t, v] : derived) attrs[t] = std::move(v);
     return std::shared_ptr<const keystore::UnwrappedKey>();
   }
-  if (value_it == attrs.end()) {
-    return MakeError(CKR_TEMPLATE_INCOMPLETE,
-                     "CKA_VALUE is required (PKCS#8 DER for private keys, raw bytes for AES)");
-  }
   auto key = std::make_shared<keystore::UnwrappedKey>();
-  key->value.assign(value_it->second.begin(), value_it->second.end());
-  crypto::SecureBytes wipe(value_it->second.begin(), value_it->second.end());
-  attrs.erase(value_it);
   if (cls == CKO_SECRET_KEY) {
+    std::optional<crypto::SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
+    if (!value) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE is required for an AES key");
+    key->value.assign(value->begin(), value->end());
     auto type = GetUlong(attrs, CKA_KEY_TYPE);
     if (type && *type != CKK_AES)
       return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
@@ -39,7 +85,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     attrs[CKA_VALUE_LEN] = UlongBytes(n);
     return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
   }
-  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey priv, crypto::PrivateKey::FromPkcs8Der(key->value));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey priv, PrivateKeyFromTemplate(attrs, value_is_pkcs8));
   if (token && priv.spec().type == crypto::KeyType::kRsa && priv.spec().rsa_bits < 1024) {
     return MakeError(CKR_KEY_SIZE_RANGE, "token keys refuse RSA below 1024 bits");
   }
@@ -47,6 +93,9 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   if (type && *type != PkcsKeyType(priv.spec().type)) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not match the key");
   }
+  // The keystore keeps PKCS#8 (what it wraps), whatever form came in.
+  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, priv.ToPkcs8Der());
+  key->value.assign(der.begin(), der.end());
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, priv.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
   for (auto& [t, v] : derived) attrs[t] = std::move(v);
@@ -64,6 +113,11 @@ bool IsSecretComponent(const ObjectRecord& rec, CK_ATTRIBUTE_TYPE type) {
 }  // namespace
 
 Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t) {
+  return ImportObject(c, s, t, /*value_is_pkcs8=*/false);
+}
+
+Result<CK_OBJECT_HANDLE> Hsm::ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
+                                           bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
@@ -72,7 +126,8 @@ Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, 
   std::shared_ptr<const keystore::UnwrappedKey> secret;
   if (*cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY) {
     SIGNET_ASSIGN_OR_RETURN(secret,
-                            ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false)));
+                            ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false),
+                                              value_is_pkcs8));
   } else if (*cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
   }

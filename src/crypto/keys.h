@@ -70,6 +70,24 @@ class PrivateKey {
   // bits) for keys signet does not handle.
   static Result<PrivateKey> FromPkcs8Der(ByteView der);
 
+  // RsaComponents: PKCS#11's eight RSA private key attributes (CKA_MODULUS,
+  // CKA_PUBLIC_EXPONENT, CKA_PRIVATE_EXPONENT, CKA_PRIME_1, CKA_PRIME_2,
+  // CKA_EXPONENT_1, CKA_EXPONENT_2, CKA_COEFFICIENT), big-endian.
+  struct RsaComponents {
+    ByteView modulus, public_exponent, private_exponent, prime_1, prime_2, exponent_1,
+        exponent_2, coefficient;
+  };
+  // FromRsaComponents builds an RSA key from all eight components and checks
+  // that they belong together. CKR_ATTRIBUTE_VALUE_INVALID for an empty or
+  // inconsistent component; the type errors of FromPkcs8Der otherwise.
+  static Result<PrivateKey> FromRsaComponents(const RsaComponents& components);
+
+  // FromEcPrivateValue builds an ECDSA or Ed25519 key from CKA_EC_PARAMS and
+  // CKA_VALUE: the private scalar d, big-endian, for ECDSA curves; the
+  // 32-byte private key of RFC 8032 for Ed25519. CKR_CURVE_NOT_SUPPORTED for
+  // unknown params, CKR_ATTRIBUTE_VALUE_INVALID for a value out of range.
+  static Result<PrivateKey> FromEcPrivateValue(ByteView ec_params_der, ByteView value);
+
   // ToPkcs8Der serialises the private key (unencrypted PKCS#8
   // PrivateKeyInfo DER); the caller wraps it at once. OpenSSL's own
   // intermediate buffers are freed with OPENSSL_clear_free.

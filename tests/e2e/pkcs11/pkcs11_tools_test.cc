@@ -93,6 +93,51 @@ TEST_F(ToolsTest, PkcsToolRsaEcEd25519SignaturesVerifyWithOpenSsl) {
   EXPECT_NE(forged.exit_code, 0);
 }
 
+// pkcs11-tool --write-object imports an OpenSSL-made private key the way
+// the specification spells it (the eight RSA components; CKA_EC_PARAMS and
+// the scalar for EC). Signing with the imported key must verify against the
+// public key OpenSSL derives from its own file.
+TEST_F(ToolsTest, PkcsToolImportsOpenSslPrivateKeysThatThenSign) {
+  WriteTextFile(Path("msg"), "signed by an imported key\n");
+  struct Case {
+    std::string name, id;
+    std::vector<std::string> genpkey;
+    std::vector<std::string> mechanism;
+  };
+  const Case cases[] = {
+      {"imp-rsa", "51", {"-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"},
+       {"--mechanism", "SHA256-RSA-PKCS"}},
+      {"imp-ec", "52", {"-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"},
+       {"--mechanism", "ECDSA-SHA256", "--signature-format", "openssl"}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> gen = {"genpkey", "-out", Path(c.name + ".key")};
+    gen.insert(gen.end(), c.genpkey.begin(), c.genpkey.end());
+    ASSERT_EQ(OpenSsl(gen).exit_code, 0) << c.name;
+    ASSERT_EQ(OpenSsl({"pkey", "-in", Path(c.name + ".key"), "-pubout", "-out",
+                       Path(c.name + ".pem")})
+                  .exit_code,
+              0);
+    ProgramResult put = PkcsTool({"--write-object", Path(c.name + ".key"), "--type", "privkey",
+                                  "--id", c.id, "--label", c.name});
+    ASSERT_EQ(put.exit_code, 0) << c.name << ": " << put.out << put.err;
+    SignFile(c.id, c.name, c.mechanism);
+    ProgramResult verify = OpenSsl({"dgst", "-sha256", "-verify", Path(c.name + ".pem"),
+                                    "-signature", Path(c.name + ".sig"), Path("msg")});
+    EXPECT_EQ(verify.exit_code, 0) << c.name << ": " << verify.out << verify.err;
+  }
+  // Sensitive once imported, but neither always sensitive, never extractable
+  // nor local: the bytes were known outside the token (PKCS#11 §4.9).
+  ProgramResult list = PkcsTool({"--list-objects", "--type", "privkey"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::size_t plain_sensitive = 0;
+  for (std::size_t at = 0; (at = list.out.find("Access:     sensitive\n", at)) != std::string::npos;
+       ++at) {
+    ++plain_sensitive;
+  }
+  EXPECT_EQ(plain_sensitive, 2u) << list.out;
+}
+
 TEST_F(ToolsTest, OpenSslEngineSignsThroughPkcs11Uri) {
   GenerateAndExport("rsa:2048", "engine-rsa", "11");
   WriteTextFile(Path("msg"), "signed through libp11\n");
