@@ -8,10 +8,12 @@
 // may leave out of order (pipelining).
 //
 // Thread contract: Start, Shutdown and every socket operation run on the
-// one thread that runs the io_context (the event loop); it never does disk
-// I/O, and crypto only for a signature known to be short while every
-// worker is idle (Connection::HandleFrame). Workers build replies and hand
-// them to Connection::Reply.
+// one thread that runs the io_context (the event loop). It runs crypto only
+// for a signature known to be short while every worker is idle
+// (Connection::HandleFrame), and disk I/O only if such a signature's key has
+// left the key cache meanwhile (once: that signature is slow, so the next
+// goes to a worker). Workers build replies and hand them to
+// Connection::Reply.
 #pragma once
 
 #include <asio.hpp>
