@@ -34,16 +34,16 @@ Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(CK_SLOT_ID slot_id, By
   if (slot->sessions.load() > 0) {
     return MakeError(CKR_SESSION_EXISTS, "close every session on the token first");
   }
-  // Re-initialisation: the SO PIN must be right; every object is destroyed.
-  // The label and PINs stay (the keystore has no relabel yet).
-  SIGNET_TRY(slot->Login(keystore::UserType::kSo, so_pin));
-  Status status = OkStatus();
-  for (const auto& [id, record] : slot->Snapshot()) {
-    Status s = slot->Destroy(id);
-    if (!s.ok() && status.ok()) status = s;
+  // Re-initialisation (§5.5): with the right SO PIN every object goes, the
+  // label changes and the user PIN must be set again by the SO.
+  SIGNET_TRY(slot->token().Reinitialize(so_pin, label));
+  if (!user_pin.empty()) {
+    SIGNET_TRY(slot->Login(keystore::UserType::kSo, so_pin));
+    Status set = slot->token().InitUserPin(user_pin);
+    slot->Logout(keystore::UserType::kSo);
+    SIGNET_TRY(set);
   }
-  slot->Logout(keystore::UserType::kSo);
-  SIGNET_TRY(status);
+  SIGNET_TRY(slot->LoadObjects());
   return std::make_pair(slot_id, slot->token().Info().serial);
 }
 

@@ -21,6 +21,13 @@ namespace {
 constexpr std::size_t kMaxLabelBytes = 32;  // CK_TOKEN_INFO.label is 32 bytes
 constexpr std::size_t kSerialBytes = 8;     // 16 hex characters
 
+Status CheckLabel(std::string_view label) {
+  if (label.empty() || label.size() > kMaxLabelBytes) {
+    return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
+  }
+  return OkStatus();
+}
+
 // RemoveTokenFiles deletes a token file and its WAL companions.
 void RemoveTokenFiles(const std::filesystem::path& file) {
   std::error_code ignored;
@@ -128,9 +135,7 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
                                                              std::string_view label,
                                                              ByteView so_pin, ByteView user_pin,
                                                              const TokenOptions& options) {
-  if (label.empty() || label.size() > kMaxLabelBytes) {
-    return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
-  }
+  SIGNET_TRY(CheckLabel(label));
   if (so_pin.empty()) return MakeError(CKR_ARGUMENTS_BAD, "SO PIN must not be empty");
   if (options.max_pin_failures < 1) {
     return MakeError(CKR_ARGUMENTS_BAD, "max_pin_failures must be at least 1");
@@ -185,7 +190,10 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem
 
 TokenInfo SqliteToken::Info() const {
   TokenInfo info;
-  info.label = label_;
+  {
+    std::lock_guard lock(auth_mu_);
+    info.label = label_;
+  }
   info.serial = serial_;
   info.max_pin_failures = max_pin_failures_;
   std::lock_guard lock(db_mu_);
@@ -271,6 +279,38 @@ Status SqliteToken::InitUserPin(ByteView new_pin) {
     kek = kek_;
   }
   return StorePin(UserType::kUser, new_pin, *kek);
+}
+
+Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
+  SIGNET_TRY(CheckLabel(label));
+  if (Result<SecureBytes> old_kek = CheckPin(UserType::kSo, so_pin); !old_kek.ok()) {
+    return std::move(old_kek).error();
+  }
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
+  SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options_.kdf));
+  {
+    std::lock_guard lock(db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+    for (const char* sql : {"DELETE FROM objects", "DELETE FROM key_pool",
+                            "DELETE FROM pin_records WHERE user_type = 1"}) {
+      SIGNET_ASSIGN_OR_RETURN(Statement stmt, db_->Prepare(sql));
+      SIGNET_TRY(stmt.Run());
+    }
+    SIGNET_TRY(StorePinRecord(*db_, so));
+    SIGNET_ASSIGN_OR_RETURN(Statement relabel,
+                            db_->Prepare("UPDATE token_meta SET label = ?1 WHERE id = 1"));
+    SIGNET_TRY(relabel.BindText(1, label));
+    SIGNET_TRY(relabel.Run());
+    SIGNET_TRY(txn.Commit());
+  }
+  {
+    std::lock_guard lock(auth_mu_);
+    kek_.reset();
+    logged_in_.reset();
+    label_ = std::string(label);
+  }
+  cache_.Clear();
+  return OkStatus();
 }
 
 Status SqliteToken::SetPin(UserType user, ByteView old_pin, ByteView new_pin) {

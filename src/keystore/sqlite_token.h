@@ -39,6 +39,7 @@ class SqliteToken final : public Token {
   Status Login(UserType user, ByteView pin) override;
   void Logout() override;
   Status InitUserPin(ByteView new_pin) override;
+  Status Reinitialize(ByteView so_pin, std::string_view label) override;
   Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) override;
   Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
                                     const SecureBytes* secret) override;
@@ -83,7 +84,7 @@ class SqliteToken final : public Token {
   Result<std::vector<StoredObject>> QueryObjects(std::string_view where_sql,
                                                  const AttributeMap& match) const;
 
-  const std::string label_;
+  std::string label_;  // guarded by auth_mu_ (Reinitialize changes it)
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;

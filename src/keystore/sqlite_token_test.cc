@@ -7,6 +7,8 @@
 #include "crypto/sign.h"
 #include "keystore/attribute_codec.h"
 #include "keystore/keystore_test_util.h"
+#include "keystore/pin_records.h"
+#include "keystore/sqlite_db.h"
 #include "keystore/schema.h"
 
 namespace signet::keystore {
@@ -46,6 +48,43 @@ class TokenTest : public ::testing::Test {
   TokenOptions options_ = FastOptions(/*max_failures=*/3, /*cache=*/2);
   std::unique_ptr<Token> token_;
 };
+
+// KekOf opens `file`'s KEK with the SO PIN, as an attacker holding a copy
+// of the file and that PIN could.
+SecureBytes KekOf(const std::filesystem::path& file) {
+  auto db = Database::Open(file);
+  EXPECT_TRUE(db.ok());
+  auto record = LoadPinRecord(**db, UserType::kSo);
+  EXPECT_TRUE(record.ok());
+  auto kek = OpenKek(*record, Pin("so-pin"));
+  EXPECT_TRUE(kek.ok());
+  return kek.ok() ? *kek : SecureBytes{};
+}
+
+TEST_F(TokenTest, ReinitializeDestroysObjectsRelabelsForgetsUserPinAndRotatesKek) {
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  StoreSecret(7);
+  token_->Logout();
+  EXPECT_EQ(token_->Reinitialize(Pin("wrong-so"), "renamed").error().code, CKR_PIN_INCORRECT);
+  EXPECT_EQ(token_->Info().label, "test token");
+  EXPECT_EQ(token_->ListObjects()->size(), 1u);
+
+  token_.reset();  // closing checkpoints the WAL: the copy is the whole token
+  const std::filesystem::path old_copy = dir_.path() / "old.token";
+  std::filesystem::copy_file(file_, old_copy);
+  Reopen();
+  ASSERT_TRUE(token_->Reinitialize(Pin("so-pin"), "renamed").ok());
+  EXPECT_EQ(token_->Info().label, "renamed");
+  EXPECT_TRUE(token_->ListObjects()->empty());
+  EXPECT_FALSE(token_->Info().user_pin_initialized);
+  EXPECT_EQ(token_->Login(UserType::kUser, Pin("user-pin")).error().code,
+            CKR_USER_PIN_NOT_INITIALIZED);
+  Reopen();  // all of it is on disk
+  EXPECT_EQ(token_->Info().label, "renamed");
+  EXPECT_TRUE(token_->ListObjects()->empty());
+  token_.reset();
+  EXPECT_NE(KekOf(old_copy), KekOf(file_));
+}
 
 TEST_F(TokenTest, CreateRecordsLabelSerialAndFreshCounters) {
   TokenInfo info = token_->Info();

@@ -150,6 +150,15 @@ class Token {
   // logged in (CKR_USER_NOT_LOGGED_IN otherwise).
   virtual Status InitUserPin(ByteView new_pin) = 0;
 
+  // Reinitialize is C_InitToken on an existing token: with the right SO PIN
+  // (counted like Login) it destroys every object and pool key, forgets the
+  // user PIN (the SO must InitUserPin again), takes `label`, and replaces
+  // the KEK by a fresh one sealed under the SO PIN, so a copy of the old
+  // file and an old PIN open nothing made afterwards. All in one
+  // transaction; the token is left logged out. CKR_ARGUMENTS_BAD for a
+  // label that is not 1-32 bytes.
+  virtual Status Reinitialize(ByteView so_pin, std::string_view label) = 0;
+
   // SetPin changes `user`'s PIN; `old_pin` must be right (same failure
   // counting as Login).
   virtual Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) = 0;

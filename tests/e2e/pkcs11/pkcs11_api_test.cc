@@ -159,6 +159,47 @@ TEST_F(ApiTest, InitTokenOnFreeSlot) {
   EXPECT_EQ(p11()->C_InitToken(free_slot, Utf8("so-two"), 6, label), CKR_SESSION_EXISTS);
 }
 
+// C_InitToken on a token that exists (PKCS#11 section 5.5): every object is
+// destroyed, the label changes, and the normal user is locked out until the
+// SO sets a new user PIN.
+TEST_F(ApiTest, InitTokenReinitialisesAnExistingToken) {
+  const CK_SLOT_ID slot = TokenSlot();
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_OBJECT_CLASS data_class = CKO_DATA;
+  CK_BBOOL yes = CK_TRUE;
+  CK_ATTRIBUTE data[] = {{CKA_CLASS, &data_class, sizeof(data_class)},
+                         {CKA_TOKEN, &yes, sizeof(yes)}};
+  CK_OBJECT_HANDLE object = CK_INVALID_HANDLE;
+  ASSERT_EQ(p11()->C_CreateObject(s, data, 2, &object), CKR_OK);
+  CK_UTF8CHAR label[32];
+  std::memset(label, ' ', sizeof(label));
+  std::memcpy(label, "relabelled", 10);
+  EXPECT_EQ(p11()->C_InitToken(slot, Utf8(kSoPin), std::strlen(kSoPin), label),
+            CKR_SESSION_EXISTS);
+  ASSERT_EQ(p11()->C_CloseAllSessions(slot), CKR_OK);
+  EXPECT_EQ(p11()->C_InitToken(slot, Utf8("wrong-so-pin"), 12, label), CKR_PIN_INCORRECT);
+  ASSERT_EQ(p11()->C_InitToken(slot, Utf8(kSoPin), std::strlen(kSoPin), label), CKR_OK);
+
+  CK_TOKEN_INFO info;
+  ASSERT_EQ(p11()->C_GetTokenInfo(slot, &info), CKR_OK);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(info.label), 11), "relabelled ");
+  EXPECT_EQ(info.flags & CKF_USER_PIN_INITIALIZED, 0u);
+  s = OpenSession();
+  EXPECT_EQ(p11()->C_Login(s, CKU_USER, Utf8(kUserPin), std::strlen(kUserPin)),
+            CKR_USER_PIN_NOT_INITIALIZED);
+  ASSERT_EQ(p11()->C_Login(s, CKU_SO, Utf8(kSoPin), std::strlen(kSoPin)), CKR_OK);
+  ASSERT_EQ(p11()->C_InitPIN(s, Utf8(kUserPin), std::strlen(kUserPin)), CKR_OK);
+  ASSERT_EQ(p11()->C_Logout(s), CKR_OK);
+  LoginUser(s);
+  ASSERT_EQ(p11()->C_FindObjectsInit(s, nullptr, 0), CKR_OK);
+  CK_OBJECT_HANDLE found[4];
+  CK_ULONG count = 99;
+  ASSERT_EQ(p11()->C_FindObjects(s, found, 4, &count), CKR_OK);
+  EXPECT_EQ(count, 0u) << "objects survived C_InitToken";
+  ASSERT_EQ(p11()->C_FindObjectsFinal(s), CKR_OK);
+}
+
 TEST_F(ApiTest, LoginStatesAndErrors) {
   CK_SESSION_HANDLE a = OpenSession();
   CK_SESSION_HANDLE b = OpenSession();
