@@ -147,15 +147,10 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(const Res
     return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key material");
   }
   if (!obj.token_object) return obj.record->session_secret;
-  // A miss is told from a hit by the cache's own miss counter; under
-  // concurrency a racing miss may be attributed to a hit's call, which only
-  // blurs the split between the two phases, never the totals.
-  std::uint64_t misses_before = r.slot->token().cache_stats().misses;
+  bool hit = false;
   std::uint64_t start = NowNs();
-  auto key = r.slot->token().FetchKey(obj.token_id);
-  std::uint64_t elapsed = NowNs() - start;
-  bool miss = r.slot->token().cache_stats().misses != misses_before;
-  counters_.Add(miss ? Phase::kKeyFetchMiss : Phase::kKeyFetchHit, elapsed);
+  auto key = r.slot->token().FetchKey(obj.token_id, &hit);
+  counters_.Add(hit ? Phase::kKeyFetchHit : Phase::kKeyFetchMiss, NowNs() - start);
   return key;
 }
 

@@ -48,7 +48,8 @@ class SqliteToken final : public Token {
   Result<std::vector<StoredObject>> FindObjects(const AttributeMap& match) const override;
   Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) override;
   Status DestroyObject(ObjectHandle handle) override;
-  Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) override;
+  Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
+                                                       bool* cache_hit) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
   // Key pool: sqlite_token_pool.cc.
   Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,

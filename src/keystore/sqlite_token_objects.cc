@@ -221,8 +221,11 @@ Status SqliteToken::DestroyObject(ObjectHandle handle) {
   return OkStatus();
 }
 
-Result<std::shared_ptr<const UnwrappedKey>> SqliteToken::FetchKey(ObjectHandle handle) {
-  if (auto hit = cache_.Lookup(handle)) return hit;
+Result<std::shared_ptr<const UnwrappedKey>> SqliteToken::FetchKey(ObjectHandle handle,
+                                                                   bool* cache_hit) {
+  auto hit = cache_.Lookup(handle);
+  if (cache_hit != nullptr) *cache_hit = hit != nullptr;
+  if (hit) return hit;
   // Generation before KEK: pairs with Logout's KEK-then-Clear order, so a
   // key unwrapped under a KEK that Logout dropped is never cached.
   std::uint64_t generation = cache_.generation();

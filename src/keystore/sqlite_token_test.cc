@@ -235,8 +235,11 @@ TEST_F(TokenTest, ObjectsPersistAndHandlesAreNeverReused) {
 TEST_F(TokenTest, FetchCachesAndEvictsLeastRecentlyUsed) {
   ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
   ObjectHandle h1 = StoreSecret(1), h2 = StoreSecret(2), h3 = StoreSecret(3);
-  ASSERT_TRUE(token_->FetchKey(h1).ok());  // miss
-  ASSERT_TRUE(token_->FetchKey(h1).ok());  // hit
+  bool hit = true;
+  ASSERT_TRUE(token_->FetchKey(h1, &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(token_->FetchKey(h1, &hit).ok());
+  EXPECT_TRUE(hit);
   ASSERT_TRUE(token_->FetchKey(h2).ok());  // miss
   ASSERT_TRUE(token_->FetchKey(h3).ok());  // miss, evicts h1 (capacity 2)
   CacheStats stats = token_->cache_stats();

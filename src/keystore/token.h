@@ -200,8 +200,10 @@ class Token {
   // CKR_USER_NOT_LOGGED_IN without the KEK; CKR_OBJECT_HANDLE_INVALID when
   // there is no such object; CKR_KEY_HANDLE_INVALID when it has no secret;
   // CKR_WRAPPED_KEY_INVALID when the stored blob does not unwrap for this
-  // handle (tampered, or moved from another object).
-  virtual Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle) = 0;
+  // handle (tampered, or moved from another object). `cache_hit`, when
+  // given, says whether this call was served from the cache.
+  virtual Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
+                                                               bool* cache_hit = nullptr) = 0;
 
   // cache_stats: counters of the unwrapped-key cache (any thread).
   virtual CacheStats cache_stats() const = 0;
