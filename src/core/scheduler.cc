@@ -31,7 +31,7 @@ bool Scheduler::Submit(QueueId queue, Task task) {
     }
     auto& q = queues_[queue];
     if (q.empty()) ready_.push_back(queue);
-    q.push_back(Item{std::move(task), NowNs()});
+    q.push_back(Item{std::move(task), NowNs(), true});
     ++queued_;
     peak_ = std::max(peak_, queued_);
   }
@@ -45,7 +45,7 @@ void Scheduler::SubmitControl(QueueId queue, Task task) {
     if (!exiting_) {
       auto& q = queues_[queue];
       if (q.empty()) ready_.push_back(queue);
-      q.push_back(Item{std::move(task), NowNs()});
+      q.push_back(Item{std::move(task), NowNs(), false});
       ++queued_;
       peak_ = std::max(peak_, queued_);
       task = nullptr;
@@ -65,7 +65,7 @@ bool Scheduler::TryRunOnIdleWorker(Task task) {
     constexpr QueueId kHelperQueue = ~QueueId{0};
     auto& q = queues_[kHelperQueue];
     if (q.empty()) ready_.push_front(kHelperQueue);
-    q.push_back(Item{std::move(task), NowNs()});
+    q.push_back(Item{std::move(task), NowNs(), false});
     ++queued_;
   }
   work_cv_.notify_one();
@@ -143,7 +143,9 @@ void Scheduler::WorkerLoop() {
       --queued_;
       ++running_;
     }
-    if (counters_ != nullptr) counters_->Add(Phase::kQueueWait, NowNs() - item.enqueued_ns);
+    if (counters_ != nullptr && item.client_request) {
+      counters_->Add(Phase::kQueueWait, NowNs() - item.enqueued_ns);
+    }
     try {
       item.task();
     } catch (...) {

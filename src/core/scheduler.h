@@ -48,7 +48,7 @@ class Scheduler {
   };
 
   // Scheduler starts the workers. `counters` (not owned, may be null) gets
-  // each task's queue wait; it must outlive the Scheduler.
+  // each Submit task's queue wait; it must outlive the Scheduler.
   Scheduler(Options options, PhaseCounters* counters);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -94,6 +94,10 @@ class Scheduler {
   struct Item {
     Task task;
     std::uint64_t enqueued_ns;
+    // Only client requests count as queue_wait: control tasks and split
+    // helpers are not requests, and a helper's wait is inside its request's
+    // execute phase already.
+    bool client_request;
   };
 
   void WorkerLoop();

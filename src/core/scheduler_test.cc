@@ -126,6 +126,21 @@ TEST(Scheduler, TryRunOnIdleWorkerOnlyWhenOneIsIdle) {
   helper.get_future().wait();
 }
 
+// queue_wait is a client request's wait: control tasks (connection
+// clean-up) and split helpers are not counted.
+TEST(Scheduler, QueueWaitCountsOnlyClientRequests) {
+  PhaseCounters counters;
+  Scheduler s({2, 10}, &counters);
+  ASSERT_TRUE(s.Submit(1, [] {}));
+  s.SubmitControl(1, [] {});
+  s.WaitIdle();
+  std::promise<void> helper;
+  ASSERT_TRUE(s.TryRunOnIdleWorker([&] { helper.set_value(); }));
+  helper.get_future().wait();
+  s.WaitIdle();
+  EXPECT_EQ(counters.Get(Phase::kQueueWait).calls, 1u);
+}
+
 TEST(Scheduler, TryRunHereOnlyWhenNothingQueuedOrRunning) {
   Scheduler s({2, 10}, nullptr);
   const std::thread::id caller = std::this_thread::get_id();
