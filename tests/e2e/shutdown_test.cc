@@ -26,6 +26,20 @@ struct LoadState {
   std::mutex mutex;
   std::condition_variable reached;
   int completed = 0;
+  int settled = 0;  // clients that found the key and started, or failed to
+  int failed = 0;
+
+  void Settle(bool ok) {
+    std::lock_guard lock(mutex);
+    ++settled;
+    failed += !ok;
+    reached.notify_all();
+  }
+  // Ready for SIGTERM: every client is signing (so each must see the stop)
+  // and the load has been running for a while.
+  bool Ready(int clients, int signatures) const {
+    return settled == clients && (completed >= signatures || failed == clients);
+  }
 };
 
 struct ClientTally {
@@ -44,13 +58,16 @@ void SignUntilStopped(DaemonTest* test, int index, const crypto::PublicKey* publ
   auto user = test->OpenUserSession();
   if (!user.ok()) {
     tally->failure = "open: " + user.error().message;
+    load->Settle(false);
     return;
   }
   auto keys = FindByLabel(*user, "load-key", CKO_PRIVATE_KEY);
   if (!keys.ok() || keys->size() != 1) {
     tally->failure = "key not found";
+    load->Settle(false);
     return;
   }
+  load->Settle(true);
   const crypto::SignParams params{crypto::SignScheme::kRsaPkcs1, crypto::DigestAlg::kSha256};
   std::deque<std::pair<int, client::Pending<client::Bytes>>> in_flight;
   int next = 0;
@@ -113,7 +130,7 @@ TEST_F(ShutdownTest, SigtermDuringLoadCompletesInFlightAndExitsZero) {
   }
   {
     std::unique_lock lock(load.mutex);
-    load.reached.wait(lock, [&] { return load.completed >= kSignaturesBeforeTerm; });
+    load.reached.wait(lock, [&] { return load.Ready(kClients, kSignaturesBeforeTerm); });
   }
   int status = daemon_.Terminate();  // SIGTERM while every client has requests in flight
   for (std::thread& thread : threads) thread.join();
