@@ -30,7 +30,7 @@ Result<CK_SLOT_ID> ChooseSlot(client::Client& client, const std::string& label) 
   }
   if (label.empty()) {
     return MakeError(CKR_TOKEN_NOT_PRESENT,
-                     "signetd has no token; create one with `signet init` and restart it");
+                     "signetd has no token; create one with `signet init`");
   }
   return MakeError(CKR_TOKEN_NOT_PRESENT, "signetd has no token labelled '" + label + "'");
 }
@@ -51,15 +51,19 @@ Result<std::string> ResolveDaemonAddress(const GlobalOptions& options) {
                    "where is signetd? give --socket, SIGNET_SOCKET, --data or SIGNET_DATA");
 }
 
-Result<Connection> Connect(const GlobalOptions& options) {
+Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(std::string address, ResolveDaemonAddress(options));
   client::ConnectOptions connect;
   connect.address = address;
   connect.tls_ca_file = options.tls_ca;
   connect.tls_cert_file = options.tls_cert;
   connect.tls_key_file = options.tls_key;
+  return client::Client::Connect(connect);
+}
+
+Result<Connection> Connect(const GlobalOptions& options) {
   Connection connection;
-  SIGNET_ASSIGN_OR_RETURN(connection.client, client::Client::Connect(connect));
+  SIGNET_ASSIGN_OR_RETURN(connection.client, ConnectClient(options));
   SIGNET_ASSIGN_OR_RETURN(connection.slot, ChooseSlot(*connection.client, options.token_label));
   SIGNET_ASSIGN_OR_RETURN(connection.session, connection.client->OpenSession(connection.slot));
   return connection;

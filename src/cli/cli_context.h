@@ -31,6 +31,10 @@ std::string ResolveDataDir(const GlobalOptions& options);
 // <data dir>/signetd.sock. CKR_ARGUMENTS_BAD naming all three when none.
 Result<std::string> ResolveDaemonAddress(const GlobalOptions& options);
 
+// ConnectClient connects to the daemon ResolveDaemonAddress names, with the
+// TLS files when given.
+Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& options);
+
 // Connection: a connected client with one open session on the chosen token.
 struct Connection {
   std::unique_ptr<client::Client> client;

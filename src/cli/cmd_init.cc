@@ -1,9 +1,12 @@
-// `signet init`: creates a token in the data directory without a daemon, by
-// calling the keystore directly. A running signetd finds the new token when
-// it next starts.
+// `signet init`: creates a token. When a signetd answers (at --socket or
+// SIGNET_SOCKET, else at DATA/signetd.sock) it creates the token on the
+// daemon's free slot, usable at once; otherwise it writes the token file
+// into the data directory itself, for a daemon started later.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
+#include "cli/cli_context.h"
 #include "cli/commands.h"
 #include "cli/pin_input.h"
 #include "keystore/data_dir.h"
@@ -18,14 +21,46 @@ struct InitOptions {
   std::uint64_t kdf_n = 0;  // hidden: scrypt N for fast tests; 0 = default
 };
 
+// RunningDaemon: a client of the daemon that serves these tokens, or
+// nullptr when none answers and none was named (--socket, SIGNET_SOCKET).
+Result<std::unique_ptr<client::Client>> RunningDaemon(const GlobalOptions& global) {
+  const char* env = std::getenv("SIGNET_SOCKET");
+  const bool named = !global.socket.empty() || (env != nullptr && *env != '\0');
+  if (!named && ResolveDataDir(global).empty()) return std::unique_ptr<client::Client>();
+  Result<std::unique_ptr<client::Client>> client = ConnectClient(global);
+  if (client.ok() || named) return client;
+  return std::unique_ptr<client::Client>();
+}
+
+Status InitThroughDaemon(client::Client& client, const InitOptions& options,
+                         const crypto::SecureBytes& so_pin, const crypto::SecureBytes& user_pin) {
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client.GetInfo());
+  for (const client::SlotInfo& slot : info.slots) {
+    if (slot.token_present) continue;
+    SIGNET_ASSIGN_OR_RETURN(client::InitTokenResult made,
+                            client.InitToken(slot.slot_id, so_pin, options.label, user_pin));
+    std::printf("initialised token '%s' (serial %s) on slot %lu of the running signetd\n",
+                options.label.c_str(), made.serial.c_str(), made.slot_id);
+    return OkStatus();
+  }
+  return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
+}
+
 Status RunInit(GlobalOptions& global, InitOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> daemon, RunningDaemon(global));
   std::string dir = ResolveDataDir(global);
-  if (dir.empty()) return MakeError(CKR_ARGUMENTS_BAD, "give --data DIR or SIGNET_DATA");
+  if (!daemon && dir.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD, "give --data DIR (or SIGNET_DATA), or --socket");
+  }
+  if (daemon && options.kdf_n != 0) {
+    return MakeError(CKR_ARGUMENTS_BAD, "--kdf-n applies only without a running signetd");
+  }
   SIGNET_ASSIGN_OR_RETURN(
       crypto::SecureBytes so_pin,
       ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "SO PIN: ", true}));
   SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes user_pin,
                           ReadSecret({&global.pin, "--pin", "SIGNET_PIN", "User PIN: ", true}));
+  if (daemon) return InitThroughDaemon(*daemon, options, so_pin, user_pin);
   keystore::TokenOptions token_options;
   if (options.kdf_n != 0) {
     if ((options.kdf_n & (options.kdf_n - 1)) != 0 || options.kdf_n < 2) {
@@ -45,7 +80,8 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
 
 void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected) {
   auto options = std::make_shared<InitOptions>();
-  CLI::App* init = app.add_subcommand("init", "Create a token in the data directory (offline)");
+  CLI::App* init = app.add_subcommand(
+      "init", "Create a token (through a running signetd, else in the data directory)");
   init->add_option("--label", options->label, "Token label (up to 32 characters)")->required();
   init->add_option("--so-pin", options->so_pin,
                    "Security Officer PIN (else SIGNET_SO_PIN, else a prompt)");

@@ -229,7 +229,31 @@ TEST_F(CliFlowTest, UnknownMechanismListsTheValidOnes) {
   EXPECT_NE(sign.err.find("rsa-pss-sha256"), std::string::npos) << sign.err;
 }
 
-// `signet init` needs no daemon: it writes the token file itself.
+// With a daemon running, `signet init` creates the token through it, on the
+// free slot, usable at once without a restart.
+TEST_F(CliFlowTest, InitThroughTheRunningDaemonIsUsableAtOnce) {
+  ProgramResult init =
+      Signet({"init", "--label", "second", "--so-pin", "so-second", "--pin", "user-second"});
+  ASSERT_EQ(init.exit_code, 0) << init.err << init.out;
+  EXPECT_NE(init.out.find("initialised token 'second'"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("running signetd"), std::string::npos) << init.out;
+  ProgramResult keygen = Signet({"keygen", "--token", "second", "--type", "ec:p256", "--label",
+                                 "on-second", "--pin", "user-second"});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  ProgramResult second = Signet({"list", "--token", "second", "--pin", "user-second"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("on-second"), std::string::npos) << second.out;
+  ProgramResult first = SignetWithPin({"list"});  // the first token is untouched
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out.find("on-second"), std::string::npos) << first.out;
+  // Offline-only options are refused rather than ignored.
+  ProgramResult kdf = Signet({"init", "--label", "third", "--so-pin", "so-third", "--pin",
+                              "user-third", "--kdf-n", "1024"});
+  EXPECT_EQ(kdf.exit_code, 1);
+  EXPECT_NE(kdf.err.find("--kdf-n"), std::string::npos) << kdf.err;
+}
+
+// Without a daemon, `signet init` writes the token file itself.
 TEST(CliInit, PromptsForEachPinTwice) {
   TempDir dir;
   ProgramResult init = RunWithTerminal(
@@ -270,7 +294,7 @@ TEST(CliInit, WithoutADataDirectoryExplains) {
                                    "--pin", "b"},
                                   {{"SIGNET_DATA", ""}});
   EXPECT_EQ(init.exit_code, 1);
-  EXPECT_NE(init.err.find("give --data DIR or SIGNET_DATA"), std::string::npos) << init.err;
+  EXPECT_NE(init.err.find("give --data DIR (or SIGNET_DATA), or --socket"), std::string::npos) << init.err;
 }
 
 }  // namespace
