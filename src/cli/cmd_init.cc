@@ -1,9 +1,10 @@
-// `signet init`: creates a token. When a signetd answers (at --socket or
-// SIGNET_SOCKET, else at DATA/signetd.sock) it creates the token on the
-// daemon's free slot, usable at once; otherwise it writes the token file
-// into the data directory itself, for a daemon started later.
+// `signet init`: creates a token. When the daemon serving the chosen
+// tokens answers (see RunningDaemon) it creates the token on the daemon's
+// free slot, usable at once; otherwise it writes the token file into the
+// data directory itself, for a daemon started later.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "cli/cli_context.h"
@@ -21,14 +22,24 @@ struct InitOptions {
   std::uint64_t kdf_n = 0;  // hidden: scrypt N for fast tests; 0 = default
 };
 
-// RunningDaemon: a client of the daemon that serves these tokens, or
-// nullptr when none answers and none was named (--socket, SIGNET_SOCKET).
+// RunningDaemon: a client of the daemon that serves the chosen tokens, or
+// nullptr when none answers and none had to. --socket must answer. An
+// explicit --data means that directory: only its own DATA/signetd.sock is
+// tried, whatever SIGNET_SOCKET says (so `make demo` never lands in a
+// daemon the shell points at). Otherwise SIGNET_SOCKET must answer, and
+// SIGNET_DATA's socket may.
 Result<std::unique_ptr<client::Client>> RunningDaemon(const GlobalOptions& global) {
-  const char* env = std::getenv("SIGNET_SOCKET");
-  const bool named = !global.socket.empty() || (env != nullptr && *env != '\0');
-  if (!named && ResolveDataDir(global).empty()) return std::unique_ptr<client::Client>();
-  Result<std::unique_ptr<client::Client>> client = ConnectClient(global);
-  if (client.ok() || named) return client;
+  GlobalOptions target = global;
+  bool must_answer = !global.socket.empty();
+  if (!must_answer && !global.data_dir.empty()) {
+    target.socket = (std::filesystem::path(global.data_dir) / "signetd.sock").string();
+  } else if (!must_answer) {
+    const char* env = std::getenv("SIGNET_SOCKET");
+    must_answer = env != nullptr && *env != '\0';
+    if (!must_answer && ResolveDataDir(global).empty()) return std::unique_ptr<client::Client>();
+  }
+  Result<std::unique_ptr<client::Client>> client = ConnectClient(target);
+  if (client.ok() || must_answer) return client;
   return std::unique_ptr<client::Client>();
 }
 

@@ -253,6 +253,18 @@ TEST_F(CliFlowTest, InitThroughTheRunningDaemonIsUsableAtOnce) {
   EXPECT_NE(kdf.err.find("--kdf-n"), std::string::npos) << kdf.err;
 }
 
+// An explicit --data means that directory, even with SIGNET_SOCKET naming
+// a running daemon (so a script's throw-away token never lands in it).
+TEST_F(CliFlowTest, InitWithDataIgnoresSignetSocket) {
+  const std::string other = Path("other-data");
+  ProgramResult init = RunProgram({BinaryPath("signet"), "init", "--data", other, "--label",
+                                   "elsewhere", "--so-pin", "so-x", "--pin", "user-x", "--kdf-n",
+                                   "1024"},
+                                  {{"SIGNET_SOCKET", socket_path()}});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("in " + other), std::string::npos) << init.out;
+}
+
 // Without a daemon, `signet init` writes the token file itself.
 TEST(CliInit, PromptsForEachPinTwice) {
   TempDir dir;
