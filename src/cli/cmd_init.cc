@@ -18,7 +18,6 @@ namespace {
 struct InitOptions {
   std::string label;
   std::optional<std::string> so_pin;
-  std::optional<std::string> pin;
   std::uint64_t kdf_n = 0;  // hidden: scrypt N for fast tests; 0 = default
 };
 
