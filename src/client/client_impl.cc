@@ -1,6 +1,6 @@
 #include "client/client_impl.h"
 
-#include <openssl/crypto.h>
+#include <string.h>
 
 namespace signet::client {
 namespace {
@@ -47,7 +47,7 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
   fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion, type, body));
   std::span<const std::uint8_t> payload(fbb.GetBufferPointer(), fbb.GetSize());
   auto wipe = [&] {
-    if (secret) OPENSSL_cleanse(fbb.GetBufferPointer(), fbb.GetSize());
+    if (secret) explicit_bzero(fbb.GetBufferPointer(), fbb.GetSize());
   };
   if (payload.size() > rpc::kDefaultMaxFrameSize) {
     wipe();
@@ -93,7 +93,7 @@ Status Client::Impl::FlushLocked() {
   if (write_failed_) return *write_failed_;
   if (std::optional<Error> broken = Broken()) return *broken;
   Status written = stream_->Write(outbox_);
-  OPENSSL_cleanse(outbox_.data(), outbox_.size());
+  explicit_bzero(outbox_.data(), outbox_.size());
   outbox_.clear();
   if (written.ok()) return OkStatus();
   if (written.error().code != CKR_DEVICE_REMOVED) return Fail(std::move(written).error());

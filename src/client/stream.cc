@@ -1,7 +1,7 @@
 #include "client/stream.h"
 
 #include "client/socket_stream.h"
-#include "client/tls_stream.h"
+#include "client/tls_connect.h"
 
 namespace signet::client {
 
@@ -47,7 +47,7 @@ Result<std::unique_ptr<Stream>> ConnectStream(const Endpoint& endpoint, const Tl
     return std::unique_ptr<Stream>(std::make_unique<SocketStream>(fd, timeout));
   }
   SIGNET_ASSIGN_OR_RETURN(int fd, ConnectTcp(endpoint.host, endpoint.port));
-  return ConnectTls(std::make_unique<SocketStream>(fd, timeout), tls, endpoint.host);
+  return ConnectTlsFd(fd, timeout, tls, endpoint.host);
 }
 
 }  // namespace signet::client

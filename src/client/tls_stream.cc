@@ -1,4 +1,11 @@
-#include "client/tls_stream.h"
+// ConnectTlsFd built in (signet_client_tls): TlsStream, TLS 1.3 (OpenSSL)
+// over a SocketStream. The SSL object talks to two memory BIOs and this
+// class moves their bytes through the socket itself, so TLS inherits the
+// socket's no-SIGPIPE, keep-draining behaviour. Thread contract: like SocketStream, one thread may Write while
+// another Reads: one mutex serialises every use of the SSL object (which is
+// not safe for concurrent SSL_read/SSL_write) but is released while Read
+// waits for ciphertext, so a write never waits for a reply to arrive.
+#include "client/tls_connect.h"
 
 #include <arpa/inet.h>
 #include <openssl/ssl.h>
@@ -7,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "client/socket_stream.h"
 #include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
 
@@ -161,8 +169,6 @@ class TlsStream : public Stream {
   BIO* wbio_;  // owned by ssl_
 };
 
-}  // namespace
-
 Result<std::unique_ptr<Stream>> ConnectTls(std::unique_ptr<SocketStream> socket,
                                            const TlsSettings& settings,
                                            const std::string& default_host) {
@@ -190,6 +196,14 @@ Result<std::unique_ptr<Stream>> ConnectTls(std::unique_ptr<SocketStream> socket,
                                             rbio, wbio);
   SIGNET_TRY(stream->Handshake());
   return std::unique_ptr<Stream>(std::move(stream));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Stream>> ConnectTlsFd(int fd, std::chrono::milliseconds timeout,
+                                             const TlsSettings& settings,
+                                             const std::string& default_host) {
+  return ConnectTls(std::make_unique<SocketStream>(fd, timeout), settings, default_host);
 }
 
 }  // namespace signet::client

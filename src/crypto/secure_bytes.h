@@ -1,10 +1,13 @@
-// SecureBytes: a byte vector whose memory is wiped with OPENSSL_cleanse when
-// freed or reallocated. Holds PINs, unwrapped keys and derived keys; it has no
+// SecureBytes: a byte vector whose memory is wiped with explicit_bzero when
+// freed or reallocated (glibc's wipe that the compiler may not remove, like
+// OPENSSL_cleanse, but without linking libcrypto: the PKCS#11 module uses
+// SecureBytes and must not pull OpenSSL into its host process). Holds PINs, unwrapped keys and derived keys; it has no
 // operator<< on purpose, so it cannot reach a log by accident. Not
 // synchronised: one owner at a time, like std::vector.
 #pragma once
 
 #include <openssl/crypto.h>
+#include <string.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +25,7 @@ struct ZeroisingAllocator {
   ZeroisingAllocator(const ZeroisingAllocator<U>&) {}  // NOLINT
   T* allocate(std::size_t n) { return std::allocator<T>().allocate(n); }
   void deallocate(T* p, std::size_t n) {
-    OPENSSL_cleanse(p, n * sizeof(T));
+    explicit_bzero(p, n * sizeof(T));
     std::allocator<T>().deallocate(p, n);
   }
   template <typename U>

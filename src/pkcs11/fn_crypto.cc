@@ -4,7 +4,7 @@
 // the Final call sends it. Init checks what PKCS#11 reports at init time
 // (mechanism, key handle, key type, usage flag) once per key and kind per
 // session; the daemon enforces policy again on every use.
-#include <openssl/crypto.h>
+#include <string.h>
 
 #include <algorithm>
 
@@ -112,7 +112,7 @@ Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op
   }();
   if (!out.ok()) return MakeError(KeyHandleRv(out.error().code), out.error().message);
   crypto::SecureBytes secure(out->begin(), out->end());
-  if (!out->empty()) OPENSSL_cleanse(out->data(), out->size());  // decrypt output is secret
+  if (!out->empty()) explicit_bzero(out->data(), out->size());  // decrypt output is secret
   return secure;
 }
 

@@ -1,14 +1,11 @@
 #include "module_fixture.h"
 
 #include <dlfcn.h>
-#include <openssl/bio.h>
-#include <openssl/core_names.h>
-#include <openssl/evp.h>
-#include <openssl/param_build.h>
-#include <openssl/pem.h>
 #include <stdlib.h>
 
 #include <cstring>
+
+#include "ec_verify.h"
 
 namespace signet::e2e {
 namespace {
@@ -94,32 +91,9 @@ std::vector<CK_BYTE> ModuleTest::ReadAttribute(CK_SESSION_HANDLE session,
 }
 
 std::string ModuleTest::EcPublicKeyPem(CK_SESSION_HANDLE session, CK_OBJECT_HANDLE pub) {
-  // CKA_EC_POINT is a DER OCTET STRING (04 41 <65-byte point>).
   std::vector<CK_BYTE> point = ReadAttribute(session, pub, CKA_EC_POINT);
   EXPECT_EQ(point.size(), 67u);
-  if (point.size() != 67u) return "";
-  OSSL_PARAM_BLD* bld = OSSL_PARAM_BLD_new();
-  OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0);
-  OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point.data() + 2, 65);
-  OSSL_PARAM* params = OSSL_PARAM_BLD_to_param(bld);
-  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr);
-  EVP_PKEY* pkey = nullptr;
-  EVP_PKEY_fromdata_init(ctx);
-  EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params);
-  std::string pem;
-  if (pkey != nullptr) {
-    BIO* bio = BIO_new(BIO_s_mem());
-    PEM_write_bio_PUBKEY(bio, pkey);
-    char* data = nullptr;
-    long len = BIO_get_mem_data(bio, &data);
-    pem.assign(data, len);
-    BIO_free(bio);
-  }
-  EVP_PKEY_free(pkey);
-  EVP_PKEY_CTX_free(ctx);
-  OSSL_PARAM_free(params);
-  OSSL_PARAM_BLD_free(bld);
-  return pem;
+  return P256PointToPem(point);
 }
 
 }  // namespace signet::e2e
