@@ -190,6 +190,7 @@ struct ServerStats {
   std::uint64_t queue_peak = 0;
   std::uint64_t busy_rejections = 0;
   std::uint64_t completed = 0;
+  std::uint64_t ran_on_event_loop = 0;  // of completed: no worker woken
   std::uint64_t connections = 0;
   std::uint64_t sessions = 0;
   std::vector<PhaseStat> phases;

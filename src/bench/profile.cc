@@ -162,6 +162,9 @@ int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostre
   Report report = ProfileReport(Difference(*before, *after), whole_ns, options,
                                 MeasureCounterCost(), RsaSignNs());
   report.notes.emplace(report.notes.begin(), "daemon workers", std::to_string(after->workers));
+  report.notes.emplace(report.notes.begin() + 1, "requests run on the event loop (no worker woken)",
+                       std::to_string(after->ran_on_event_loop - before->ran_on_event_loop) +
+                           " of " + std::to_string(after->completed - before->completed));
   return EmitReport(report, options.csv_path, options.json_path, out, err);
 }
 

@@ -43,9 +43,10 @@ Status RunStats(GlobalOptions& global) {
   std::printf("workers %" PRIu64 "\nconnections %" PRIu64 "\nsessions %" PRIu64 "\n",
               stats.workers, stats.connections, stats.sessions);
   std::printf("queue: capacity %" PRIu64 " depth %" PRIu64 " peak %" PRIu64
-              " busy_rejections %" PRIu64 " completed %" PRIu64 "\n",
+              " busy_rejections %" PRIu64 " completed %" PRIu64 " (on the event loop %" PRIu64
+              ")\n",
               stats.queue_capacity, stats.queue_depth, stats.queue_peak, stats.busy_rejections,
-              stats.completed);
+              stats.completed, stats.ran_on_event_loop);
   std::printf("key cache: hits %" PRIu64 " misses %" PRIu64 " evictions %" PRIu64
               " size %" PRIu64 "/%" PRIu64 "\n",
               stats.cache_hits, stats.cache_misses, stats.cache_evictions, stats.cache_size,

@@ -137,6 +137,7 @@ Result<ServerStats> DecodeStats(const ReplyFrame& frame) {
   stats.queue_peak = body->queue_peak();
   stats.busy_rejections = body->busy_rejections();
   stats.completed = body->completed();
+  stats.ran_on_event_loop = body->ran_on_event_loop();
   stats.connections = body->connections();
   stats.sessions = body->sessions();
   if (body->phases() != nullptr) {

@@ -88,6 +88,7 @@ bool Scheduler::TryRunHere(const Task& task) {
     std::lock_guard lock(mu_);
     --running_;
     ++completed_;
+    ++ran_here_;
   }
   idle_cv_.notify_all();
   return true;
@@ -120,7 +121,7 @@ void Scheduler::Stop() {
 
 Scheduler::Stats Scheduler::stats() const {
   std::lock_guard lock(mu_);
-  return Stats{threads_.size(), max_queued_, queued_, peak_, rejected_, completed_};
+  return Stats{threads_.size(), max_queued_, queued_, peak_, rejected_, completed_, ran_here_};
 }
 
 void Scheduler::WorkerLoop() {

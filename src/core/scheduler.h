@@ -45,6 +45,7 @@ class Scheduler {
     std::size_t peak = 0;
     std::uint64_t rejected = 0;
     std::uint64_t completed = 0;
+    std::uint64_t ran_here = 0;  // of completed: through TryRunHere
   };
 
   // Scheduler starts the workers. `counters` (not owned, may be null) gets
@@ -115,6 +116,7 @@ class Scheduler {
   std::size_t peak_ = 0;
   std::uint64_t rejected_ = 0;
   std::uint64_t completed_ = 0;
+  std::uint64_t ran_here_ = 0;
   bool stopping_ = false;  // no new tasks
   bool exiting_ = false;   // workers leave when the queue is empty
   std::vector<std::thread> threads_;

@@ -250,7 +250,8 @@ Reply GetStats(Ctx& c, const wire::Request&) {
                                         sched.peak, sched.rejected, sched.completed, conns,
                                         c.hsm.open_sessions(), c.fbb.CreateVector(phases),
                                         cache.hits, cache.misses, cache.evictions, cache.size,
-                                        cache.capacity, c.fbb.CreateVector(pools)));
+                                        cache.capacity, c.fbb.CreateVector(pools),
+                                        sched.ran_here));
 }
 
 using Handler = Reply (*)(Ctx&, const wire::Request&);
