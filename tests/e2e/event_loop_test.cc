@@ -41,7 +41,6 @@ class EventLoopTest : public DaemonTest {
     auto after = user->client->GetStats();
     EXPECT_TRUE(after.ok());
     if (!before.ok() || !after.ok()) return 0;
-    EXPECT_GE(after->completed - before->completed, static_cast<std::uint64_t>(kSignatures));
     return after->ran_on_event_loop - before->ran_on_event_loop;
   }
 };
