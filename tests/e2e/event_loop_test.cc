@@ -13,18 +13,37 @@ namespace {
 
 constexpr int kSignatures = 20;
 
+// SignRun: how many of the signatures ran on the event loop, and their mean
+// execute time as the daemon measured it.
+struct SignRun {
+  std::uint64_t on_event_loop = 0;
+  double execute_us = 0;
+};
+
+double MeanUs(const client::ServerStats& before, const client::ServerStats& after,
+              const std::string& phase) {
+  auto find = [&](const client::ServerStats& stats) {
+    for (const auto& p : stats.phases) {
+      if (p.name == phase) return p;
+    }
+    return client::PhaseStat{};
+  };
+  auto b = find(before), a = find(after);
+  return a.calls == b.calls ? 0.0 : (a.total_ns - b.total_ns) / 1e3 / (a.calls - b.calls);
+}
+
 class EventLoopTest : public DaemonTest {
  protected:
   // SignSequentially signs kSignatures messages one at a time with a fresh
-  // key of `spec`, verifies each, and returns how many ran on the event loop.
-  std::uint64_t SignSequentially(const std::string& spec, CK_MECHANISM_TYPE mechanism,
-                                 const crypto::SignParams& verify_params) {
+  // key of `spec` and verifies each.
+  SignRun SignSequentially(const std::string& spec, CK_MECHANISM_TYPE mechanism,
+                           const crypto::SignParams& verify_params) {
     auto user = OpenUserSession();
     EXPECT_TRUE(user.ok()) << user.error().message;
-    if (!user.ok()) return 0;
+    if (!user.ok()) return {};
     auto pair = GenerateKeyPair(*user, spec, "event-loop", /*token=*/false);
     EXPECT_TRUE(pair.ok()) << pair.error().message;
-    if (!pair.ok()) return 0;
+    if (!pair.ok()) return {};
     auto public_key = ReadPublicKey(*user, pair->public_key);
     EXPECT_TRUE(public_key.ok());
     auto before = user->client->GetStats();
@@ -40,26 +59,32 @@ class EventLoopTest : public DaemonTest {
     }
     auto after = user->client->GetStats();
     EXPECT_TRUE(after.ok());
-    if (!before.ok() || !after.ok()) return 0;
-    return after->ran_on_event_loop - before->ran_on_event_loop;
+    if (!before.ok() || !after.ok()) return {};
+    return {after->ran_on_event_loop - before->ran_on_event_loop,
+            MeanUs(*before, *after, "execute")};
   }
 };
 
 TEST_F(EventLoopTest, ShortSignaturesOfASequentialClientRunOnTheEventLoop) {
+  SignRun run = SignSequentially("ec:p256", CKM_ECDSA_SHA256,
+                                 {.scheme = crypto::SignScheme::kEcdsa,
+                                  .digest = crypto::DigestAlg::kSha256,
+                                  .ecdsa_format = crypto::EcdsaFormat::kRaw});
+  if (run.execute_us > 80) {  // the rule's threshold is 100 us
+    GTEST_SKIP() << "a P-256 signature takes " << run.execute_us
+                 << " us in this build (sanitizers?), too long to run inline";
+  }
   // The first goes to a worker (no timing known yet), and a worker may
   // still be finishing its bookkeeping when the next request arrives; the
   // rest run on the loop.
-  EXPECT_GE(SignSequentially("ec:p256", CKM_ECDSA_SHA256,
-                             {.scheme = crypto::SignScheme::kEcdsa,
-                              .digest = crypto::DigestAlg::kSha256,
-                              .ecdsa_format = crypto::EcdsaFormat::kRaw}),
-            static_cast<std::uint64_t>(kSignatures / 2));
+  EXPECT_GE(run.on_event_loop, static_cast<std::uint64_t>(kSignatures / 2));
 }
 
 TEST_F(EventLoopTest, RsaSignaturesGoToWorkers) {
-  EXPECT_EQ(SignSequentially("rsa:2048", CKM_SHA256_RSA_PKCS,
-                             {crypto::SignScheme::kRsaPkcs1, crypto::DigestAlg::kSha256}),
-            0u);
+  SignRun run = SignSequentially("rsa:2048", CKM_SHA256_RSA_PKCS,
+                                 {crypto::SignScheme::kRsaPkcs1, crypto::DigestAlg::kSha256});
+  EXPECT_GT(run.execute_us, 100);
+  EXPECT_EQ(run.on_event_loop, 0u);
 }
 
 }  // namespace
