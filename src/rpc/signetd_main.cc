@@ -13,6 +13,7 @@
 #include "core/scheduler.h"
 #include "crypto/self_test.h"
 #include "rpc/log.h"
+#include "rpc/process_hardening.h"
 #include "rpc/server.h"
 
 namespace {
@@ -36,6 +37,10 @@ struct Args {
 
 int Run(const Args& args) {
   using signet::rpc::Log;
+  // Before any key is unwrapped into this process's memory.
+  if (signet::Status hardened = signet::rpc::HardenProcess(); !hardened.ok()) {
+    Log("warning: cannot harden the process: " + hardened.error().message);
+  }
   signet::Status self_test = signet::crypto::RunSelfTests();
   if (!self_test.ok()) {
     Log("crypto self-tests FAILED, refusing to start: " + self_test.error().message);
