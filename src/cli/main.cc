@@ -8,7 +8,7 @@
 #include "bench/backend_factory.h"
 #include "bench/bench_commands.h"
 #include "cli/commands.h"
-#include "client/rv_names.h"
+#include "rpc/rv_names.h"
 
 int main(int argc, char** argv) {
   using signet::cli::CommandAction;
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     if (!status.ok()) {
       std::string command = app.get_subcommands().front()->get_name();
       std::fprintf(stderr, "signet %s: %s\n", command.c_str(),
-                   signet::client::DescribeError(status.error()).c_str());
+                   signet::rpc::DescribeError(status.error()).c_str());
       return 1;
     }
   } catch (const std::exception& e) {

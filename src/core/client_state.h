@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "core/object.h"
@@ -46,6 +47,9 @@ class ClientState {
   std::unordered_map<CK_OBJECT_HANDLE, HandleEntry> handles;
   std::map<std::pair<CK_SLOT_ID, keystore::ObjectHandle>, CK_OBJECT_HANDLE> token_handles;
   bool closed = false;  // Disconnect ran: refuse new sessions
+  // Who is connected ("unix(pid=.. uid=.. gid=..)", "tcp(addr:port)"), for
+  // the audit log; set by the connection before its first request.
+  std::string peer;
 
  private:
   const std::uint64_t id_;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <new>
 
-#include "client/rv_names.h"
+#include "rpc/rv_names.h"
 
 namespace signet::pkcs11 {
 namespace {
@@ -70,7 +70,7 @@ Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
   }
   if (!warned_.exchange(true)) {
     std::fprintf(stderr, "signet-pkcs11: cannot reach signetd: %s\n",
-                 client::DescribeError(made.error()).c_str());
+                 rpc::DescribeError(made.error()).c_str());
   }
   return MakeError(CKR_DEVICE_ERROR, made.error().message);
 }

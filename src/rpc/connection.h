@@ -41,7 +41,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         stream_(std::move(stream)),
         peer_(std::move(peer)),
         reader_(server.options().max_frame_size),
-        client_(server.hsm().NewClient()) {}
+        client_(server.hsm().NewClient()) {
+    client_->peer = peer_;
+  }
 
   // Start begins the TLS handshake (TLS) and the read loop.
   void Start() {

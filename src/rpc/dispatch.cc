@@ -5,7 +5,9 @@
 #include <array>
 
 #include "core/key_pool.h"
+#include "rpc/audit.h"
 #include "rpc/framing.h"
+#include "rpc/log.h"
 #include "rpc/wire_convert.h"
 
 namespace signet::rpc {
@@ -347,6 +349,7 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
     fbb.Clear();
     reply = Reply{CKR_GENERAL_ERROR, "internal error", ResponseBody::NONE, {}};
   }
+  if (auto line = AuditLine(request, reply.rv, client)) Log(*line);
   core::ScopedPhase encode(hsm.counters(), core::Phase::kEncode);
   return Finish(fbb, request.id(), reply);
 }

@@ -1,10 +1,10 @@
-#include "client/rv_names.h"
+#include "rpc/rv_names.h"
 
 #include <gtest/gtest.h>
 
 #include "signet/protocol.hpp"
 
-namespace signet::client {
+namespace signet::rpc {
 namespace {
 
 TEST(RvNames, NamesStandardCodes) {
@@ -32,4 +32,4 @@ TEST(RvNames, DescribeErrorJoinsNameAndMessage) {
 }
 
 }  // namespace
-}  // namespace signet::client
+}  // namespace signet::rpc

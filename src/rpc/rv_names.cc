@@ -1,4 +1,4 @@
-#include "client/rv_names.h"
+#include "rpc/rv_names.h"
 
 #include "signet/protocol.hpp"
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace signet::client {
+namespace signet::rpc {
 namespace {
 
 struct RvEntry {
@@ -148,4 +148,4 @@ std::string DescribeError(const Error& error) {
   return text;
 }
 
-}  // namespace signet::client
+}  // namespace signet::rpc

@@ -9,7 +9,7 @@
 
 #include "signet/result.hpp"
 
-namespace signet::client {
+namespace signet::rpc {
 
 // RvName returns the PKCS#11 name of `code` ("CKR_OK", "CKR_PIN_INCORRECT"),
 // or an empty view when the code is not a standard one. The view points into
@@ -24,4 +24,4 @@ std::string RvToString(CK_RV code);
 // name when the message is empty) for showing to a person.
 std::string DescribeError(const Error& error);
 
-}  // namespace signet::client
+}  // namespace signet::rpc
