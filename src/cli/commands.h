@@ -15,7 +15,7 @@ using CommandAction = std::function<Status()>;
 
 // init: create a token offline, in the data directory.
 void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected);
-// keygen, list, pubkey, delete.
+// keygen, import, list, pubkey, delete.
 void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // sign, verify.
 void AddSignCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);

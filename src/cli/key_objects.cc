@@ -1,5 +1,7 @@
 #include "cli/key_objects.h"
 
+#include <string.h>
+
 #include <array>
 
 namespace signet::cli {
@@ -92,6 +94,52 @@ KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& 
       BoolAttribute(CKA_PRIVATE, true),     BoolAttribute(CKA_SENSITIVE, true),
       BoolAttribute(CKA_EXTRACTABLE, false),
   };
+  return request;
+}
+
+ImportRequest::~ImportRequest() {
+  for (Attribute& a : private_template) explicit_bzero(a.value.data(), a.value.size());
+}
+
+Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
+                                        const crypto::SecureBytes& pkcs8,
+                                        const std::string& label) {
+  const crypto::KeySpec spec = key.spec();
+  const CK_KEY_TYPE key_type = spec.type == crypto::KeyType::kRsa       ? CKK_RSA
+                               : spec.type == crypto::KeyType::kEd25519 ? CKK_EC_EDWARDS
+                                                                        : CKK_EC;
+  // A generated pair's attributes, minus what only generation takes.
+  KeygenRequest shape = MakeKeygenRequest(spec, label);
+  ImportRequest request;
+  for (const Attribute& a : shape.public_template) {
+    if (a.type != CKA_MODULUS_BITS && a.type != CKA_PUBLIC_EXPONENT && a.type != CKA_EC_PARAMS) {
+      request.public_template.push_back(a);
+    }
+  }
+  request.private_template = shape.private_template;
+  for (client::Template* t : {&request.public_template, &request.private_template}) {
+    t->push_back(UlongAttribute(CKA_KEY_TYPE, key_type));
+  }
+  request.public_template.push_back(UlongAttribute(CKA_CLASS, CKO_PUBLIC_KEY));
+  request.private_template.push_back(UlongAttribute(CKA_CLASS, CKO_PRIVATE_KEY));
+  request.private_template.push_back(BytesAttribute(CKA_VALUE, pkcs8));
+
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, key.Public());
+  if (spec.type == crypto::KeyType::kRsa) {
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes modulus, pub.RsaModulus());
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes exponent, pub.RsaPublicExponent());
+    request.public_template.push_back(BytesAttribute(CKA_MODULUS, modulus));
+    request.public_template.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, exponent));
+  } else {
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes point, pub.EcPoint());
+    // CKA_EC_POINT is the point in a DER OCTET STRING (at most 133 bytes).
+    client::Bytes wrapped = {0x04};
+    if (point.size() >= 0x80) wrapped.push_back(0x81);
+    wrapped.push_back(static_cast<std::uint8_t>(point.size()));
+    wrapped.insert(wrapped.end(), point.begin(), point.end());
+    request.public_template.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
+    request.public_template.push_back(BytesAttribute(CKA_EC_POINT, wrapped));
+  }
   return request;
 }
 

@@ -24,6 +24,24 @@ struct KeygenRequest {
 // verify-only. CKA_ID is the label's bytes so the halves pair up.
 KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label);
 
+// MakeImportRequest builds the two objects that put an existing private key
+// on the token as a key pair labelled `label`, with the same attributes as
+// a generated one (MakeKeygenRequest): the private key object carries the
+// key as PKCS#8 in CKA_VALUE (signet's import form), the public key object
+// its public components. The private template holds a copy of the key and
+// wipes it when the request is destroyed.
+struct ImportRequest {
+  ImportRequest() = default;
+  ImportRequest(ImportRequest&&) = default;
+  ImportRequest& operator=(ImportRequest&&) = delete;
+  ~ImportRequest();
+  client::Template public_template;
+  client::Template private_template;
+};
+Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
+                                        const crypto::SecureBytes& pkcs8,
+                                        const std::string& label);
+
 // FindKey returns the handle of the object with `label` and `object_class`
 // (CKO_PRIVATE_KEY / CKO_PUBLIC_KEY). CKR_OBJECT_HANDLE_INVALID naming the
 // label when none exists; CKR_ARGUMENTS_BAD when the label is ambiguous.

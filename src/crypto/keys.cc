@@ -121,6 +121,24 @@ Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
   return PrivateKey(std::move(pkey), spec);
 }
 
+Result<PrivateKey> PrivateKey::FromEncoded(ByteView data) {
+  EVP_PKEY* raw = nullptr;
+  // No input type or structure: the decoder tries PEM and DER, PKCS#8 and
+  // the type-specific forms. No passphrase callback: encrypted keys fail.
+  OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&raw, nullptr, nullptr, nullptr,
+                                                         EVP_PKEY_KEYPAIR, nullptr, nullptr);
+  OsslDecoderCtxPtr guard(dctx);
+  const unsigned char* cursor = data.data();
+  std::size_t left = data.size();
+  if (dctx == nullptr || !OSSL_DECODER_from_data(dctx, &cursor, &left) || raw == nullptr) {
+    return OsslError(CKR_ATTRIBUTE_VALUE_INVALID,
+                     "not an unencrypted private key in PEM or DER");
+  }
+  EvpPkeyPtr pkey(raw);
+  SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
+  return PrivateKey(std::move(pkey), spec);
+}
+
 // ToPkcs8Der encodes twice (size, then into our buffer) so the only copy of
 // the key bytes that outlives this call is the zeroising SecureBytes;
 // OpenSSL's intermediate memory BIO is freed with OPENSSL_clear_free.

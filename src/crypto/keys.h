@@ -70,6 +70,13 @@ class PrivateKey {
   // bits) for keys signet does not handle.
   static Result<PrivateKey> FromPkcs8Der(ByteView der);
 
+  // FromEncoded reads a private key file's bytes: PEM or DER, PKCS#8 or
+  // the traditional RSA / EC forms (what `openssl genpkey` and most tools
+  // write). CKR_ATTRIBUTE_VALUE_INVALID for anything else, including
+  // encrypted keys (decrypt them with `openssl pkey` first); the key type
+  // errors of FromPkcs8Der.
+  static Result<PrivateKey> FromEncoded(ByteView data);
+
   // RsaComponents: PKCS#11's eight RSA private key attributes (CKA_MODULUS,
   // CKA_PUBLIC_EXPONENT, CKA_PRIVATE_EXPONENT, CKA_PRIME_1, CKA_PRIME_2,
   // CKA_EXPONENT_1, CKA_EXPONENT_2, CKA_COEFFICIENT), big-endian.

@@ -145,6 +145,60 @@ TEST(Pkcs8, ReadsKeysMadeByOpenssl) {
   EXPECT_EQ(key->spec().type, KeyType::kEcP384);
 }
 
+// FromEncoded reads what openssl writes: PEM and DER, PKCS#8 and the
+// traditional RSA / EC forms; the key is the one openssl made (same public
+// key); encrypted keys and garbage are refused.
+TEST(EncodedPrivateKey, ReadsOpensslFilesInEveryCommonForm) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  struct Case {
+    std::vector<std::string> genpkey;
+    std::vector<std::string> convert;  // turns k.pem into k.out ({} = use k.pem)
+    KeyType type;
+  };
+  const std::vector<Case> cases = {
+      {{"-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"}, {}, KeyType::kRsa},
+      {{"-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"},
+       {"rsa", "-traditional", "-outform", "DER"},
+       KeyType::kRsa},
+      {{"-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"},
+       {"ec", "-outform", "PEM"},
+       KeyType::kEcP256},
+      {{"-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"},
+       {"pkcs8", "-topk8", "-nocrypt", "-outform", "DER"},
+       KeyType::kEcP256},
+      {{"-algorithm", "ED25519"}, {}, KeyType::kEd25519},
+  };
+  for (const Case& c : cases) {
+    std::string pem = dir.File("k.pem"), out = dir.File("k.out"), pub = dir.File("pub.der");
+    std::vector<std::string> gen = {"genpkey"};
+    gen.insert(gen.end(), c.genpkey.begin(), c.genpkey.end());
+    gen.insert(gen.end(), {"-out", pem});
+    ASSERT_EQ(RunOpenssl(gen), 0);
+    std::string input = pem;
+    if (!c.convert.empty()) {
+      std::vector<std::string> convert = c.convert;
+      convert.insert(convert.end(), {"-in", pem, "-out", out});
+      ASSERT_EQ(RunOpenssl(convert), 0) << c.convert[0];
+      input = out;
+    }
+    ASSERT_EQ(RunOpenssl({"pkey", "-in", pem, "-pubout", "-outform", "DER", "-out", pub}), 0);
+    auto key = PrivateKey::FromEncoded(ReadFile(input));
+    ASSERT_TRUE(key.ok()) << key.error().message;
+    EXPECT_EQ(key->spec().type, c.type);
+    EXPECT_EQ(*key->Public()->ToDer(), ReadFile(pub));
+  }
+
+  std::string encrypted = dir.File("enc.pem");
+  ASSERT_EQ(RunOpenssl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                        "-aes-128-cbc", "-pass", "pass:secret", "-out", encrypted}),
+            0);
+  EXPECT_EQ(PrivateKey::FromEncoded(ReadFile(encrypted)).error().code,
+            CKR_ATTRIBUTE_VALUE_INVALID);
+  EXPECT_EQ(PrivateKey::FromEncoded(Bytes{'n', 'o', 'p', 'e'}).error().code,
+            CKR_ATTRIBUTE_VALUE_INVALID);
+}
+
 TEST(Pkcs8, RejectsGarbageTruncationAndTrailingBytes) {
   SecureBytes der = *CachedKey({KeyType::kEcP256, 0})->ToPkcs8Der();
   SecureBytes truncated(der.begin(), der.end() - 1);

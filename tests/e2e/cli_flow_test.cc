@@ -127,6 +127,81 @@ TEST_F(CliFlowTest, LargeFilesAreHashedLocallyAndStillVerify) {
       << ed.err;
 }
 
+// Keys made by openssl, imported with `signet import`: the token's public
+// key is the file's, and a signature made on the token verifies under the
+// public key openssl derived from the original file.
+TEST_F(CliFlowTest, ImportedOpensslKeysSignAndVerifyUnderTheOriginalPublicKey) {
+  struct ImportCase {
+    std::vector<std::string> genpkey;
+    std::vector<std::string> convert;  // rewrites the key into another form
+    std::string mech;
+  };
+  const std::vector<ImportCase> cases = {
+      {{"-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"}, {}, "rsa-pss-sha256"},
+      {{"-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"}, {"ec"}, "ecdsa-sha256"},
+      {{"-algorithm", "ED25519"}, {"pkey", "-outform", "DER"}, "ed25519"},
+  };
+  std::string msg = Path("import-msg");
+  WriteTextFile(msg, "signed by an imported key\n");
+  int n = 0;
+  for (const ImportCase& c : cases) {
+    std::string label = "imported-" + std::to_string(n++);
+    SCOPED_TRACE(label + " " + c.mech);
+    std::string key = Path(label + ".key"), file = key, pub = Path(label + ".pub.pem");
+    std::vector<std::string> gen = {"genpkey"};
+    gen.insert(gen.end(), c.genpkey.begin(), c.genpkey.end());
+    gen.insert(gen.end(), {"-out", key});
+    ASSERT_EQ(OpenSsl(gen).exit_code, 0);
+    if (!c.convert.empty()) {
+      file = Path(label + ".converted");
+      std::vector<std::string> convert = c.convert;
+      convert.insert(convert.end(), {"-in", key, "-out", file});
+      ASSERT_EQ(OpenSsl(convert).exit_code, 0);
+    }
+    ASSERT_EQ(OpenSsl({"pkey", "-in", key, "-pubout", "-out", pub}).exit_code, 0);
+
+    ProgramResult imported = SignetWithPin({"import", "--in", file, "--label", label});
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    ProgramResult pubkey = Signet({"pubkey", "--label", label});
+    ASSERT_EQ(pubkey.exit_code, 0) << pubkey.err;
+    std::vector<std::uint8_t> original = ReadBinaryFile(pub);
+    EXPECT_EQ(pubkey.out, std::string(original.begin(), original.end()));
+
+    std::string sig = Path(label + ".sig");
+    ProgramResult sign =
+        SignetWithPin({"sign", "--label", label, "--mech", c.mech, "--in", msg, "--out", sig});
+    ASSERT_EQ(sign.exit_code, 0) << sign.err;
+    ProgramResult openssl = OpenSsl(OpensslVerifyArgs(c.mech, pub, msg, sig));
+    EXPECT_EQ(openssl.exit_code, 0) << openssl.out << openssl.err;
+  }
+}
+
+TEST_F(CliFlowTest, ImportRefusesEncryptedKeysAndTakenLabels) {
+  std::string encrypted = Path("encrypted.pem"), plain = Path("plain.pem");
+  ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                     "-aes-128-cbc", "-pass", "pass:secret", "-out", encrypted})
+                .exit_code,
+            0);
+  ProgramResult refused = SignetWithPin({"import", "--in", encrypted, "--label", "enc"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("CKR_ATTRIBUTE_VALUE_INVALID"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("not an unencrypted private key"), std::string::npos) << refused.err;
+
+  ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "ED25519", "-out", plain}).exit_code, 0);
+  ASSERT_EQ(SignetWithPin({"import", "--in", plain, "--label", "taken"}).exit_code, 0);
+  ProgramResult again = SignetWithPin({"import", "--in", plain, "--label", "taken"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  // Still exactly one pair under that label.
+  ProgramResult list = SignetWithPin({"list"});
+  std::size_t lines = 0;
+  for (std::size_t at = list.out.find(" taken\n"); at != std::string::npos;
+       at = list.out.find(" taken\n", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2u) << list.out;
+}
+
 TEST_F(CliFlowTest, ListShowsGeneratedKeys) {
   ASSERT_EQ(SignetWithPin({"keygen", "--type", "ec:p256", "--label", "listed"}).exit_code, 0);
   ProgramResult list = SignetWithPin({"list"});
