@@ -19,6 +19,8 @@ void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selecte
 void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // sign, verify.
 void AddSignCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// set-pin, init-pin.
+void AddPinCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // random, stats.
 void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 

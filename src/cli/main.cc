@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   CommandAction action;
   signet::cli::AddInitCommand(app, global, &action);
   signet::cli::AddKeyCommands(app, global, &action);
+  signet::cli::AddPinCommands(app, global, &action);
   signet::cli::AddSignCommands(app, global, &action);
   signet::cli::AddInfoCommands(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global

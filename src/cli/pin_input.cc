@@ -55,9 +55,10 @@ Result<SecureBytes> FromSources(const SecretSource& source) {
   }
   Result<SecureBytes> prompted = TerminalPrompt(source.prompt);
   if (!prompted.ok()) {
-    return MakeError(CKR_ARGUMENTS_BAD, std::string(source.prompt) + "not given: use " +
-                                            source.flag_name + " or " + source.env_name +
-                                            ", or run on a terminal");
+    std::string how = source.flag_name;
+    if (source.env_name != nullptr) how += std::string(" or ") + source.env_name;
+    return MakeError(CKR_ARGUMENTS_BAD,
+                     std::string(source.prompt) + "not given: use " + how + ", or run on a terminal");
   }
   SecureBytes first = std::move(*prompted);
   if (source.confirm) {

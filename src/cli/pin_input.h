@@ -18,7 +18,7 @@ struct SecretSource {
   // in place) by ReadSecret so the copy CLI11 made does not linger.
   std::optional<std::string>* flag = nullptr;
   const char* flag_name = nullptr;  // e.g. "--pin", for error messages
-  const char* env_name = nullptr;   // e.g. "SIGNET_PIN"
+  const char* env_name = nullptr;   // e.g. "SIGNET_PIN"; null: none
   const char* prompt = nullptr;    // e.g. "User PIN: "
   bool confirm = false;            // prompt twice and compare (new PINs)
 };
