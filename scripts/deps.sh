@@ -13,7 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl sqlite3 p11-kit opensc gnutls-bin libengine-pkcs11-openssl
-  openssh-client softhsm2 openjdk-17-jdk-headless
+  openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools
 )
 
 missing=()
