@@ -9,11 +9,13 @@ std::pair<client::Template, client::Template> SigningKeyTemplates(const SignAlgo
                                                                   const std::string& label) {
   using client::BoolAttribute;
   using client::StringAttribute;
+  // CKA_ID pairs the halves for clients that match keys by it (OpenSSH's
+  // agent signs with the private key whose CKA_ID is the public key's).
   client::Template pub = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                          BoolAttribute(CKA_VERIFY, true)};
+                          StringAttribute(CKA_ID, label), BoolAttribute(CKA_VERIFY, true)};
   client::Template priv = {BoolAttribute(CKA_TOKEN, true), StringAttribute(CKA_LABEL, label),
-                           BoolAttribute(CKA_SIGN, true), BoolAttribute(CKA_PRIVATE, true),
-                           BoolAttribute(CKA_SENSITIVE, true)};
+                           StringAttribute(CKA_ID, label), BoolAttribute(CKA_SIGN, true),
+                           BoolAttribute(CKA_PRIVATE, true), BoolAttribute(CKA_SENSITIVE, true)};
   if (mechanism.key_type == CKK_RSA) {
     constexpr std::uint8_t kF4[] = {1, 0, 1};
     pub.push_back(client::UlongAttribute(CKA_MODULUS_BITS, algo.spec.rsa_bits));

@@ -120,9 +120,12 @@ Status Generate(Session& s, const SignAlgorithm& algo, const TokenMechanism& tm,
   CK_ULONG bits = algo.spec.rsa_bits;
   CK_BYTE f4[] = {1, 0, 1};
   const crypto::Bytes params = crypto::EcParamsDer(algo.spec.type);
+  // CKA_ID (the label's bytes) pairs the halves for clients that match by it.
+  CK_ATTRIBUTE id{CKA_ID, const_cast<char*>(label.data()), label.size()};
   std::vector<CK_ATTRIBUTE> pub = {{CKA_TOKEN, &yes, 1},
                                    {CKA_VERIFY, &yes, 1},
-                                   {CKA_LABEL, const_cast<char*>(label.data()), label.size()}};
+                                   {CKA_LABEL, const_cast<char*>(label.data()), label.size()},
+                                   id};
   if (tm.key_type == CKK_RSA) {
     pub.push_back({CKA_MODULUS_BITS, &bits, sizeof(bits)});
     pub.push_back({CKA_PUBLIC_EXPONENT, f4, sizeof(f4)});
@@ -133,7 +136,8 @@ Status Generate(Session& s, const SignAlgorithm& algo, const TokenMechanism& tm,
                                     {CKA_SIGN, &yes, 1},
                                     {CKA_PRIVATE, &yes, 1},
                                     {CKA_SENSITIVE, &yes, 1},
-                                    {CKA_LABEL, const_cast<char*>(label.data()), label.size()}};
+                                    {CKA_LABEL, const_cast<char*>(label.data()), label.size()},
+                                    id};
   CK_MECHANISM mech{tm.keygen, nullptr, 0};
   CK_OBJECT_HANDLE pub_h = 0, priv_h = 0;
   P11_TRY("C_GenerateKeyPair", s.f()->C_GenerateKeyPair(s.h(), &mech, pub.data(), pub.size(),
