@@ -41,7 +41,8 @@ std::string Hex(CK_ULONG value) {
   return buffer;
 }
 
-// Describe adds the non-secret attributes of a template that name a key.
+// DescribeTemplate appends the attributes of a template that name a key
+// (label, id, class, key type); no other value is read.
 void DescribeTemplate(const AttributeList* attributes, const char* prefix, std::string* out) {
   if (attributes == nullptr) return;
   for (const wire::Attribute* a : *attributes) {
@@ -82,7 +83,7 @@ std::string UserName(CK_ULONG user) {
   }
 }
 
-// Session: " slot=N" for the session's token, "" if the session is unknown.
+// SlotOfSession: " slot=N" for the session's token, "" if it is unknown.
 std::string SlotOfSession(core::ClientState& client, CK_ULONG session) {
   std::lock_guard lock(client.mu);
   auto it = client.sessions.find(session);
