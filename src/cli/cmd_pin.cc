@@ -38,9 +38,8 @@ Status RunSetPin(GlobalOptions& global, PinOptions& options) {
 }
 
 Status RunInitPin(GlobalOptions& global, PinOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(
-      crypto::SecureBytes so_pin,
-      ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "SO PIN: "}));
+  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes so_pin,
+                          ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "SO PIN: "}));
   SIGNET_ASSIGN_OR_RETURN(
       crypto::SecureBytes user_pin,
       ReadSecret({&options.new_pin, "--new-pin", nullptr, "New user PIN: ", /*confirm=*/true}));
@@ -58,7 +57,8 @@ void AddPinCommands(CLI::App& app, GlobalOptions& global, CommandAction* selecte
 
   CLI::App* set_pin = app.add_subcommand("set-pin", "Change the user PIN (or the SO PIN)");
   set_pin->add_flag("--so", options->so, "Change the SO PIN (current one from --so-pin)");
-  set_pin->add_option("--so-pin", options->so_pin, "Current SO PIN (else SIGNET_SO_PIN, else a prompt)");
+  set_pin->add_option("--so-pin", options->so_pin,
+                      "Current SO PIN (else SIGNET_SO_PIN, else a prompt)");
   set_pin->add_option("--new-pin", options->new_pin, "New PIN (else a prompt, twice)");
   set_pin->callback([&global, options, selected] {
     *selected = [&global, options] { return RunSetPin(global, *options); };

@@ -137,7 +137,8 @@ Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
     if (point.size() >= 0x80) wrapped.push_back(0x81);
     wrapped.push_back(static_cast<std::uint8_t>(point.size()));
     wrapped.insert(wrapped.end(), point.begin(), point.end());
-    request.public_template.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
+    request.public_template.push_back(
+        BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
     request.public_template.push_back(BytesAttribute(CKA_EC_POINT, wrapped));
   }
   return request;

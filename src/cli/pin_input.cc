@@ -57,8 +57,8 @@ Result<SecureBytes> FromSources(const SecretSource& source) {
   if (!prompted.ok()) {
     std::string how = source.flag_name;
     if (source.env_name != nullptr) how += std::string(" or ") + source.env_name;
-    return MakeError(CKR_ARGUMENTS_BAD,
-                     std::string(source.prompt) + "not given: use " + how + ", or run on a terminal");
+    return MakeError(CKR_ARGUMENTS_BAD, std::string(source.prompt) + "not given: use " + how +
+                                            ", or run on a terminal");
   }
   SecureBytes first = std::move(*prompted);
   if (source.confirm) {

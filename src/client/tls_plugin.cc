@@ -5,11 +5,10 @@
 
 extern "C" __attribute__((visibility("default"))) void signet_tls_connect_v1(
     int fd, std::int64_t timeout_ms, const signet::client::TlsSettings* settings,
-    const std::string* default_host,
-    signet::Result<std::unique_ptr<signet::client::Stream>>* out) {
+    const std::string* default_host, signet::Result<std::unique_ptr<signet::client::Stream>>* out) {
   // Checked at compile time: the exported function matches what the loader calls.
-  static_assert(std::is_same_v<decltype(&signet_tls_connect_v1),
-                               signet::client::TlsPluginConnectFn>);
+  static_assert(
+      std::is_same_v<decltype(&signet_tls_connect_v1), signet::client::TlsPluginConnectFn>);
   try {
     *out = signet::client::ConnectTlsFd(fd, std::chrono::milliseconds(timeout_ms), *settings,
                                         *default_host);

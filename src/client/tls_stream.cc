@@ -1,10 +1,11 @@
-// ConnectTlsFd built in (signet_client_tls): TlsStream, TLS 1.3 (OpenSSL)
-// over a SocketStream. The SSL object talks to two memory BIOs and this
-// class moves their bytes through the socket itself, so TLS inherits the
-// socket's no-SIGPIPE, keep-draining behaviour. Thread contract: like SocketStream, one thread may Write while
-// another Reads: one mutex serialises every use of the SSL object (which is
-// not safe for concurrent SSL_read/SSL_write) but is released while Read
-// waits for ciphertext, so a write never waits for a reply to arrive.
+// ConnectTlsFd built in (signet_client): TlsStream, TLS 1.3 (OpenSSL) over
+// a SocketStream. The SSL object talks to two memory BIOs and this class
+// moves their bytes through the socket itself, so TLS inherits the socket's
+// no-SIGPIPE, keep-draining behaviour. Thread contract: like SocketStream,
+// one thread may Write while another Reads: one mutex serialises every use
+// of the SSL object (which is not safe for concurrent SSL_read/SSL_write)
+// but is released while Read waits for ciphertext, so a write never waits
+// for a reply to arrive.
 #include "client/tls_connect.h"
 
 #include <arpa/inet.h>

@@ -1,9 +1,10 @@
 // SecureBytes: a byte vector whose memory is wiped with explicit_bzero when
 // freed or reallocated (glibc's wipe that the compiler may not remove, like
 // OPENSSL_cleanse, but without linking libcrypto: the PKCS#11 module uses
-// SecureBytes and must not pull OpenSSL into its host process). Holds PINs, unwrapped keys and derived keys; it has no
-// operator<< on purpose, so it cannot reach a log by accident. Not
-// synchronised: one owner at a time, like std::vector.
+// SecureBytes and must not pull OpenSSL into its host process). Holds PINs,
+// unwrapped keys and derived keys; it has no operator<< on purpose, so it
+// cannot reach a log by accident. Not synchronised: one owner at a time,
+// like std::vector.
 #pragma once
 
 #include <openssl/crypto.h>

@@ -76,10 +76,14 @@ std::string MechanismName(const wire::Mechanism* m) {
 
 std::string UserName(CK_ULONG user) {
   switch (user) {
-    case CKU_SO: return "so";
-    case CKU_USER: return "user";
-    case CKU_CONTEXT_SPECIFIC: return "context_specific";
-    default: return Hex(user);
+    case CKU_SO:
+      return "so";
+    case CKU_USER:
+      return "user";
+    case CKU_CONTEXT_SPECIFIC:
+      return "context_specific";
+    default:
+      return Hex(user);
   }
 }
 
@@ -106,8 +110,8 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       break;
     case RequestBody::InitTokenRequest: {
       auto* r = request.body_as_InitTokenRequest();
-      line += "init_token slot=" + std::to_string(r->slot_id()) + " label=" +
-              Escaped(r->label() ? r->label()->string_view() : std::string_view());
+      line += "init_token slot=" + std::to_string(r->slot_id()) +
+              " label=" + Escaped(r->label() ? r->label()->string_view() : std::string_view());
       break;
     }
     case RequestBody::InitPinRequest:
@@ -145,7 +149,8 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
     }
     case RequestBody::DestroyObjectRequest: {
       auto* r = request.body_as_DestroyObjectRequest();
-      line += "destroy_object" + SlotOfSession(client, r->session()) + " object=" + Hex(r->object());
+      line +=
+          "destroy_object" + SlotOfSession(client, r->session()) + " object=" + Hex(r->object());
       break;
     }
     case RequestBody::SetAttributeValueRequest: {
@@ -157,15 +162,16 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
     }
     case RequestBody::WrapKeyRequest: {
       auto* r = request.body_as_WrapKeyRequest();
-      line += "wrap_key" + SlotOfSession(client, r->session()) + " mechanism=" +
-              MechanismName(r->mechanism()) + " wrapping_key=" + Hex(r->wrapping_key()) +
-              " key=" + Hex(r->key());
+      line += "wrap_key" + SlotOfSession(client, r->session()) +
+              " mechanism=" + MechanismName(r->mechanism()) +
+              " wrapping_key=" + Hex(r->wrapping_key()) + " key=" + Hex(r->key());
       break;
     }
     case RequestBody::UnwrapKeyRequest: {
       auto* r = request.body_as_UnwrapKeyRequest();
-      line += "unwrap_key" + SlotOfSession(client, r->session()) + " mechanism=" +
-              MechanismName(r->mechanism()) + " unwrapping_key=" + Hex(r->unwrapping_key());
+      line += "unwrap_key" + SlotOfSession(client, r->session()) +
+              " mechanism=" + MechanismName(r->mechanism()) +
+              " unwrapping_key=" + Hex(r->unwrapping_key());
       DescribeTemplate(r->template_(), "", &line);
       break;
     }

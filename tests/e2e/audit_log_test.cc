@@ -59,9 +59,9 @@ TEST_F(AuditLogTest, SecurityEventsLeaveOneLineEachWithoutSecrets) {
   const std::string wrong_pin = "wrong-pin-4711";
   auto refused = client->Login(*session, CKU_USER, ToBytes(wrong_pin));
   ASSERT_EQ(refused.error().code, CKR_PIN_INCORRECT);
-  EXPECT_EQ(AuditLines({"op=login user=user " + slot_field, "result=CKR_PIN_INCORRECT", Peer()})
-                .size(),
-            1u);
+  EXPECT_EQ(
+      AuditLines({"op=login user=user " + slot_field, "result=CKR_PIN_INCORRECT", Peer()}).size(),
+      1u);
 
   ASSERT_TRUE(client->Login(*session, CKU_USER, ToBytes(kUserPin)).ok());
   EXPECT_EQ(AuditLines({"op=login user=user " + slot_field, "result=CKR_OK", Peer()}).size(), 1u);

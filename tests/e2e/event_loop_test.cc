@@ -70,7 +70,7 @@ TEST_F(EventLoopTest, ShortSignaturesOfASequentialClientRunOnTheEventLoop) {
                                  {.scheme = crypto::SignScheme::kEcdsa,
                                   .digest = crypto::DigestAlg::kSha256,
                                   .ecdsa_format = crypto::EcdsaFormat::kRaw});
-  if (run.execute_us > 80) {  // the rule's threshold is 100 us
+  if (run.execute_us > 60) {  // the rule's threshold is 100 us; leave room for preemption
     GTEST_SKIP() << "a P-256 signature takes " << run.execute_us
                  << " us in this build (sanitizers?), too long to run inline";
   }

@@ -66,8 +66,8 @@ int Run(const char* module, const std::string& pin, const std::string& message) 
   if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, &slot, &count))) return 1;
   if (count == 0) return Check("C_GetSlotList (no token)", CKR_TOKEN_NOT_PRESENT) ? 0 : 1;
   CK_SESSION_HANDLE session = CK_INVALID_HANDLE;
-  if (!Check("C_OpenSession", p11->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION,
-                                                 nullptr, nullptr, &session)) ||
+  if (!Check("C_OpenSession", p11->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr,
+                                                 nullptr, &session)) ||
       !Check("C_Login",
              p11->C_Login(session, CKU_USER,
                           reinterpret_cast<CK_UTF8CHAR_PTR>(const_cast<char*>(pin.data())),
@@ -98,8 +98,8 @@ int Run(const char* module, const std::string& pin, const std::string& message) 
   std::vector<CK_BYTE> signature(64);
   CK_ULONG signature_len = signature.size();
   if (!Check("C_SignInit", p11->C_SignInit(session, &sign, priv)) ||
-      !Check("C_Sign", p11->C_Sign(session, data.data(), data.size(), signature.data(),
-                                   &signature_len))) {
+      !Check("C_Sign",
+             p11->C_Sign(session, data.data(), data.size(), signature.data(), &signature_len))) {
     return 1;
   }
   signature.resize(signature_len);

@@ -13,9 +13,9 @@ namespace {
 using Pkcs11JavaTest = DaemonTest;
 
 TEST_F(Pkcs11JavaTest, SunPkcs11GeneratesAndSignsAndOpensslVerifies) {
-  ProgramResult java = RunProgram(
-      {"/usr/bin/java", SIGNET_JAVA_PROBE, ModulePath(), kUserPin, dir_.path()},
-      {{"SIGNET_SOCKET", socket_path()}});
+  ProgramResult java =
+      RunProgram({"/usr/bin/java", SIGNET_JAVA_PROBE, ModulePath(), kUserPin, dir_.path()},
+                 {{"SIGNET_SOCKET", socket_path()}});
   ASSERT_EQ(java.exit_code, 0) << java.out << java.err;
   EXPECT_NE(java.out.find("EC key pair made on the token, signed, verified by SunEC"),
             std::string::npos)

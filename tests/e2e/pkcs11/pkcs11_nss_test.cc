@@ -29,8 +29,7 @@ TEST_F(Pkcs11NssTest, CertutilMakesSelfSignedCertificatesWithTokenKeys) {
   ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
   ProgramResult tokens = Nss("certutil", {"-U", "-d", Db()});
   ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
-  EXPECT_NE(tokens.out.find(std::string("token: ") + kTokenLabel), std::string::npos)
-      << tokens.out;
+  EXPECT_NE(tokens.out.find(std::string("token: ") + kTokenLabel), std::string::npos) << tokens.out;
 
   WriteTextFile(Path("pin"), std::string(kUserPin) + "\n");
   WriteTextFile(Path("noise"), "nss needs some noise for its own rng seeding; any bytes do");
@@ -41,9 +40,10 @@ TEST_F(Pkcs11NssTest, CertutilMakesSelfSignedCertificatesWithTokenKeys) {
   for (const KeyCase& c : {KeyCase{"nss-ec", {"-k", "ec", "-q", "nistp256"}},
                            KeyCase{"nss-rsa", {"-k", "rsa", "-g", "2048"}}}) {
     SCOPED_TRACE(c.nickname);
-    std::vector<std::string> args = {"-S", "-d", Db(), "-h", kTokenLabel, "-f", Path("pin"),
-                                     "-s", "CN=" + c.nickname, "-n", c.nickname, "-x", "-t",
-                                     "C,,", "-Z", "SHA256", "-v", "12", "-z", Path("noise")};
+    std::vector<std::string> args = {
+        "-S", "-d",         Db(), "-h", kTokenLabel, "-f", Path("pin"), "-s", "CN=" + c.nickname,
+        "-n", c.nickname,   "-x", "-t", "C,,",       "-Z", "SHA256",    "-v", "12",
+        "-z", Path("noise")};
     args.insert(args.end(), c.key_args.begin(), c.key_args.end());
     ProgramResult made = Nss("certutil", args);
     ASSERT_EQ(made.exit_code, 0) << made.out << made.err;

@@ -71,15 +71,14 @@ TEST_F(Pkcs11SshAgentTest, AgentSignsWithEveryTokenKeyAndSshKeygenVerifies) {
     const std::string pub = Path("key" + std::to_string(keys) + ".pub");
     WriteTextFile(pub, line + "\n");
     std::remove(Path("msg.sig").c_str());
-    ProgramResult sign =
-        RunProgram({"/usr/bin/ssh-keygen", "-Y", "sign", "-f", pub, "-n", "file", Path("msg")},
-                   AgentEnv());
+    ProgramResult sign = RunProgram(
+        {"/usr/bin/ssh-keygen", "-Y", "sign", "-f", pub, "-n", "file", Path("msg")}, AgentEnv());
     ASSERT_EQ(sign.exit_code, 0) << sign.err;
     WriteTextFile(Path("allowed"), "signer " + line + "\n");
-    ProgramResult verify = RunProgram(
-        {"/bin/sh", "-c",
-         "/usr/bin/ssh-keygen -Y verify -f '" + Path("allowed") + "' -I signer -n file -s '" +
-             Path("msg.sig") + "' < '" + Path("msg") + "'"});
+    ProgramResult verify = RunProgram({"/bin/sh", "-c",
+                                       "/usr/bin/ssh-keygen -Y verify -f '" + Path("allowed") +
+                                           "' -I signer -n file -s '" + Path("msg.sig") + "' < '" +
+                                           Path("msg") + "'"});
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
     EXPECT_NE(verify.out.find("Good \"file\" signature for signer"), std::string::npos)
         << verify.out;

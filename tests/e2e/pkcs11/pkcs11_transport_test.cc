@@ -47,8 +47,8 @@ void ExpectVerifiedSignature(const std::map<std::string, std::string>& fields) {
   std::string pem = P256PointToPem(FromHex(fields.at("ec_point")));
   ASSERT_FALSE(pem.empty());
   std::string message = kMessage;
-  EXPECT_TRUE(VerifyEcdsaP256(pem, {message.begin(), message.end()},
-                              FromHex(fields.at("signature"))));
+  EXPECT_TRUE(
+      VerifyEcdsaP256(pem, {message.begin(), message.end()}, FromHex(fields.at("signature"))));
 }
 
 using Pkcs11UnixTransportTest = DaemonTest;
@@ -71,17 +71,16 @@ class Pkcs11TlsTransportTest : public DaemonTest {
                     "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth");
     MakeCertificate("client", "ca", "signet-test-client", "extendedKeyUsage=clientAuth");
     MakeCertificate("other-ca", "", "someone-else", "basicConstraints=critical,CA:TRUE");
-    return {"--listen",   "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
-            "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
+    return {"--listen",  "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
+            "--tls-key", Path("server.key"), "--tls-client-ca", Path("ca.pem")};
   }
 
   // WriteConf writes a module config for the daemon's TCP port that trusts
   // `ca` and returns its path.
   std::string WriteConf(const std::string& ca) {
     std::string conf = Path(ca + "-pkcs11.conf");
-    WriteTextFile(conf, "socket = tcp://127.0.0.1:" + std::to_string(TcpPort()) +
-                            "\ntls_ca = " + Path(ca + ".pem") +
-                            "\ntls_cert = " + Path("client.pem") +
+    WriteTextFile(conf, "socket = tcp://127.0.0.1:" + std::to_string(TcpPort()) + "\ntls_ca = " +
+                            Path(ca + ".pem") + "\ntls_cert = " + Path("client.pem") +
                             "\ntls_key = " + Path("client.key") + "\n");
     return conf;
   }
@@ -111,8 +110,8 @@ TEST_F(Pkcs11TlsTransportTest, ModuleWithoutItsTlsPluginSaysSoAndFailsCleanly) {
   std::string lonely = Path("libsignet-pkcs11.so");
   ProgramResult copy = RunProgram({"/bin/cp", ModulePath(), lonely});
   ASSERT_EQ(copy.exit_code, 0) << copy.err;
-  ProgramResult probe = RunProgram({ProbePath(), lonely, kUserPin, kMessage},
-                                   {{"SIGNET_CONF", WriteConf("ca")}});
+  ProgramResult probe =
+      RunProgram({ProbePath(), lonely, kUserPin, kMessage}, {{"SIGNET_CONF", WriteConf("ca")}});
   EXPECT_EQ(probe.exit_code, 1);
   EXPECT_NE(probe.err.find("C_GetSlotList failed: CK_RV 0x30"), std::string::npos) << probe.err;
   EXPECT_NE(probe.err.find("libsignet-tls.so"), std::string::npos) << probe.err;

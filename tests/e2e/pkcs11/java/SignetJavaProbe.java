@@ -41,7 +41,8 @@ public class SignetJavaProbe {
         generator.initialize(2048);
       }
       KeyPair pair = generator.generateKeyPair();
-      byte[] message = ("signed on signet through SunPKCS11, " + c[0]).getBytes(StandardCharsets.UTF_8);
+      byte[] message =
+          ("signed on signet through SunPKCS11, " + c[0]).getBytes(StandardCharsets.UTF_8);
 
       Signature signer = Signature.getInstance(c[1], signet);
       signer.initSign(pair.getPrivate());
