@@ -93,6 +93,17 @@ void DaemonTest::MakeCertificate(const std::string& name, const std::string& iss
   ASSERT_EQ(made.exit_code, 0) << made.err;
 }
 
+std::vector<std::string> DaemonTest::TlsTestPki() {
+  MakeCertificate("ca", "", "signet-test-ca", "basicConstraints=critical,CA:TRUE");
+  MakeCertificate("server", "ca", "localhost",
+                  "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth");
+  MakeCertificate("client", "ca", "signet-test-client", "extendedKeyUsage=clientAuth");
+  MakeCertificate("other-ca", "", "someone-else", "basicConstraints=critical,CA:TRUE");
+  MakeCertificate("intruder", "other-ca", "intruder", "extendedKeyUsage=clientAuth");
+  return {"--listen",   "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
+          "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
+}
+
 int DaemonTest::TcpPort() {
   const std::string log = daemon_.log();
   const auto at = log.find("tcp_port=");

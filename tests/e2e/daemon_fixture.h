@@ -65,6 +65,14 @@ class DaemonTest : public ::testing::Test {
   void MakeCertificate(const std::string& name, const std::string& issuer,
                        const std::string& common_name, const std::string& extensions);
 
+  // TlsTestPki writes a test PKI with the openssl tool - ca (a CA), server
+  // (from ca; localhost and 127.0.0.1, serverAuth), client (from ca,
+  // clientAuth), other-ca (an unrelated CA) and intruder (a client
+  // certificate from other-ca), each NAME.pem + NAME.key - and returns the
+  // signetd flags for a TLS listener on 127.0.0.1:0 that requires client
+  // certificates from ca.
+  std::vector<std::string> TlsTestPki();
+
   // TcpPort reads the port of a `--listen 127.0.0.1:0` daemon from the
   // "tcp_port=" of its log; 0 (and a test failure) when there is none.
   int TcpPort();

@@ -155,14 +155,7 @@ TEST_F(SharedClientTest, SessionObjectMadeByOneThreadSignsInAnotherThreadsSessio
 // certificates from a CA made with the openssl tool.
 class SharedTlsClientTest : public DaemonTest {
  protected:
-  std::vector<std::string> DaemonArgs() override {
-    MakeCertificate("ca", "", "ca", "basicConstraints=critical,CA:TRUE");
-    MakeCertificate("server", "ca", "server",
-                    "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth");
-    MakeCertificate("client", "ca", "client", "extendedKeyUsage=clientAuth");
-    return {"--listen",   "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
-            "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
-  }
+  std::vector<std::string> DaemonArgs() override { return TlsTestPki(); }
 };
 
 TEST_F(SharedTlsClientTest, SixteenThreadsShareOneTlsClient) {

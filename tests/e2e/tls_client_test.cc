@@ -11,16 +11,7 @@ namespace {
 
 class TlsClientTest : public DaemonTest {
  protected:
-  std::vector<std::string> DaemonArgs() override {
-    MakeCertificate("ca", "", "signet-test-ca", "basicConstraints=critical,CA:TRUE");
-    MakeCertificate("server", "ca", "localhost",
-                    "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth");
-    MakeCertificate("client", "ca", "signet-test-client", "extendedKeyUsage=clientAuth");
-    MakeCertificate("other-ca", "", "someone-else", "basicConstraints=critical,CA:TRUE");
-    MakeCertificate("intruder", "other-ca", "intruder", "extendedKeyUsage=clientAuth");
-    return {"--listen",   "127.0.0.1:0",      "--tls-cert",      Path("server.pem"),
-            "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
-  }
+  std::vector<std::string> DaemonArgs() override { return TlsTestPki(); }
 
   void SetUp() override {
     DaemonTest::SetUp();
