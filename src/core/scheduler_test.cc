@@ -11,21 +11,27 @@ namespace {
 
 // Gate: blocks the single worker until opened, so the test controls what is
 // queued before anything runs (no sleeps).
+// Gate holds one worker busy: Block submits (to `queue`) a task that waits
+// for open.set_value(), and returns once that task is running.
 struct Gate {
   std::promise<void> open;
   std::shared_future<void> opened = open.get_future().share();
+  std::promise<void> blocked;
+
+  void Block(Scheduler& s, Scheduler::QueueId queue = 1) {
+    ASSERT_TRUE(s.Submit(queue, [this] {
+      blocked.set_value();
+      opened.wait();
+    }));
+    blocked.get_future().wait();
+  }
 };
 
 TEST(Scheduler, RoundRobinAcrossQueues) {
   PhaseCounters counters;
   Scheduler s({1, 1000}, &counters);
   Gate gate;
-  std::promise<void> blocked;
-  ASSERT_TRUE(s.Submit(99, [&] {
-    blocked.set_value();
-    gate.opened.wait();
-  }));
-  blocked.get_future().wait();
+  gate.Block(s, 99);
   std::mutex mu;
   std::vector<int> order;
   // Queue 1 pipelines 50 tasks before queue 2 submits its one.
@@ -50,12 +56,7 @@ TEST(Scheduler, RoundRobinAcrossQueues) {
 TEST(Scheduler, BoundRefusesAndCountsRejections) {
   Scheduler s({1, 3}, nullptr);
   Gate gate;
-  std::promise<void> blocked;
-  ASSERT_TRUE(s.Submit(1, [&] {
-    blocked.set_value();
-    gate.opened.wait();
-  }));
-  blocked.get_future().wait();
+  gate.Block(s);
   EXPECT_TRUE(s.Submit(1, [] {}));
   EXPECT_TRUE(s.Submit(2, [] {}));
   EXPECT_TRUE(s.Submit(3, [] {}));
@@ -73,12 +74,7 @@ TEST(Scheduler, BoundRefusesAndCountsRejections) {
 TEST(Scheduler, CancelDropsOnlyThatQueue) {
   Scheduler s({1, 100}, nullptr);
   Gate gate;
-  std::promise<void> blocked;
-  ASSERT_TRUE(s.Submit(1, [&] {
-    blocked.set_value();
-    gate.opened.wait();
-  }));
-  blocked.get_future().wait();
+  gate.Block(s);
   int ran_a = 0, ran_b = 0;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(s.Submit(7, [&] { ++ran_a; }));
   ASSERT_TRUE(s.Submit(8, [&] { ++ran_b; }));
@@ -110,12 +106,7 @@ TEST(Scheduler, EscapedExceptionDoesNotKillWorker) {
 TEST(Scheduler, TryRunOnIdleWorkerOnlyWhenOneIsIdle) {
   Scheduler s({1, 10}, nullptr);
   Gate gate;
-  std::promise<void> blocked;
-  ASSERT_TRUE(s.Submit(1, [&] {
-    blocked.set_value();
-    gate.opened.wait();
-  }));
-  blocked.get_future().wait();
+  gate.Block(s);
   bool ran = false;
   EXPECT_FALSE(s.TryRunOnIdleWorker([&] { ran = true; }));  // the only worker is busy
   gate.open.set_value();
@@ -150,12 +141,7 @@ TEST(Scheduler, TryRunHereOnlyWhenNothingQueuedOrRunning) {
   EXPECT_EQ(s.stats().completed, 1u);
 
   Gate gate;
-  std::promise<void> blocked;
-  ASSERT_TRUE(s.Submit(1, [&] {
-    blocked.set_value();
-    gate.opened.wait();
-  }));
-  blocked.get_future().wait();
+  gate.Block(s);
   bool ran = false;
   EXPECT_FALSE(s.TryRunHere([&] { ran = true; }));  // a worker is busy, one is idle
   gate.open.set_value();
