@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/pin_input.h"
 #include "keystore/data_dir.h"
+#include "rpc/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -50,7 +51,8 @@ Status InitThroughDaemon(client::Client& client, const InitOptions& options,
     SIGNET_ASSIGN_OR_RETURN(client::InitTokenResult made,
                             client.InitToken(slot.slot_id, so_pin, options.label, user_pin));
     std::printf("initialised token '%s' (serial %s) on slot %lu of the running signetd\n",
-                options.label.c_str(), made.serial.c_str(), made.slot_id);
+                rpc::PrintableText(options.label).c_str(),
+                rpc::PrintableText(made.serial).c_str(), made.slot_id);
     return OkStatus();
   }
   return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
@@ -81,8 +83,9 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(auto token, keystore::CreateInDirectory(dir, options.label, so_pin,
                                                                   user_pin, token_options));
   keystore::TokenInfo info = token->Info();
-  std::printf("initialised token '%s' (serial %s) in %s\n", info.label.c_str(),
-              info.serial.c_str(), dir.c_str());
+  std::printf("initialised token '%s' (serial %s) in %s\n",
+              rpc::PrintableText(info.label).c_str(), rpc::PrintableText(info.serial).c_str(),
+              rpc::PrintableText(dir).c_str());
   return OkStatus();
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/file_io.h"
 #include "cli/key_objects.h"
+#include "rpc/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -32,7 +33,7 @@ Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
                                                     request.private_template));
   (void)pair;
   std::printf("generated %s key pair '%s'\n", crypto::KeySpecName(spec).c_str(),
-              options.label.c_str());
+              rpc::PrintableText(options.label).c_str());
   return OkStatus();
 }
 
@@ -65,7 +66,7 @@ Status RunImport(GlobalOptions& global, const KeyOptions& options) {
     return public_key.error();
   }
   std::printf("imported %s key pair '%s' from %s\n", crypto::KeySpecName(key->spec()).c_str(),
-              options.label.c_str(), options.in.c_str());
+              rpc::PrintableText(options.label).c_str(), rpc::PrintableText(options.in).c_str());
   return OkStatus();
 }
 
@@ -74,7 +75,7 @@ Status RunList(GlobalOptions& global) {
   SIGNET_ASSIGN_OR_RETURN(std::vector<KeyListing> keys, ListKeys(connection));
   for (const KeyListing& key : keys) {
     std::printf("%-8s %-13s %s\n", key.object_class.c_str(), key.key_type.c_str(),
-                key.label.c_str());
+                rpc::PrintableText(key.label).c_str());
   }
   return OkStatus();
 }
@@ -98,7 +99,8 @@ Status RunDelete(GlobalOptions& global, const KeyOptions& options) {
   for (client::Handle object : objects) {
     SIGNET_TRY(connection.client->DestroyObject(connection.session, object));
   }
-  std::printf("deleted %zu object(s) labelled '%s'\n", objects.size(), options.label.c_str());
+  std::printf("deleted %zu object(s) labelled '%s'\n", objects.size(),
+              rpc::PrintableText(options.label).c_str());
   return OkStatus();
 }
 

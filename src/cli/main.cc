@@ -8,10 +8,20 @@
 #include "bench/backend_factory.h"
 #include "bench/bench_commands.h"
 #include "cli/commands.h"
+#include "cli/secret_arguments.h"
+#include "rpc/printable.h"
 #include "rpc/rv_names.h"
 
 int main(int argc, char** argv) {
   using signet::cli::CommandAction;
+  // First of all: take PINs out of /proc/PID/cmdline (cli/secret_arguments.h).
+  signet::cli::ScrubbedArguments arguments(argc, argv);
+  for (const std::string& flag : arguments.secret_flags()) {
+    std::fprintf(stderr,
+                 "signet: warning: %s on the command line is visible to other local users "
+                 "(ps, /proc) until signet starts; the environment or the prompt is safer\n",
+                 flag.c_str());
+  }
   signet::cli::GlobalOptions global;
   CLI::App app{"signet: command-line client for the signet software HSM"};
   app.require_subcommand(1);
@@ -47,7 +57,7 @@ int main(int argc, char** argv) {
   signet::bench::AddBenchCommands(app, std::move(bench_hooks));
 
   try {
-    app.parse(argc, argv);
+    app.parse(arguments.argc(), arguments.argv());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -57,7 +67,7 @@ int main(int argc, char** argv) {
     if (!status.ok()) {
       std::string command = app.get_subcommands().front()->get_name();
       std::fprintf(stderr, "signet %s: %s\n", command.c_str(),
-                   signet::rpc::DescribeError(status.error()).c_str());
+                   signet::rpc::PrintableText(signet::rpc::DescribeError(status.error())).c_str());
       return 1;
     }
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/mechanisms.h"
+#include "rpc/printable.h"
 #include "rpc/rv_names.h"
 
 namespace signet::rpc {
@@ -13,26 +14,10 @@ namespace {
 using wire::RequestBody;
 using AttributeList = flatbuffers::Vector<flatbuffers::Offset<wire::Attribute>>;
 
-// Escaped: printable ASCII as is, everything else (and " and \) as \xNN,
-// so a label can neither break the line nor forge another field.
-std::string Escaped(std::string_view bytes) {
-  std::string out = "\"";
-  for (char c : bytes) {
-    auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
-      out.push_back(c);
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", b);
-      out += hex;
-    }
-  }
-  return out + "\"";
-}
-
+// Escaped: a client's bytes as one quoted, single-line log token.
 std::string Escaped(const flatbuffers::Vector<std::uint8_t>* bytes) {
-  if (bytes == nullptr) return Escaped(std::string_view());
-  return Escaped(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (bytes == nullptr) return QuotedAscii(std::string_view());
+  return QuotedAscii(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
 }
 
 std::string Hex(CK_ULONG value) {
@@ -111,7 +96,7 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
     case RequestBody::InitTokenRequest: {
       auto* r = request.body_as_InitTokenRequest();
       line += "init_token slot=" + std::to_string(r->slot_id()) +
-              " label=" + Escaped(r->label() ? r->label()->string_view() : std::string_view());
+              " label=" + QuotedAscii(r->label() ? r->label()->string_view() : std::string_view());
       break;
     }
     case RequestBody::InitPinRequest:
