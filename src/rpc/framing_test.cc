@@ -1,5 +1,7 @@
 #include "rpc/framing.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -117,6 +119,37 @@ TEST(Framing, SchemaRoundTripVerifies) {
   std::vector<std::uint8_t> junk = {1, 2, 3, 4, 5, 6, 7, 8};
   flatbuffers::Verifier bad(junk.data(), junk.size());
   EXPECT_FALSE(wire::VerifyRequestBuffer(bad));
+}
+
+
+// Issue 10, defect 6: a request's bytes (a PIN, an imported key) must not
+// stay in the reader's buffer once the caller is done with it.
+TEST(Framing, WipeConsumedZeroesHandledPayloads) {
+  FrameReader reader;
+  auto first = Frame({0x11, 0x22, 0x33});
+  auto second = Frame({0x44, 0x55});
+  std::vector<std::uint8_t> both(first);
+  both.insert(both.end(), second.begin(), second.end());
+  both.push_back(0);  // the start of a third frame stays buffered
+  reader.Feed(both);
+  Payload p1, p2;
+  ASSERT_EQ(reader.Next(&p1), FrameReader::State::kFrame);
+  ASSERT_EQ(reader.Next(&p2), FrameReader::State::kFrame);
+  reader.WipeConsumed();
+  EXPECT_EQ(std::count(p1.begin(), p1.end(), 0), 3);
+  EXPECT_EQ(std::count(p2.begin(), p2.end(), 0), 2);
+  EXPECT_EQ(reader.buffered(), 1u);
+}
+
+// A posted read's prepared bytes are not data until committed.
+TEST(Framing, PreparedBytesAreNotParsed) {
+  FrameReader reader;
+  auto span = reader.Prepare(64);
+  std::fill(span.begin(), span.end(), 0);  // would read as empty frames
+  Payload p;
+  EXPECT_EQ(reader.Next(&p), FrameReader::State::kNeedMore);
+  EXPECT_EQ(reader.buffered(), 0u);
+  reader.Commit(0);
 }
 
 }  // namespace

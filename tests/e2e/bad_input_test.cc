@@ -5,16 +5,13 @@
 // client then signs (checked by the openssl CLI), and the token's objects
 // are unchanged.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <optional>
 #include <random>
 #include <set>
 
 #include "key_helpers.h"
+#include "raw_connection.h"
 #include "rpc/framing.h"
 #include "signet_generated.h"
 
@@ -23,72 +20,8 @@ namespace {
 
 namespace fb = flatbuffers;
 
-// RawConnection: a Unix socket speaking bytes, for frames no client sends.
-class RawConnection {
- public:
-  explicit RawConnection(const std::string& path) {
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~RawConnection() { Close(); }
-  bool connected() const { return connected_; }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
-
-  // Send writes all of `bytes` (MSG_NOSIGNAL: a closed peer is an error).
-  bool Send(std::span<const std::uint8_t> bytes) {
-    while (!bytes.empty()) {
-      ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      bytes = bytes.subspan(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  bool SendFrame(std::span<const std::uint8_t> payload) {
-    auto frame = rpc::EncodeFrame(payload);
-    return frame.ok() && Send(*frame);
-  }
-
-  // ReadFrame returns the next reply payload, or nullopt when the daemon
-  // closed the connection. Waits at most 20 s (a hang fails the test).
-  std::optional<std::vector<std::uint8_t>> ReadFrame() {
-    std::span<const std::uint8_t> payload;
-    while (reader_.Next(&payload) != rpc::FrameReader::State::kFrame) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 20000) != 1) {
-        ADD_FAILURE() << "no reply within 20 s";
-        return std::nullopt;
-      }
-      std::uint8_t buf[4096];
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return std::nullopt;
-      reader_.Feed(std::span<const std::uint8_t>(buf, static_cast<std::size_t>(n)));
-    }
-    return std::vector<std::uint8_t>(payload.begin(), payload.end());
-  }
-
-  // ExpectClosed: the daemon closes the connection (EOF) without more replies.
-  void ExpectClosed() {
-    auto frame = ReadFrame();
-    EXPECT_FALSE(frame.has_value()) << "expected the daemon to close the connection";
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-  rpc::FrameReader reader_;
-};
-
 const wire::Response* Parse(const std::vector<std::uint8_t>& payload) {
-  fb::Verifier verifier(payload.data(), payload.size());
-  if (!verifier.VerifyBuffer<wire::Response>(nullptr)) return nullptr;
-  return fb::GetRoot<wire::Response>(payload.data());
+  return ParseResponse(payload);
 }
 
 // ExpectReply reads one reply and checks its id and rv.

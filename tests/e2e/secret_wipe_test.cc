@@ -1,0 +1,132 @@
+// Issue 10, defect 6: an imported private key stayed readable in signetd's
+// heap after logout and deletion (the frame reader's buffer, the worker's
+// copy of the payload and the template vector were freed unwiped). This
+// imports EC keys with `signet import`, deletes them, lets the CLI's
+// connection end, then scans the live daemon's writable memory for each
+// key's private scalar. Reading another process's memory needs root (the
+// daemon is not dumpable); the test skips otherwise.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "daemon_fixture.h"
+
+namespace signet::e2e {
+namespace {
+
+// PrivateScalar reads the "priv:" hex block of `openssl ec -text`.
+std::vector<std::uint8_t> PrivateScalar(const std::string& text) {
+  std::vector<std::uint8_t> out;
+  auto start = text.find("priv:");
+  auto end = text.find("pub:");
+  if (start == std::string::npos || end == std::string::npos) return out;
+  std::string hex;
+  for (char c : text.substr(start + 5, end - start - 5)) {
+    if (std::isxdigit(static_cast<unsigned char>(c))) hex += c;
+  }
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  while (out.size() > 32 && out.front() == 0) out.erase(out.begin());  // DER sign byte
+  return out;
+}
+
+// MemoryImage holds the writable mappings of a live process.
+struct MemoryImage {
+  bool readable = false;
+  std::string why;
+  std::vector<std::vector<std::uint8_t>> regions;
+
+  bool Contains(const std::vector<std::uint8_t>& needle) const {
+    for (const auto& r : regions) {
+      if (r.size() >= needle.size() &&
+          ::memmem(r.data(), r.size(), needle.data(), needle.size()) != nullptr) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+MemoryImage ReadMemory(pid_t pid) {
+  MemoryImage image;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  int mem = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+  if (mem < 0 || !maps) {
+    image.why = std::string("cannot open /proc/PID/mem: ") + std::strerror(errno);
+    if (mem >= 0) ::close(mem);
+    return image;
+  }
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms;
+    fields >> range >> perms;
+    if (perms.size() < 2 || perms[1] != 'w') continue;  // secrets live in writable memory
+    const auto dash = range.find('-');
+    const std::uint64_t from = std::stoull(range.substr(0, dash), nullptr, 16);
+    const std::uint64_t to = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (to - from > (std::uint64_t{1} << 30)) continue;
+    std::vector<std::uint8_t> region(to - from);
+    ssize_t n = ::pread(mem, region.data(), region.size(), static_cast<off_t>(from));
+    if (n < 0) {
+      if (errno == EPERM || errno == EACCES) {
+        image.why = std::string("cannot read /proc/PID/mem: ") + std::strerror(errno);
+        ::close(mem);
+        return image;
+      }
+      continue;
+    }
+    region.resize(static_cast<std::size_t>(n));
+    image.regions.push_back(std::move(region));
+  }
+  ::close(mem);
+  image.readable = !image.regions.empty();
+  if (!image.readable && image.why.empty()) image.why = "no readable writable mapping";
+  return image;
+}
+
+class SecretWipeTest : public DaemonTest {};
+
+TEST_F(SecretWipeTest, ImportedKeyLeavesNoCopyInDaemonMemoryAfterDeleteAndLogout) {
+  MemoryImage probe = ReadMemory(daemon_.pid());
+  if (!probe.readable) GTEST_SKIP() << probe.why;
+  constexpr int kKeys = 6;
+  std::vector<std::vector<std::uint8_t>> scalars;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = Path("k" + std::to_string(i) + ".pem");
+    ProgramResult made = OpenSsl(
+        {"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    ProgramResult text = OpenSsl({"ec", "-in", key, "-text", "-noout"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    scalars.push_back(PrivateScalar(text.out));
+    ASSERT_EQ(scalars.back().size(), 32u) << text.out;
+    const std::string label = "wiped-" + std::to_string(i);
+    ProgramResult imported =
+        Signet({"import", "--in", key, "--label", label, "--pin", kUserPin});
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    ProgramResult deleted = Signet({"delete", "--label", label, "--pin", kUserPin});
+    ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  }
+  // The CLI's connections are closed (its sessions and logins end with
+  // them); one more round trip makes sure the daemon has seen that.
+  ASSERT_EQ(Signet({"list", "--pin", kUserPin}).exit_code, 0);
+  MemoryImage image = ReadMemory(daemon_.pid());
+  ASSERT_TRUE(image.readable) << image.why;
+  int found = 0;
+  for (int i = 0; i < kKeys; ++i) {
+    if (image.Contains(scalars[i])) {
+      ++found;
+      ADD_FAILURE() << "key " << i << "'s private scalar is still in signetd's memory";
+    }
+  }
+  RecordProperty("keys_found_in_memory", found);
+}
+
+}  // namespace
+}  // namespace signet::e2e
