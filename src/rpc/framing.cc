@@ -35,9 +35,23 @@ void FrameReader::Compact() {
   // Drop consumed bytes only when they dominate, so a stream of small
   // frames does not memmove on every call.
   if (start_ > 0 && (start_ == buffer_.size() || start_ >= buffer_.size() / 2)) {
+    WipeConsumed();
+    const std::size_t old_size = buffer_.size();
     buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(start_));
+    // The moved bytes' old places past the new end still hold copies: wipe
+    // them (the resize up stays within capacity and writes nothing).
+    const std::size_t size = buffer_.size();
+    buffer_.resize(old_size);
+    explicit_bzero(buffer_.data() + size, old_size - size);
+    buffer_.resize(size);
     start_ = 0;
+    wiped_ = 0;
   }
+}
+
+void FrameReader::WipeConsumed() {
+  if (start_ > wiped_) explicit_bzero(buffer_.data() + wiped_, start_ - wiped_);
+  wiped_ = start_;
 }
 
 void FrameReader::Feed(std::span<const std::uint8_t> bytes) {
@@ -61,7 +75,8 @@ void FrameReader::Commit(std::size_t k) {
 
 FrameReader::State FrameReader::Next(std::span<const std::uint8_t>* payload) {
   if (too_large_) return State::kTooLarge;
-  std::size_t available = buffer_.size() - start_;
+  // Bytes handed out by Prepare and not committed yet are not data.
+  std::size_t available = buffer_.size() - prepared_ - start_;
   if (available < kFrameHeaderSize) return State::kNeedMore;
   std::span<const std::uint8_t, kFrameHeaderSize> header(buffer_.data() + start_, kFrameHeaderSize);
   declared_length_ = DecodeFrameHeader(header);

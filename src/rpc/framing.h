@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string.h>
 #include <utility>
 #include <vector>
 
@@ -46,15 +47,27 @@ std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> 
 Result<std::vector<std::uint8_t>> EncodeFrame(std::span<const std::uint8_t> payload,
                                               std::size_t max_frame_size = kDefaultMaxFrameSize);
 
-// DefaultInitAllocator: lets FrameReader grow its buffer for a socket read
-// without zeroing bytes the read overwrites anyway (64 KiB per read).
+// WipingAllocator: FrameReader's buffer allocator. It grows the buffer for
+// a socket read without zeroing bytes the read overwrites anyway (64 KiB
+// per read), and wipes memory with explicit_bzero before freeing it:
+// requests carry PINs and imported keys. explicit_bzero, not
+// OPENSSL_cleanse: the PKCS#11 module uses this reader and must not pull
+// libcrypto into its host process.
 template <typename T>
-struct DefaultInitAllocator : std::allocator<T> {
+struct WipingAllocator {
+  using value_type = T;
   template <typename U>
   struct rebind {
-    using other = DefaultInitAllocator<U>;
+    using other = WipingAllocator<U>;
   };
-  using std::allocator<T>::allocator;
+  WipingAllocator() = default;
+  template <typename U>
+  WipingAllocator(const WipingAllocator<U>&) {}  // NOLINT
+  T* allocate(std::size_t n) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, std::size_t n) {
+    explicit_bzero(p, n * sizeof(T));
+    std::allocator<T>().deallocate(p, n);
+  }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
@@ -62,6 +75,10 @@ struct DefaultInitAllocator : std::allocator<T> {
   template <typename U, typename... Args>
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <typename U>
+  bool operator==(const WipingAllocator<U>&) const {
+    return true;
   }
 };
 
@@ -98,16 +115,22 @@ class FrameReader {
 
   // declared_length: the length field of the last header read.
   std::uint64_t declared_length() const { return declared_length_; }
+  // WipeConsumed overwrites the bytes of every payload returned so far
+  // (their spans become invalid): the caller is done with them, and they may
+  // hold secrets. Freed and moved-from memory is wiped anyway.
+  void WipeConsumed();
+
   // buffered: bytes received and not yet returned.
-  std::size_t buffered() const { return buffer_.size() - start_; }
+  std::size_t buffered() const { return buffer_.size() - prepared_ - start_; }
   std::size_t max_frame_size() const { return max_frame_size_; }
 
  private:
   void Compact();
 
   std::size_t max_frame_size_;
-  std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> buffer_;
+  std::vector<std::uint8_t, WipingAllocator<std::uint8_t>> buffer_;
   std::size_t start_ = 0;     // first unconsumed byte
+  std::size_t wiped_ = 0;     // bytes before this are wiped
   std::size_t prepared_ = 0;  // bytes handed out by Prepare, not committed
   std::uint64_t declared_length_ = 0;
   bool too_large_ = false;

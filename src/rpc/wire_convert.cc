@@ -1,5 +1,7 @@
 #include "rpc/wire_convert.h"
 
+#include <string.h>
+
 namespace signet::rpc {
 
 crypto::ByteView View(const ByteVector* v) {
@@ -7,15 +9,19 @@ crypto::ByteView View(const ByteVector* v) {
   return {v->data(), v->size()};
 }
 
-core::Template ToTemplate(const AttrVector* v) {
+WipedTemplate::~WipedTemplate() {
+  for (core::Attribute& a : template_) explicit_bzero(a.value.data(), a.value.size());
+}
+
+WipedTemplate ToTemplate(const AttrVector* v) {
   core::Template out;
-  if (v == nullptr) return out;
+  if (v == nullptr) return WipedTemplate(std::move(out));
   out.reserve(v->size());
   for (const wire::Attribute* a : *v) {
     crypto::ByteView value = View(a->value());
     out.push_back({a->type(), crypto::Bytes(value.begin(), value.end())});
   }
-  return out;
+  return WipedTemplate(std::move(out));
 }
 
 core::Mechanism ToMechanism(const wire::Mechanism* m) {

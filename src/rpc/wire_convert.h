@@ -14,8 +14,25 @@ using ByteVector = flatbuffers::Vector<std::uint8_t>;
 // View returns the bytes of a vector (empty for an absent vector).
 crypto::ByteView View(const ByteVector* v);
 
-// ToTemplate copies wire attributes into a core::Template (absent: empty).
-core::Template ToTemplate(const AttrVector* v);
+// WipedTemplate: a core::Template that wipes its attribute values when it
+// goes away: a template from the wire may carry key material (the CKA_VALUE
+// of an imported key) or other secrets. Converts to const core::Template&,
+// so a handler passes ToTemplate(...) straight to the Hsm and the values are
+// wiped at the end of that call's full expression.
+class WipedTemplate {
+ public:
+  explicit WipedTemplate(core::Template t) : template_(std::move(t)) {}
+  ~WipedTemplate();
+  WipedTemplate(const WipedTemplate&) = delete;
+  WipedTemplate& operator=(const WipedTemplate&) = delete;
+  operator const core::Template&() const { return template_; }  // NOLINT: by design
+
+ private:
+  core::Template template_;
+};
+
+// ToTemplate copies wire attributes into a template (absent: empty).
+WipedTemplate ToTemplate(const AttrVector* v);
 
 // ToMechanism reads a mechanism; an absent one has type 0 (which no row of
 // the mechanism table has, so the operation fails with CKR_MECHANISM_INVALID).
