@@ -2,6 +2,7 @@
 // its request table, calls the Hsm, and builds its response body.
 #include "rpc/dispatch.h"
 
+#include <algorithm>
 #include <array>
 
 #include "core/key_pool.h"
@@ -178,6 +179,13 @@ Reply Sign(Ctx& c, const wire::Request& req) {
 }
 Reply SignBatch(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_SignBatchRequest();
+  const std::size_t count = r->inputs() ? r->inputs()->size() : 0;
+  if (count > kMaxSignBatchInputs) {
+    return FromError(Error{CKR_ARGUMENTS_BAD,
+                           "SignBatch takes at most " + std::to_string(kMaxSignBatchInputs) +
+                               " inputs (got " + std::to_string(count) +
+                               "), so that its reply fits the frame limit; split the batch"});
+  }
   std::vector<crypto::ByteView> inputs;
   if (r->inputs()) {
     for (const wire::Blob* b : *r->inputs()) inputs.push_back(View(b->data()));
@@ -304,7 +312,47 @@ std::vector<std::uint8_t> Finish(fb::FlatBufferBuilder& fbb, std::uint64_t id, c
   return frame;
 }
 
+// kSmallReplyBound: the reply estimate for operations whose replies are
+// small (a signature, a handle, a status).
+constexpr std::size_t kSmallReplyBound = 4096;
+
 }  // namespace
+
+std::size_t ReplySizeBound(const wire::Request& request, std::size_t max_frame_size) {
+  constexpr std::size_t kEnvelope = 256;  // Response table, message, header
+  std::size_t bound = kSmallReplyBound;
+  switch (request.body_type()) {
+    case RequestBody::GenerateRandomRequest:
+      if (auto* r = request.body_as_GenerateRandomRequest()) {
+        bound = static_cast<std::size_t>(std::min<std::uint64_t>(r->length(), max_frame_size)) +
+                kEnvelope;
+      }
+      break;
+    case RequestBody::SignBatchRequest:
+      if (auto* r = request.body_as_SignBatchRequest(); r && r->inputs()) {
+        bound = std::min<std::size_t>(r->inputs()->size(), kMaxSignBatchInputs) * 544 + kEnvelope;
+      }
+      break;
+    case RequestBody::EncryptRequest:
+    case RequestBody::DecryptRequest:
+    case RequestBody::DigestRequest: {
+      const ByteVector* data = nullptr;
+      if (auto* e = request.body_as_EncryptRequest()) data = e->data();
+      if (auto* d = request.body_as_DecryptRequest()) data = d->data();
+      if (auto* g = request.body_as_DigestRequest()) data = g->data();
+      bound = (data ? data->size() : 0) + 64 + kEnvelope;
+      break;
+    }
+    case RequestBody::GetAttributeValueRequest:
+    case RequestBody::FindObjectsRequest:
+    case RequestBody::GetInfoRequest:
+      bound = 64 * 1024;  // attribute values and handle lists vary
+      break;
+    default:
+      break;
+  }
+  return std::min(bound, max_frame_size + kFrameHeaderSize);
+}
 
 const wire::Request* VerifyRequest(std::span<const std::uint8_t> payload) {
   fb::Verifier verifier(payload.data(), payload.size());
@@ -351,7 +399,14 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
   }
   if (auto line = AuditLine(request, reply.rv, client)) Log(*line);
   core::ScopedPhase encode(hsm.counters(), core::Phase::kEncode);
-  return Finish(fbb, request.id(), reply);
+  std::vector<std::uint8_t> frame = Finish(fbb, request.id(), reply);
+  if (frame.size() - kFrameHeaderSize > view.max_frame_size) {
+    return ErrorFrame(request.id(), CKR_DATA_LEN_RANGE,
+                      "reply of " + std::to_string(frame.size() - kFrameHeaderSize) +
+                          " bytes exceeds the frame limit of " +
+                          std::to_string(view.max_frame_size) + "; ask for less per request");
+  }
+  return frame;
 }
 
 }  // namespace signet::rpc

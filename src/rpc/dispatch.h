@@ -24,10 +24,18 @@ namespace signet::rpc {
 struct ServerView {
   const core::Scheduler* scheduler = nullptr;
   const std::atomic<std::size_t>* connections = nullptr;
+  // No reply frame is larger than this (ServerOptions::max_frame_size).
+  std::size_t max_frame_size = 1u << 20;
 };
 
+// kMaxSignBatchInputs: the most inputs one SignBatch takes, so that its reply
+// (up to 4096-bit RSA signatures, ~540 bytes each with framing) fits the
+// default 1 MiB frame limit with room to spare.
+inline constexpr std::size_t kMaxSignBatchInputs = 1024;
+
 // Dispatch runs `request` (already verified) for `client` and returns the
-// framed response (header + payload).
+// framed response (header + payload). A reply that would exceed
+// view.max_frame_size is replaced by a CKR_DATA_LEN_RANGE error reply.
 std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
                                    const ServerView& view, const wire::Request& request);
 
@@ -38,6 +46,11 @@ std::vector<std::uint8_t> ErrorFrame(std::uint64_t id, CK_RV rv, std::string_vie
 // VerifyRequest checks `payload` with the FlatBuffers verifier; on success
 // returns the request, otherwise nullptr.
 const wire::Request* VerifyRequest(std::span<const std::uint8_t> payload);
+
+// ReplySizeBound estimates the largest reply `request` can get (at most
+// `max_frame_size`): what a connection counts against its bound on unread
+// replies while the request is in flight.
+std::size_t ReplySizeBound(const wire::Request& request, std::size_t max_frame_size);
 
 // NeedsWorker: false for requests answered on the event loop without the
 // worker pool because they do no crypto and no disk I/O: GetStats, and the
