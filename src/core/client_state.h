@@ -50,6 +50,13 @@ class ClientState {
   // Who is connected ("unix(pid=.. uid=.. gid=..)", "tcp(addr:port)"), for
   // the audit log; set by the connection before its first request.
   std::string peer;
+  // peer_identity: who the peer is for the failed-login throttle (the uid
+  // on the Unix socket, the IP address over TCP); set with `peer`.
+  std::string peer_identity;
+  // admin: this peer may create tokens (C_InitToken on the free slot): the
+  // daemon's own uid or root on the Unix socket, or the configured admin
+  // certificate over TLS. Set by the connection before its first request.
+  bool admin = false;
 
  private:
   const std::uint64_t id_;

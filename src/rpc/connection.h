@@ -2,13 +2,22 @@
 // TLS. It owns the socket, the FrameReader, the queue of replies to write,
 // and the core::ClientState (sessions, logins, handles) that dies with it.
 //
+// Limits (ServerOptions): a TLS handshake must end within
+// handshake_timeout; a connection with nothing in flight and no request for
+// idle_timeout is closed; requests are taken from the read buffer only while
+// the replies waiting to be written plus the size bound of every reply still
+// being computed stay under max_pending_write_bytes and fewer than
+// max_in_flight requests run; past that the connection stops parsing and
+// reading, and resumes from its buffer when replies drain. A client that
+// half-closes (EOF) gets every reply to what it sent before the close.
+//
 // Thread contract: every member function runs on the event loop except
 // Reply and Execute, which workers call. On a Unix socket with
 // nothing else waiting to be written, Reply sends it at once from the worker
 // (one thread wake-up less per request); otherwise, and always with TLS,
 // whose session is not thread-safe, it posts the reply to the event loop.
-// write_mu_ guards the write state both sides touch. A reply for a
-// connection already closed is dropped.
+// write_mu_ guards the state both sides touch. A reply for a connection
+// already closed is dropped.
 #pragma once
 
 #include <asio.hpp>
@@ -16,12 +25,14 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "crypto/secure_bytes.h"
 #include "rpc/log.h"
 #include "rpc/server.h"
 
@@ -36,36 +47,53 @@ inline constexpr std::uint64_t kInlineSignNs = 100'000;
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
-  Connection(Server& server, Stream stream, std::string peer)
-      : server_(server),
+  Connection(Server& server, Stream stream, const PeerInfo& peer)
+      : ConnectionBase(peer.identity),
+        server_(server),
         stream_(std::move(stream)),
-        peer_(std::move(peer)),
+        peer_(peer.description),
         reader_(server.options().max_frame_size),
-        client_(server.hsm().NewClient()) {
+        client_(server.hsm().NewClient()),
+        timer_(server.io()) {
     client_->peer = peer_;
+    client_->peer_identity = peer.identity;
+    client_->admin = peer.admin;
   }
 
   // Start begins the TLS handshake (TLS) and the read loop.
   void Start() {
     auto self = this->shared_from_this();
+    last_activity_ = Clock::now();
     if constexpr (std::is_same_v<Stream, TlsStream>) {
+      handshaking_ = true;
+      ArmTimer(server_.options().handshake_timeout);
       stream_.async_handshake(asio::ssl::stream_base::server, [self](const asio::error_code& ec) {
+        self->handshaking_ = false;
         if (ec) {
-          Log("tls handshake failed peer=" + self->peer_ + " error=" + ec.message());
+          if (!self->IsClosed()) {
+            Log("tls handshake failed peer=" + self->peer_ + " error=" + ec.message());
+          }
           self->Close();
           return;
         }
+        if (X509* cert = SSL_get1_peer_certificate(self->stream_.native_handle())) {
+          self->client_->admin = self->server_.IsAdminCertificate(cert);
+          X509_free(cert);
+        }
+        self->last_activity_ = Clock::now();
+        self->ArmTimer(self->server_.options().idle_timeout);
         self->Read();
       });
     } else {
+      ArmTimer(server_.options().idle_timeout);
       Read();
     }
   }
 
   void Drain() override {
+    // No new requests; the read stays posted (a cancel would abort a TLS
+    // write of a reply too) and ends when the connection closes.
     draining_ = true;
-    asio::error_code ignored;
-    LowestLayer().cancel(ignored);
   }
 
   void CloseWhenFlushed() override {
@@ -78,27 +106,43 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (idle) Close();
   }
 
-  // Send queues a framed reply (dropped when closed).
-  void Send(std::vector<std::uint8_t> frame) {
-    std::unique_lock lock(write_mu_);
-    if (closed_) return;
-    pending_bytes_ += frame.size();
-    writes_.push_back(std::move(frame));
-    if (!writing_) WriteNext(lock);
-  }
-
-  // Reply: a worker's finished reply (any thread).
-  void Reply(std::vector<std::uint8_t> frame) {
+  // Reply: a worker's finished reply (any thread) to a request counted in
+  // flight with reply bound `bound`.
+  void Reply(std::vector<std::uint8_t> frame, std::size_t bound) {
     if constexpr (std::is_same_v<Stream, UnixSocket>) {
-      SendFromWorker(std::move(frame));
+      SendFromWorker(std::move(frame), bound);
       return;
     }
-    asio::post(server_.io(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
-      self->Send(std::move(frame));
-    });
+    asio::post(server_.io(),
+               [self = this->shared_from_this(), frame = std::move(frame), bound]() mutable {
+                 self->SendSettling(std::move(frame), bound);
+               });
+  }
+
+  void Close() override {
+    {
+      std::lock_guard lock(write_mu_);  // no worker is sending on the socket we close
+      if (closed_) return;
+      closed_ = true;
+      asio::error_code ignored;
+      LowestLayer().shutdown(asio::socket_base::shutdown_both, ignored);
+      LowestLayer().close(ignored);
+    }
+    timer_.cancel();
+    std::size_t dropped = server_.scheduler().Cancel(client_->id());
+    // Session objects and logins end with the connection. That may wait for
+    // a PIN check of the same token, so it runs on a worker, behind any
+    // request of this connection still running.
+    server_.scheduler().SubmitControl(
+        client_->id(), [hsm = &server_.hsm(), client = client_] { hsm->Disconnect(*client); });
+    Log("disconnect peer=" + peer_ +
+        (dropped ? " dropped_requests=" + std::to_string(dropped) : ""));
+    server_.Unregister(this);
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+
   auto& LowestLayer() {
     if constexpr (std::is_same_v<Stream, TlsStream>) {
       return stream_.lowest_layer();
@@ -107,14 +151,65 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
   }
 
-  void Read() {
+  bool IsClosed() {
+    std::lock_guard lock(write_mu_);
+    return closed_;
+  }
+
+  // ArmTimer: OnTimer runs after `after` (0: no timer).
+  void ArmTimer(std::chrono::milliseconds after) {
+    if (after.count() <= 0) {
+      timer_.cancel();
+      return;
+    }
+    timer_.expires_after(after);
+    timer_.async_wait([self = this->shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->OnTimer();
+    });
+  }
+
+  // OnTimer ends a handshake that took too long, or an idle connection.
+  void OnTimer() {
+    if (IsClosed()) return;
+    if (handshaking_) {
+      Log("tls handshake timeout peer=" + peer_ + " after " +
+          std::to_string(server_.options().handshake_timeout.count()) + " ms");
+      Close();
+      return;
+    }
+    const auto idle_timeout = server_.options().idle_timeout;
+    if (idle_timeout.count() <= 0) return;
+    const auto now = Clock::now();
+    if (now - last_activity_ < idle_timeout) {
+      ArmTimer(std::chrono::duration_cast<std::chrono::milliseconds>(last_activity_ +
+                                                                     idle_timeout - now) +
+               std::chrono::milliseconds(1));
+      return;
+    }
+    bool busy;
     {
       std::lock_guard lock(write_mu_);
-      if (closed_ || pending_bytes_ > server_.options().max_pending_write_bytes) {
-        return;  // a full write queue pauses reading; WriteNext resumes it
+      busy = in_flight_ > 0 || writing_ || !writes_.empty();
+    }
+    if (busy) {
+      last_activity_ = now;
+      ArmTimer(idle_timeout);
+      return;
+    }
+    Log("idle timeout peer=" + peer_ + " after " + std::to_string(idle_timeout.count()) + " ms");
+    Close();
+  }
+
+  void Read() {
+    if (draining_ || reading_ || eof_ || paused_) return;
+    {
+      std::lock_guard lock(write_mu_);
+      if (closed_) return;
+      if (pending_bytes_ > server_.options().max_pending_write_bytes) {
+        waiting_ = true;  // a full write queue pauses reading; a write resumes it
+        return;
       }
     }
-    if (draining_ || reading_) return;
     reading_ = true;
     auto buffer = reader_.Prepare(64 * 1024);
     stream_.async_read_some(
@@ -122,19 +217,72 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         [self = this->shared_from_this()](const asio::error_code& ec, std::size_t n) {
           self->reading_ = false;
           self->reader_.Commit(n);
+          if (n > 0) self->last_activity_ = Clock::now();
+          if (self->draining_) return;  // shutdown: no new requests
           if (ec) {
-            if (ec == asio::error::operation_aborted && self->draining_) return;
+            if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+              // Half-close: answer what was sent, then close.
+              self->eof_ = true;
+              self->Continue();
+              return;
+            }
             self->Close();
             return;
           }
-          self->ProcessFrames();
-          self->Read();
+          self->Continue();
         });
+  }
+
+  // Continue takes the buffered requests the bounds allow, then reads more,
+  // or after EOF closes once everything is answered. Runs on the loop; the
+  // wake-ups of a paused connection (WakeLocked) come here.
+  void Continue() {
+    // While a read is posted every whole frame was taken already.
+    if (draining_ || reading_ || IsClosed()) return;
+    paused_ = false;
+    ProcessFrames();
+    if (paused_ || draining_) return;
+    if (eof_) {
+      {
+        std::lock_guard lock(write_mu_);
+        if (closed_) return;
+        if (in_flight_ > 0 || writing_ || !writes_.empty()) {
+          waiting_ = true;
+          return;
+        }
+      }
+      Close();
+      return;
+    }
+    Read();
+  }
+
+  // OverBudget: the connection may not take another request now; asks for
+  // a wake-up when that changes.
+  bool OverBudget() {
+    std::lock_guard lock(write_mu_);
+    const ServerOptions& o = server_.options();
+    bool over =
+        in_flight_ >= o.max_in_flight || pending_bytes_ + in_flight_bytes_ >= o.max_pending_write_bytes;
+    if (over) waiting_ = true;
+    return over;
+  }
+
+  // WakeLocked: replies drained or requests finished; a connection waiting
+  // for that continues on the loop. Holds write_mu_.
+  void WakeLocked() {
+    if (!waiting_) return;
+    waiting_ = false;
+    asio::post(server_.io(), [self = this->shared_from_this()] { self->Continue(); });
   }
 
   void ProcessFrames() {
     std::span<const std::uint8_t> payload;
     for (;;) {
+      if (OverBudget()) {
+        paused_ = true;
+        return;
+      }
       switch (reader_.Next(&payload)) {
         case FrameReader::State::kNeedMore:
           return;
@@ -149,6 +297,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
           return;
         case FrameReader::State::kFrame:
           HandleFrame(payload);
+          reader_.WipeConsumed();  // it may have carried a PIN or a key
           break;
       }
     }
@@ -177,14 +326,27 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         server_.scheduler().TryRunHere([&] { Send(Execute(*request, sign)); })) {
       return;
     }
-    // The payload lives in the reader's buffer: the worker gets its own copy.
-    auto copy = std::make_shared<std::vector<std::uint8_t>>(payload.begin(), payload.end());
-    std::uint64_t id = request->id();
-    bool queued =
-        server_.scheduler().Submit(client_->id(), [self = this->shared_from_this(), copy, sign] {
-          self->Reply(self->Execute(*flatbuffers::GetRoot<wire::Request>(copy->data()), sign));
+    // The payload lives in the reader's buffer: the worker gets its own
+    // copy, wiped when freed (it may carry a PIN or a key).
+    auto copy = std::make_shared<crypto::SecureBytes>(payload.begin(), payload.end());
+    const std::uint64_t id = request->id();
+    const std::size_t bound = ReplySizeBound(*request, server_.options().max_frame_size);
+    {
+      std::lock_guard lock(write_mu_);
+      ++in_flight_;
+      in_flight_bytes_ += bound;
+    }
+    bool queued = server_.scheduler().Submit(
+        client_->id(), [self = this->shared_from_this(), copy, sign, bound] {
+          self->Reply(self->Execute(*flatbuffers::GetRoot<wire::Request>(copy->data()), sign),
+                      bound);
         });
     if (!queued) {
+      {
+        std::lock_guard lock(write_mu_);
+        --in_flight_;
+        in_flight_bytes_ -= bound;
+      }
       Send(server_.draining() ? ErrorFrame(id, SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
                               : ErrorFrame(id, SIGNET_RV_BUSY, "work queue full; retry"));
     }
@@ -200,12 +362,41 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     return frame;
   }
 
+  // SettleLocked: a request counted in flight has its reply. Holds write_mu_.
+  void SettleLocked(std::size_t bound) {
+    --in_flight_;
+    in_flight_bytes_ -= bound;
+    WakeLocked();
+  }
+
+  // Send queues a framed reply on the loop (dropped when closed).
+  void Send(std::vector<std::uint8_t> frame) {
+    std::unique_lock lock(write_mu_);
+    QueueLocked(std::move(frame), lock);
+  }
+
+  // SendSettling: Send for the reply to a request counted in flight with
+  // reply bound `bound` (TLS replies, which workers post to the loop).
+  void SendSettling(std::vector<std::uint8_t> frame, std::size_t bound) {
+    std::unique_lock lock(write_mu_);
+    SettleLocked(bound);
+    QueueLocked(std::move(frame), lock);
+  }
+
+  void QueueLocked(std::vector<std::uint8_t> frame, std::unique_lock<std::mutex>& lock) {
+    if (closed_) return;
+    pending_bytes_ += frame.size();
+    writes_.push_back(std::move(frame));
+    if (!writing_) WriteNext(lock);
+  }
+
   // SendFromWorker writes `frame` straight to the socket when no other
   // write is queued or running. What the socket does not take at once is
   // queued, with writing_ held so nothing overtakes it, and the event loop
   // is asked to write it.
-  void SendFromWorker(std::vector<std::uint8_t> frame) {
+  void SendFromWorker(std::vector<std::uint8_t> frame, std::size_t bound) {
     std::lock_guard lock(write_mu_);
+    SettleLocked(bound);
     if (closed_) return;
     if (writing_) {
       pending_bytes_ += frame.size();
@@ -239,12 +430,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   void WriteNext(std::unique_lock<std::mutex>& lock) {
     if (writes_.empty()) {
       writing_ = false;
+      WakeLocked();
       lock.unlock();
-      if (close_after_flush_) {
-        Close();
-      } else {
-        Read();  // may resume reading paused by backpressure
-      }
+      if (close_after_flush_) Close();
       return;
     }
     writing_ = true;
@@ -260,28 +448,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                           self->Close();
                           return;
                         }
+                        self->WakeLocked();
                         self->WriteNext(done_lock);
                       });
-  }
-
-  void Close() {
-    {
-      std::lock_guard lock(write_mu_);  // no worker is sending on the socket we close
-      if (closed_) return;
-      closed_ = true;
-      asio::error_code ignored;
-      LowestLayer().shutdown(asio::socket_base::shutdown_both, ignored);
-      LowestLayer().close(ignored);
-    }
-    std::size_t dropped = server_.scheduler().Cancel(client_->id());
-    // Session objects and logins end with the connection. That may wait for
-    // a PIN check of the same token, so it runs on a worker, behind any
-    // request of this connection still running.
-    server_.scheduler().SubmitControl(
-        client_->id(), [hsm = &server_.hsm(), client = client_] { hsm->Disconnect(*client); });
-    Log("disconnect peer=" + peer_ +
-        (dropped ? " dropped_requests=" + std::to_string(dropped) : ""));
-    server_.Unregister(this);
   }
 
   Server& server_;
@@ -289,14 +458,23 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::string peer_;
   FrameReader reader_;
   std::shared_ptr<core::ClientState> client_;
+  asio::steady_timer timer_;                      // handshake and idle timeouts
   std::mutex write_mu_;
   std::deque<std::vector<std::uint8_t>> writes_;  // guarded by write_mu_
   std::size_t pending_bytes_ = 0;                 // guarded by write_mu_
+  std::size_t in_flight_ = 0;        // requests at the scheduler; guarded by write_mu_
+  std::size_t in_flight_bytes_ = 0;  // their reply bounds; guarded by write_mu_
+  bool waiting_ = false;  // the loop wants Continue when the above drop; guarded by write_mu_
   bool writing_ = false;                          // guarded by write_mu_
   bool closed_ = false;                           // guarded by write_mu_
   // The last signature's execute time; unknown (so never inline) at first.
   std::atomic<std::uint64_t> last_sign_ns_{~std::uint64_t{0}};
+  // Event loop only:
+  Clock::time_point last_activity_{};
+  bool handshaking_ = false;
   bool reading_ = false;
+  bool paused_ = false;  // requests left in the buffer until replies drain
+  bool eof_ = false;     // the client half-closed
   bool draining_ = false;
   bool close_after_flush_ = false;
 };

@@ -2,8 +2,16 @@
 // opens the data dir, starts the worker pool and the server, and on
 // SIGTERM/SIGINT drains in-flight requests and exits 0.
 #include <CLI/CLI.hpp>
+#include <grp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <optional>
+#include <vector>
 #include <asio.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -25,6 +33,12 @@ struct Args {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;
+  std::string allow_group;
+  // Every front-end limit, with its default, lives in ServerOptions.
+  signet::rpc::ServerOptions server;
+  double idle_timeout_s = 300;
+  double handshake_timeout_s = 10;
+  double drain_timeout_s = 30;
   std::size_t workers = 0;
   std::size_t max_queue = 4096;
   std::string pool = "off";
@@ -34,6 +48,26 @@ struct Args {
   // throughput (core/rsa_split.h).
   bool rsa_split = true;
 };
+
+// Millis converts a flag in seconds.
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+// GroupId: a group given by number or name.
+std::optional<gid_t> GroupId(const std::string& group) {
+  if (!group.empty() && std::all_of(group.begin(), group.end(), ::isdigit)) {
+    return static_cast<gid_t>(std::stoul(group));
+  }
+  std::vector<char> buffer(16384);
+  struct group entry{};
+  struct group* found = nullptr;
+  if (::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+      found == nullptr) {
+    return std::nullopt;
+  }
+  return found->gr_gid;
+}
 
 int Run(const Args& args) {
   using signet::rpc::Log;
@@ -49,6 +83,15 @@ int Run(const Args& args) {
   if (!args.listen.empty() && (args.tls_cert.empty() || args.tls_key.empty())) {
     Log("--listen needs --tls-cert and --tls-key");
     return 2;
+  }
+  std::optional<gid_t> allow_group;
+  if (!args.allow_group.empty()) {
+    auto gid = GroupId(args.allow_group);
+    if (!gid) {
+      Log("--allow-group: no such group: " + args.allow_group);
+      return 2;
+    }
+    allow_group = *gid;
   }
   signet::core::HsmOptions hsm_options;
   hsm_options.data_dir = args.data_dir;
@@ -75,7 +118,11 @@ int Run(const Args& args) {
   }
   if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
   asio::io_context io(1);
-  signet::rpc::ServerOptions options;
+  signet::rpc::ServerOptions options = args.server;
+  options.allow_group = allow_group;
+  options.idle_timeout = Millis(args.idle_timeout_s);
+  options.handshake_timeout = Millis(args.handshake_timeout_s);
+  options.drain_timeout = Millis(args.drain_timeout_s);
   options.socket_path = args.socket_path.empty()
                             ? std::filesystem::path(args.data_dir) / "signetd.sock"
                             : std::filesystem::path(args.socket_path);
@@ -101,14 +148,24 @@ int Run(const Args& args) {
                        " slots=" + std::to_string((*hsm)->Slots().size());
   if (server.tcp_port() != 0) config += " tcp_port=" + std::to_string(server.tcp_port());
   config += " pool=" + args.pool;
+  config += " max_connections=" + std::to_string(server.max_connections()) +
+            " max_connections_per_peer=" + std::to_string(options.max_connections_per_peer) +
+            " idle_timeout_ms=" + std::to_string(options.idle_timeout.count());
   Log(config);
   // Scripts and tests wait for exactly this line.
   Log("ready socket=" + options.socket_path.string());
   io.run();
+  if (server.drain_timed_out()) {
+    // A request still runs on a worker: do not wait for it (the keystore
+    // survives being cut short, like a kill -9).
+    Log("stopped (drain timeout: in-flight work abandoned)");
+    std::_Exit(0);
+  }
   if (pool) {
     (*hsm)->SetKeyPool(nullptr);
     pool->Stop();
   }
+  scheduler.WaitIdle();  // connection clean-up queued by the last closes
   Log("stopped");
   return 0;
 }
@@ -125,7 +182,53 @@ int main(int argc, char** argv) {
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
   app.add_option("--tls-cert", args.tls_cert, "server certificate chain (PEM)");
   app.add_option("--tls-key", args.tls_key, "server private key (PEM)");
-  app.add_option("--tls-client-ca", args.tls_client_ca, "require client certificates from this CA");
+  app.add_option("--tls-client-ca", args.tls_client_ca,
+                 "require client certificates from this CA (TCP needs it unless "
+                 "--insecure-no-client-auth)");
+  app.add_flag("--insecure-no-client-auth", args.server.insecure_no_client_auth,
+               "listen on TCP without client certificates: anyone who reaches the port may "
+               "use the HSM");
+  app.add_option("--admin-cert", args.server.admin_cert,
+                 "a TLS client presenting this certificate (PEM) is an administrator");
+  app.add_option("--allow-group", args.allow_group,
+                 "also let this group (GID or name) connect to the Unix socket (made 0660)");
+  app.add_option("--max-connections", args.server.max_connections,
+                 "open connections in total (kept below RLIMIT_NOFILE - --fd-reserve)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-connections-per-peer", args.server.max_connections_per_peer,
+                 "open connections per uid (Unix socket) or IP address (TCP)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--fd-reserve", args.server.fd_reserve,
+                 "descriptors kept free for token files and logs")
+      ->capture_default_str();
+  app.add_option("--max-in-flight", args.server.max_in_flight,
+                 "requests of one connection being computed at once")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-unread-reply-bytes", args.server.max_pending_write_bytes,
+                 "a connection stops taking requests while its unwritten replies plus the "
+                 "bounds of replies being computed reach this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-frame-size", args.server.max_frame_size,
+                 "largest request or reply payload in bytes")
+      ->check(CLI::Range(std::size_t{4096}, std::size_t{16} << 20))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", args.idle_timeout_s,
+                 "seconds before a connection without requests or work in flight is closed "
+                 "(0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--tls-handshake-timeout", args.handshake_timeout_s,
+                 "seconds a TCP client has to finish its TLS handshake (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--drain-timeout", args.drain_timeout_s,
+                 "on SIGTERM, seconds to wait for in-flight requests and their replies")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--workers", args.workers, "worker threads (default: one per core)");
   app.add_option("--max-queue", args.max_queue, "queued requests before replying busy")
       ->check(CLI::PositiveNumber);
