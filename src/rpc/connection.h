@@ -3,8 +3,8 @@
 // and the core::ClientState (sessions, logins, handles) that dies with it.
 //
 // Limits (ServerOptions): a TLS handshake must end within
-// handshake_timeout; a connection with nothing in flight and no request for
-// idle_timeout is closed; requests are taken from the read buffer only while
+// handshake_timeout; a connection with no open session, nothing in flight
+// and no request for idle_timeout is closed; requests are taken from the read buffer only while
 // the replies waiting to be written plus the size bound of every reply still
 // being computed stay under max_pending_write_bytes and fewer than
 // max_in_flight requests run; past that the connection stops parsing and
@@ -80,6 +80,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
           self->client_->admin = self->server_.IsAdminCertificate(cert);
           X509_free(cert);
         }
+        Log("tls established peer=" + self->peer_ +
+            (self->client_->admin ? " admin=yes" : " admin=no"));
         self->last_activity_ = Clock::now();
         self->ArmTimer(self->server_.options().idle_timeout);
         self->Read();
@@ -190,6 +192,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     {
       std::lock_guard lock(write_mu_);
       busy = in_flight_ > 0 || writing_ || !writes_.empty();
+    }
+    if (!busy) {
+      // A connection with an open session is an application's (a PKCS#11
+      // module keeps its login there): it is bounded by the connection
+      // caps, not ended for being quiet.
+      std::lock_guard lock(client_->mu);
+      busy = !client_->sessions.empty();
     }
     if (busy) {
       last_activity_ = now;

@@ -76,8 +76,8 @@ struct ServerOptions {
   std::size_t max_connections_per_peer = 256;
   // Descriptors kept free for token files, logs and the daemon itself.
   std::size_t fd_reserve = 64;
-  // A connection with no request for this long and nothing in flight is
-  // closed (0: never).
+  // A connection with no request for this long, nothing in flight and no
+  // open session is closed (0: never).
   std::chrono::milliseconds idle_timeout{300'000};
   // A TCP connection must finish its TLS handshake within this (0: no limit).
   std::chrono::milliseconds handshake_timeout{10'000};

@@ -106,7 +106,7 @@ TEST_F(PeerAccessTest, OtherUidIsRefusedEvenThroughAnOpenSocketFile) {
   EXPECT_EQ(GetInfoAs(socket_path(), 0, 0), static_cast<long>(CKR_OK));
   long rv = GetInfoAs(socket_path(), kNobody, kNobody);
   EXPECT_NE(rv, static_cast<long>(CKR_OK));
-  EXPECT_NE(daemon_.log().find("refused peer"), std::string::npos) << daemon_.log();
+  EXPECT_TRUE(LogEventually(daemon_, "refused peer")) << daemon_.log();
 }
 
 // --allow-group lets that group's members in (socket 0660, that group).
@@ -141,6 +141,33 @@ TEST_F(TcpAuthTest, TcpWithoutClientCaNeedsExplicitInsecureFlag) {
   tcp.push_back("--insecure-no-client-auth");
   StartDaemon(tcp);
   EXPECT_GT(TcpPort(), 0);
+}
+
+
+// A TLS client presenting the --admin-cert certificate is an administrator;
+// another certificate from the same CA is not.
+TEST_F(TcpAuthTest, AdminCertificateMakesTheTlsPeerAnAdministrator) {
+  std::vector<std::string> args = TlsTestPki();
+  MakeCertificate("other-client", "ca", "other-client", "extendedKeyUsage=clientAuth");
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  args.insert(args.end(), {"--admin-cert", Path("client.pem")});
+  StartDaemon(args);
+  auto connect_as = [&](const std::string& name) {
+    client::ConnectOptions options;
+    options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
+    options.tls_ca_file = Path("ca.pem");
+    options.tls_server_name = "localhost";
+    options.tls_cert_file = Path(name + ".pem");
+    options.tls_key_file = Path(name + ".key");
+    auto client = client::Client::Connect(options);
+    EXPECT_TRUE(client.ok()) << client.error().message;
+    if (client.ok()) EXPECT_TRUE((*client)->GetInfo().ok());
+  };
+  connect_as("other-client");
+  EXPECT_TRUE(LogEventually(daemon_, "admin=no")) << daemon_.log();
+  EXPECT_EQ(daemon_.log().find("admin=yes"), std::string::npos) << daemon_.log();
+  connect_as("client");
+  EXPECT_TRUE(LogEventually(daemon_, "admin=yes")) << daemon_.log();
 }
 
 }  // namespace

@@ -12,12 +12,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "process.h"
 #include "rpc/framing.h"
 #include "signet_generated.h"
 
@@ -166,6 +169,17 @@ inline std::uint64_t OpenRawSession(RawConnection& conn) {
     return 0;
   }
   return response->body_as_SessionResponse()->session();
+}
+
+// LogEventually: `needle` shows in the daemon's log within 10 s (the log
+// reaches the test through a pipe, so a line written before a reply may be
+// read after it).
+inline bool LogEventually(const Daemon& daemon, const std::string& needle) {
+  for (int i = 0; i < 1000; ++i) {
+    if (daemon.log().find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the log
+  }
+  return false;
 }
 
 }  // namespace signet::e2e
