@@ -128,6 +128,9 @@ Status Server::StartTls() {
   SSL_CTX* ctx = tls_->native_handle();
   // TLS 1.3 only: no legacy versions or cipher choices to get wrong.
   SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
+  // Records may carry PINs and imported keys: OpenSSL wipes its copy of the
+  // plaintext once the connection has read it.
+  SSL_CTX_set_options(ctx, SSL_OP_CLEANSE_PLAINTEXT);
   asio::error_code ec;
   tls_->use_certificate_chain_file(options_.tls_cert, ec);
   if (!ec) tls_->use_private_key_file(options_.tls_key, asio::ssl::context::pem, ec);

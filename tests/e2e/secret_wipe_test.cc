@@ -126,6 +126,10 @@ TEST_F(SecretWipeTest, ImportedKeyLeavesNoCopyInDaemonMemoryAfterDeleteAndLogout
     }
   }
   RecordProperty("keys_found_in_memory", found);
+  // The user PIN went through the same path in every Login request.
+  const std::string pin = kUserPin;
+  EXPECT_FALSE(image.Contains(std::vector<std::uint8_t>(pin.begin(), pin.end())))
+      << "the user PIN is still in signetd's memory after logout";
 }
 
 }  // namespace
