@@ -10,7 +10,9 @@ crypto::ByteView View(const ByteVector* v) {
 }
 
 WipedTemplate::~WipedTemplate() {
-  for (core::Attribute& a : template_) explicit_bzero(a.value.data(), a.value.size());
+  for (core::Attribute& a : template_) {
+    if (!a.value.empty()) explicit_bzero(a.value.data(), a.value.size());  // never NULL (UBSan)
+  }
 }
 
 WipedTemplate ToTemplate(const AttrVector* v) {
