@@ -316,5 +316,35 @@ TEST_F(LimitsTest, NoReplyExceedsTheFrameLimit) {
   EXPECT_EQ(ParseResponse(*small)->rv(), CKR_OK);
 }
 
+
+// Issue 10, defect 9: SIGTERM ends within --drain-timeout even when a
+// client never reads its replies (they cannot be flushed), with exit 0.
+TEST_F(LimitsTest, SigtermEndsWithinTheDrainTimeout) {
+  Restart({"--drain-timeout", "1"});
+  RawConnection stuck(socket_path());
+  const std::uint64_t session = OpenRawSession(stuck);
+  ASSERT_NE(session, 0u);
+  std::vector<std::uint8_t> burst;
+  for (std::uint64_t id = 10; id < 210; ++id) {
+    auto frame = GenerateRandomFrame(id, session, 65536);
+    burst.insert(burst.end(), frame.begin(), frame.end());
+  }
+  ASSERT_TRUE(stuck.Send(burst));  // ~10 KB of requests, 12.5 MiB of replies nobody reads
+  auto observer = Connect();
+  ASSERT_NE(observer, nullptr);
+  for (int i = 0; i < 2000; ++i) {  // wait until the replies are stuck in the write queue
+    auto stats = observer->GetStats();
+    ASSERT_TRUE(stats.ok());
+    if (stats->completed >= 64) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the daemon's state
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(daemon_.Terminate(), 0);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds(20));
+  EXPECT_NE(daemon_.log().find("drain timeout"), std::string::npos) << daemon_.log();
+  EXPECT_NE(daemon_.log().find("stopped"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace signet::e2e
