@@ -132,5 +132,73 @@ TEST_F(SecretWipeTest, ImportedKeyLeavesNoCopyInDaemonMemoryAfterDeleteAndLogout
       << "the user PIN is still in signetd's memory after logout";
 }
 
+
+// The same over TLS: the key travels in TLS records, which OpenSSL now
+// wipes (SSL_OP_CLEANSE_PLAINTEXT) besides the daemon's own buffers.
+TEST_F(SecretWipeTest, KeyImportedOverTlsLeavesNoCopyInDaemonMemory) {
+  std::vector<std::string> args = TlsTestPki();
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  StartDaemon(args);
+  MemoryImage probe = ReadMemory(daemon_.pid());
+  if (!probe.readable) GTEST_SKIP() << probe.why;
+  client::ConnectOptions options;
+  options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
+  options.tls_ca_file = Path("ca.pem");
+  options.tls_server_name = "localhost";
+  options.tls_cert_file = Path("client.pem");
+  options.tls_key_file = Path("client.key");
+  std::vector<std::vector<std::uint8_t>> scalars;
+  {
+    auto client = client::Client::Connect(options);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    auto info = (*client)->GetInfo();
+    ASSERT_TRUE(info.ok());
+    auto session = (*client)->OpenSession(info->slots.at(0).slot_id);
+    ASSERT_TRUE(session.ok());
+    const std::string pin = kUserPin;
+    ASSERT_TRUE((*client)
+                    ->Login(*session, CKU_USER,
+                            {reinterpret_cast<const std::uint8_t*>(pin.data()), pin.size()})
+                    .ok());
+    for (int i = 0; i < 4; ++i) {
+      const std::string key = Path("t" + std::to_string(i) + ".pem");
+      const std::string der = Path("t" + std::to_string(i) + ".der");
+      ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                         "-out", key})
+                    .exit_code,
+                0);
+      ProgramResult text = OpenSsl({"ec", "-in", key, "-text", "-noout"});
+      scalars.push_back(PrivateScalar(text.out));
+      ASSERT_EQ(scalars.back().size(), 32u);
+      ASSERT_EQ(
+          OpenSsl({"pkcs8", "-topk8", "-nocrypt", "-in", key, "-outform", "DER", "-out", der})
+              .exit_code,
+          0);
+      const std::string label = "tls-wiped-" + std::to_string(i);
+      client::Template priv = {
+          client::UlongAttribute(CKA_CLASS, CKO_PRIVATE_KEY),
+          client::UlongAttribute(CKA_KEY_TYPE, CKK_EC),
+          client::BoolAttribute(CKA_TOKEN, true),
+          client::StringAttribute(CKA_LABEL, label),
+          client::BoolAttribute(CKA_SIGN, true),
+          client::BoolAttribute(CKA_PRIVATE, true),
+          client::BoolAttribute(CKA_SENSITIVE, true),
+          client::BytesAttribute(CKA_VALUE, ReadBinaryFile(der)),
+      };
+      auto handle = (*client)->CreateObject(*session, priv);
+      ASSERT_TRUE(handle.ok()) << handle.error().message;
+      ASSERT_TRUE((*client)->DestroyObject(*session, *handle).ok());
+    }
+    ASSERT_TRUE((*client)->Logout(*session).ok());
+  }
+  ASSERT_EQ(Signet({"list", "--pin", kUserPin}).exit_code, 0);  // the TLS close was seen
+  MemoryImage image = ReadMemory(daemon_.pid());
+  ASSERT_TRUE(image.readable) << image.why;
+  for (std::size_t i = 0; i < scalars.size(); ++i) {
+    EXPECT_FALSE(image.Contains(scalars[i]))
+        << "key " << i << "'s private scalar is still in signetd's memory";
+  }
+}
+
 }  // namespace
 }  // namespace signet::e2e
