@@ -4,8 +4,9 @@
 //
 // Limits (ServerOptions): a TLS handshake must end within
 // handshake_timeout; a connection with no open session, nothing in flight
-// and no request for idle_timeout is closed; requests are taken from the read buffer only while
-// the replies waiting to be written plus the size bound of every reply still
+// and no request for idle_timeout is closed, and so is one whose client has
+// taken no reply bytes for idle_timeout; requests are taken from the read
+// buffer only while the replies waiting to be written plus the size bound of every reply still
 // being computed stay under max_pending_write_bytes and fewer than
 // max_in_flight requests run; past that the connection stops parsing and
 // reading, and resumes from its buffer when replies drain. A client that
@@ -189,9 +190,19 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       return;
     }
     bool busy;
+    bool stalled;
     {
       std::lock_guard lock(write_mu_);
       busy = in_flight_ > 0 || writing_ || !writes_.empty();
+      stalled = writing_ && now - last_write_ >= idle_timeout;
+    }
+    if (stalled) {
+      // A client that stopped reading pins its unwritten replies (up to
+      // max_pending_write_bytes): not for longer than the idle timeout.
+      Log("write stalled peer=" + peer_ + ": no reply bytes taken for " +
+          std::to_string(idle_timeout.count()) + " ms; closing");
+      Close();
+      return;
     }
     if (!busy) {
       // A connection with an open session is an application's (a PKCS#11
@@ -429,6 +440,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     pending_bytes_ += frame.size();
     writes_.push_back(std::move(frame));
     writing_ = true;
+    last_write_ = Clock::now();
     asio::post(server_.io(), [self = this->shared_from_this()] {
       std::unique_lock loop_lock(self->write_mu_);
       if (!self->closed_) self->WriteNext(loop_lock);
@@ -444,6 +456,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       if (close_after_flush_) Close();
       return;
     }
+    if (!writing_) last_write_ = Clock::now();  // a write starts: progress from now
     writing_ = true;
     asio::async_write(stream_, asio::buffer(writes_.front()),
                       [self = this->shared_from_this()](const asio::error_code& ec, std::size_t) {
@@ -451,6 +464,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                         if (self->closed_) return;  // Close ran meanwhile: the reply is dropped
                         self->pending_bytes_ -= self->writes_.front().size();
                         self->writes_.pop_front();
+                        self->last_write_ = Clock::now();
                         if (ec) {
                           self->writing_ = false;
                           done_lock.unlock();
@@ -475,6 +489,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::size_t in_flight_bytes_ = 0;  // their reply bounds; guarded by write_mu_
   bool waiting_ = false;  // the loop wants Continue when the above drop; guarded by write_mu_
   bool writing_ = false;                          // guarded by write_mu_
+  Clock::time_point last_write_{};  // last write progress; guarded by write_mu_
   bool closed_ = false;                           // guarded by write_mu_
   // The last signature's execute time; unknown (so never inline) at first.
   std::atomic<std::uint64_t> last_sign_ns_{~std::uint64_t{0}};

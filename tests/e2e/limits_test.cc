@@ -346,5 +346,23 @@ TEST_F(LimitsTest, SigtermEndsWithinTheDrainTimeout) {
   EXPECT_NE(daemon_.log().find("stopped"), std::string::npos);
 }
 
+
+// A client that stops reading pins its unwritten replies (up to the 8 MiB
+// bound) only until --idle-timeout: then the connection is closed.
+TEST_F(LimitsTest, StalledReaderIsClosedAfterTheIdleTimeout) {
+  Restart({"--idle-timeout", "1"});
+  RawConnection stuck(socket_path());
+  const std::uint64_t session = OpenRawSession(stuck);
+  ASSERT_NE(session, 0u);
+  std::vector<std::uint8_t> burst;
+  for (std::uint64_t id = 10; id < 210; ++id) {
+    auto frame = GenerateRandomFrame(id, session, 65536);
+    burst.insert(burst.end(), frame.begin(), frame.end());
+  }
+  ASSERT_TRUE(stuck.Send(burst));
+  EXPECT_TRUE(LogEventually(daemon_, "write stalled")) << daemon_.log();
+  EXPECT_TRUE(LogEventually(daemon_, "disconnect"));
+}
+
 }  // namespace
 }  // namespace signet::e2e
