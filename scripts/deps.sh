@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # toolchain
   g++ cmake ninja-build ccache pkg-config make
+  # clang and its runtimes for the libFuzzer targets (scripts/fuzz.sh)
+  clang clang-14 libclang-rt-14-dev
   # libraries
   libssl-dev libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libasio-dev libflatbuffers-dev flatbuffers-compiler libp11-kit-dev
