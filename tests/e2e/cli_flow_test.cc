@@ -176,6 +176,19 @@ TEST_F(CliFlowTest, ImportedOpensslKeysSignAndVerifyUnderTheOriginalPublicKey) {
   }
 }
 
+// Defect 15: `signet import` of an empty file wiped the file's buffer with
+// explicit_bzero(NULL, 0), undefined behaviour that the asan preset's UBSan
+// reports ("runtime error: null pointer passed as argument 1"). The import
+// must be refused with the parser's message and nothing else.
+TEST_F(CliFlowTest, ImportOfEmptyFileIsRefusedWithoutUndefinedBehaviour) {
+  std::string empty = Path("empty.pem");
+  WriteTextFile(empty, "");
+  ProgramResult refused = SignetWithPin({"import", "--in", empty, "--label", "empty"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("not an unencrypted private key"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("runtime error"), std::string::npos) << refused.err;
+}
+
 TEST_F(CliFlowTest, ImportRefusesEncryptedKeysAndTakenLabels) {
   std::string encrypted = Path("encrypted.pem"), plain = Path("plain.pem");
   ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
