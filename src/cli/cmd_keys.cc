@@ -43,7 +43,7 @@ Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
 Status RunImport(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(client::Bytes file, ReadFile(options.in));
   crypto::SecureBytes encoded(file.begin(), file.end());
-  explicit_bzero(file.data(), file.size());
+  if (!file.empty()) explicit_bzero(file.data(), file.size());  // never NULL (defect 15)
   Result<crypto::PrivateKey> key = crypto::PrivateKey::FromEncoded(encoded);
   if (!key.ok()) {
     return MakeError(key.error().code, options.in + ": " + key.error().message);

@@ -98,7 +98,9 @@ KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& 
 }
 
 ImportRequest::~ImportRequest() {
-  for (Attribute& a : private_template) explicit_bzero(a.value.data(), a.value.size());
+  for (Attribute& a : private_template) {
+    if (!a.value.empty()) explicit_bzero(a.value.data(), a.value.size());  // never NULL
+  }
 }
 
 Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
