@@ -34,6 +34,7 @@ struct HandleEntry {
   keystore::ObjectHandle token_id = 0;  // token objects
   RecordPtr session_record;             // session objects
   CK_SESSION_HANDLE owner_session = 0;  // session objects: dies with it
+  std::size_t bytes = 0;                // session objects: ObjectBytes, for the limit
 };
 
 class ClientState {
@@ -57,6 +58,10 @@ class ClientState {
   // daemon's own uid or root on the Unix socket, or the configured admin
   // certificate over TLS. Set by the connection before its first request.
   bool admin = false;
+  // Session objects held by this connection (count and ObjectBytes), for
+  // Limits::max_session_objects / max_session_object_bytes. Guarded by mu.
+  std::size_t session_objects = 0;
+  std::size_t session_object_bytes = 0;
 
  private:
   const std::uint64_t id_;

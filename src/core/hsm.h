@@ -16,11 +16,14 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "core/client_state.h"
+#include "core/limits.h"
+#include "core/login_throttle.h"
 #include "core/mechanisms.h"
 #include "core/rsa_split.h"
 #include "core/stats.h"
@@ -73,6 +76,14 @@ struct AttributeValue {
 struct HsmOptions {
   std::filesystem::path data_dir;
   keystore::TokenOptions token_options;
+  Limits limits;
+  // public_rw_compat: serials of the tokens whose public R/W sessions may
+  // create, change and destroy public token objects without a login, as
+  // PKCS#11 allows (§4.4, §5.6). Off for every token by default: signet
+  // asks for the user (or, for public objects, the SO). docs/PKCS11.md.
+  std::set<std::string> public_rw_compat;
+  // clock: the failed-login throttle's time source (tests inject one).
+  LoginThrottle::Clock clock = [] { return std::chrono::steady_clock::now(); };
 };
 
 // kMinPinLen / kMaxPinLen: PIN length limits reported and enforced.
@@ -120,9 +131,13 @@ class Hsm {
   // --- tokens (hsm_token.cc)
   // InitToken creates a token on the free slot or re-initialises the token
   // of `slot` (SO PIN must be right; CKR_SESSION_EXISTS when sessions are
-  // open on it). Returns the slot id and serial.
-  Result<std::pair<CK_SLOT_ID, std::string>> InitToken(CK_SLOT_ID slot, ByteView so_pin,
-                                                       std::string_view label, ByteView user_pin);
+  // open on it). Returns the slot id and serial. Creating a token needs an
+  // admin connection (ClientState::admin): CKR_TOKEN_WRITE_PROTECTED
+  // otherwise. Re-initialising needs the SO PIN only (PKCS#11 §5.5), which
+  // the failed-login throttle guards like a Login.
+  Result<std::pair<CK_SLOT_ID, std::string>> InitToken(ClientState& c, CK_SLOT_ID slot,
+                                                       ByteView so_pin, std::string_view label,
+                                                       ByteView user_pin);
 
   // --- objects (hsm_objects.cc)
   Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t);

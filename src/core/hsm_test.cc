@@ -34,9 +34,10 @@ class HsmTest : public ::testing::Test {
     auto hsm = Hsm::Open(options);
     ASSERT_TRUE(hsm.ok()) << hsm.error().message;
     hsm_ = std::move(*hsm);
-    auto init = hsm_->InitToken(0, AsBytes(kSoPin), "test", AsBytes(kUserPin));
-    ASSERT_TRUE(init.ok()) << init.error().message;
     a_ = hsm_->NewClient();
+    a_->admin = true;  // creates the token
+    auto init = hsm_->InitToken(*a_, 0, AsBytes(kSoPin), "test", AsBytes(kUserPin));
+    ASSERT_TRUE(init.ok()) << init.error().message;
     b_ = hsm_->NewClient();
   }
   void TearDown() override {

@@ -5,8 +5,8 @@
 
 namespace signet::core {
 
-Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(CK_SLOT_ID slot_id, ByteView so_pin,
-                                                          std::string_view label,
+Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(ClientState& c, CK_SLOT_ID slot_id,
+                                                          ByteView so_pin, std::string_view label,
                                                           ByteView user_pin) {
   if (so_pin.size() < kMinPinLen || so_pin.size() > kMaxPinLen) {
     return MakeError(CKR_PIN_LEN_RANGE, "SO PIN length must be 4-256 bytes");

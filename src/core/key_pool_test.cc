@@ -57,8 +57,9 @@ class KeyPoolTest : public ::testing::Test {
     auto hsm = Hsm::Open(options);
     ASSERT_TRUE(hsm.ok()) << hsm.error().message;
     hsm_ = std::move(*hsm);
-    ASSERT_TRUE(hsm_->InitToken(0, AsBytes(kSoPin), "pool", AsBytes(kUserPin)).ok());
     client_ = hsm_->NewClient();
+    client_->admin = true;  // creates the token
+    ASSERT_TRUE(hsm_->InitToken(*client_, 0, AsBytes(kSoPin), "pool", AsBytes(kUserPin)).ok());
     auto s = hsm_->OpenSession(*client_, 0, kRw);
     ASSERT_TRUE(s.ok());
     session_ = *s;

@@ -1,0 +1,40 @@
+// Limits: every resource bound and access switch of the core, declared once
+// with its default. The daemon fills it from its flags (signetd --help);
+// tests shrink it. Read-only after Hsm::Open, so any thread may read it.
+//
+// What each bound protects (docs/SECURITY.md): a connection, logged in or
+// not, cannot hold more than max_sessions sessions, nor more than
+// max_session_objects session objects of max_session_object_bytes in total;
+// a token cannot grow past max_token_objects objects of max_token_bytes;
+// failed logins slow down (login_delay_*) per token and per peer.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace signet::core {
+
+struct Limits {
+  // Sessions one connection may hold open at once (CKR_SESSION_COUNT).
+  std::size_t max_sessions = 1024;
+  // Session objects one connection may hold, and their total size
+  // (ObjectBytes), over all its sessions (CKR_DEVICE_MEMORY).
+  std::size_t max_session_objects = 1000;
+  std::size_t max_session_object_bytes = std::size_t{16} << 20;
+  // A token's quota: objects and their total size (ObjectBytes; wrapped key
+  // material counts as its unwrapped size when created here, and as
+  // kObjectOverhead for objects loaded from disk). CKR_DEVICE_MEMORY.
+  std::size_t max_token_objects = 100000;
+  std::size_t max_token_bytes = std::size_t{64} << 20;
+  // Failed-login throttle (login_throttle.h): after the n-th consecutive
+  // failure of a token (or of a peer), further PIN checks of that token
+  // (or from that peer) are refused for min(base * 2^(n-1), cap).
+  std::chrono::milliseconds login_delay_base{500};
+  std::chrono::milliseconds login_delay_cap{30000};
+};
+
+// kObjectOverhead: bytes counted per object besides its attribute values
+// (the attribute types, the row, the wrapped key of a loaded key object).
+inline constexpr std::size_t kObjectOverhead = 256;
+
+}  // namespace signet::core
