@@ -1,6 +1,9 @@
 #include "keystore/data_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -68,6 +71,29 @@ Result<std::unique_ptr<Token>> CreateInDirectory(const std::filesystem::path& di
         auto token, SqliteToken::CreateFile(path, serial, label, so_pin, user_pin, options));
     return std::unique_ptr<Token>(std::move(token));
   }
+}
+
+DataDirLock::~DataDirLock() {
+  if (fd_ >= 0) ::close(fd_);  // also releases the flock
+}
+
+Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir) {
+  std::filesystem::path file = dir / std::string(kDataDirLockName);
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    return MakeError(CKR_DEVICE_ERROR,
+                     "cannot open " + file.string() + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return MakeError(CKR_FUNCTION_FAILED, dir.string() + " is in use by a running signetd (" +
+                                                file.string() + " is locked)");
+    }
+    return MakeError(CKR_DEVICE_ERROR, "cannot lock " + file.string() + ": " + std::strerror(err));
+  }
+  return std::make_unique<DataDirLock>(fd);
 }
 
 }  // namespace signet::keystore

@@ -31,4 +31,28 @@ Result<std::unique_ptr<Token>> CreateInDirectory(const std::filesystem::path& di
                                                  std::string_view label, ByteView so_pin,
                                                  ByteView user_pin, const TokenOptions& options);
 
+// DataDirLock: an exclusive advisory lock (flock) on `dir/signetd.lock`.
+// A running signetd holds it for its lifetime; `signet admin` commands that
+// change token files behind the daemon's back take it too, so they refuse
+// to run while a daemon serves the directory. The kernel drops the lock
+// when its holder exits, also on SIGKILL. Not thread-affine; move-only.
+class DataDirLock {
+ public:
+  explicit DataDirLock(int fd) : fd_(fd) {}
+  ~DataDirLock();
+  DataDirLock(const DataDirLock&) = delete;
+  DataDirLock& operator=(const DataDirLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// kDataDirLockName: the lock file's name inside a data directory.
+inline constexpr std::string_view kDataDirLockName = "signetd.lock";
+
+// LockDataDir takes the lock without waiting. CKR_FUNCTION_FAILED naming
+// the lock file when another process holds it (a running signetd);
+// CKR_DEVICE_ERROR when the file cannot be opened.
+Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir);
+
 }  // namespace signet::keystore

@@ -2,6 +2,7 @@
 // storage and key fetching live in sqlite_token_objects.cc.
 #include "keystore/sqlite_token.h"
 
+#include <limits>
 #include <optional>
 
 #include <fcntl.h>
@@ -234,6 +235,14 @@ Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
   // this one was in scrypt.
   SIGNET_TRY(ResetPinFailures(*db_, user, max_pin_failures_));
   return std::move(*kek);
+}
+
+Result<int> SqliteToken::ClearPinFailures(UserType user) {
+  std::lock_guard lock(db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(PinRecord record, LoadPinRecord(*db_, user));
+  // No limit on the reset: INT_MAX is above any stored count.
+  SIGNET_TRY(ResetPinFailures(*db_, user, std::numeric_limits<int>::max()));
+  return record.failures;
 }
 
 Status SqliteToken::StorePin(UserType user, ByteView pin, ByteView kek) {

@@ -41,6 +41,7 @@ class SqliteToken final : public Token {
   Status InitUserPin(ByteView new_pin) override;
   Status Reinitialize(ByteView so_pin, std::string_view label) override;
   Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) override;
+  Result<int> ClearPinFailures(UserType user) override;
   Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
                                     const SecureBytes* secret) override;
   Result<StoredObject> GetObject(ObjectHandle handle) const override;

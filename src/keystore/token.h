@@ -163,6 +163,12 @@ class Token {
   // counting as Login).
   virtual Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) = 0;
 
+  // ClearPinFailures sets `user`'s failure count back to 0, lifting a lock:
+  // the offline recovery of a locked SO PIN (`signet admin unlock-so`), for
+  // someone who can write the token file anyway. Returns the count it
+  // cleared. CKR_USER_PIN_NOT_INITIALIZED when `user` has no PIN record.
+  virtual Result<int> ClearPinFailures(UserType user) = 0;
+
   // CreateObject stores an object and returns its new handle. `secret`, when
   // given, is wrapped under the KEK (REQUIRES: logged in, else
   // CKR_USER_NOT_LOGGED_IN); only CKO_PRIVATE_KEY (secret = PKCS#8 DER) and
