@@ -28,18 +28,35 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   if (!std::filesystem::is_directory(options.data_dir, ec)) {
     return MakeError(CKR_DEVICE_ERROR, "data dir " + options.data_dir.string() + " is not usable");
   }
+  // One daemon per data dir; `signet admin` refuses to touch it meanwhile.
+  SIGNET_ASSIGN_OR_RETURN(auto dir_lock, keystore::LockDataDir(options.data_dir));
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
   std::unique_ptr<Hsm> hsm(new Hsm(std::move(options)));
+  hsm->dir_lock_ = std::move(dir_lock);
   for (const auto& file : files) {
     SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, hsm->options_.token_options));
-    auto slot = std::make_unique<TokenSlot>(hsm->slots_.size(), file, std::move(token));
+    TokenPolicy policy = hsm->PolicyFor(*token);
+    auto slot = std::make_unique<TokenSlot>(hsm->slots_.size(), file, std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
     hsm->slots_.push_back(std::move(slot));
   }
   return hsm;
 }
 
+Hsm::Hsm(HsmOptions options)
+    : options_(std::move(options)),
+      throttle_(options_.limits.login_free_failures, options_.limits.login_delay_base,
+                options_.limits.login_delay_cap, options_.clock) {}
+
 Hsm::~Hsm() = default;
+
+TokenPolicy Hsm::PolicyFor(const keystore::Token& token) const {
+  TokenPolicy policy;
+  policy.public_rw_compat = options_.public_rw_compat.count(token.Info().serial) != 0;
+  policy.max_objects = options_.limits.max_token_objects;
+  policy.max_bytes = options_.limits.max_token_bytes;
+  return policy;
+}
 
 std::shared_ptr<ClientState> Hsm::NewClient() {
   return std::make_shared<ClientState>(next_client_id_.fetch_add(1));
@@ -172,15 +189,47 @@ CK_OBJECT_HANDLE Hsm::HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::
   return h;
 }
 
+Status Hsm::CheckTokenWrite(const Resolved& r, bool private_object) const {
+  if (!r.session.rw) {
+    return MakeError(CKR_SESSION_READ_ONLY, "token objects need a read-write session");
+  }
+  if (r.logged_in_user) return OkStatus();
+  if (private_object) return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
+  if (r.logged_in_so || r.slot->policy().public_rw_compat) return OkStatus();
+  return MakeError(CKR_USER_NOT_LOGGED_IN,
+                   "creating, changing or destroying token objects needs a login (signetd "
+                   "--public-rw-compat SERIAL allows public R/W sessions, as PKCS#11 does)");
+}
+
+Status Hsm::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
+                                         std::size_t bytes) const {
+  const Limits& limits = options_.limits;
+  if (c.session_objects + objects > limits.max_session_objects) {
+    return MakeError(CKR_DEVICE_MEMORY, "this connection holds the most session objects allowed (" +
+                                            std::to_string(limits.max_session_objects) + ")");
+  }
+  if (c.session_object_bytes + bytes > limits.max_session_object_bytes) {
+    return MakeError(CKR_DEVICE_MEMORY, "this connection's session objects would exceed " +
+                                            std::to_string(limits.max_session_object_bytes) +
+                                            " bytes");
+  }
+  return OkStatus();
+}
+
+void Hsm::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
+  if (entry.token_object) return;
+  c.session_objects -= std::min<std::size_t>(1, c.session_objects);
+  c.session_object_bytes -= std::min(entry.bytes, c.session_object_bytes);
+}
+
 Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                           AttributeMap attrs,
                                           std::shared_ptr<const keystore::UnwrappedKey> secret) {
   bool token = BoolOr(attrs, CKA_TOKEN, false);
   bool priv = BoolOr(attrs, CKA_PRIVATE, false);
-  if (token && !r.session.rw) {
-    return MakeError(CKR_SESSION_READ_ONLY, "token objects need a read-write session");
-  }
-  if (priv && !r.logged_in_user) {
+  if (token) {
+    SIGNET_TRY(CheckTokenWrite(r, priv));
+  } else if (priv && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
   }
   if (token) {
@@ -188,12 +237,14 @@ Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, c
                             r.slot->Create(std::move(attrs), secret ? &secret->value : nullptr));
     return HandleForToken(c, r.slot->id(), id);
   }
+  std::size_t bytes = ObjectBytes(attrs, secret ? secret->value.size() : 0);
   auto rec = std::make_shared<ObjectRecord>();
   rec->attributes = std::move(attrs);
   rec->has_secret = secret != nullptr;
   rec->session_secret = std::move(secret);
   std::lock_guard lock(c.mu);
   if (c.sessions.count(s) == 0) return MakeError(CKR_SESSION_HANDLE_INVALID, "session closed");
+  SIGNET_TRY(CheckSessionObjectRoomLocked(c, 1, bytes));
   CK_OBJECT_HANDLE h;
   do {
     h = RandomHandle();
@@ -202,7 +253,10 @@ Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, c
   entry.slot = r.slot->id();
   entry.session_record = std::move(rec);
   entry.owner_session = s;
+  entry.bytes = bytes;
   c.handles.emplace(h, std::move(entry));
+  ++c.session_objects;
+  c.session_object_bytes += bytes;
   return h;
 }
 

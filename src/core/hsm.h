@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -28,6 +29,7 @@
 #include "core/rsa_split.h"
 #include "core/stats.h"
 #include "core/token_slot.h"
+#include "keystore/data_dir.h"
 
 namespace signet::core {
 
@@ -204,8 +206,26 @@ class Hsm {
   // FetchSecret returns a key's secret (cached unwrap for token keys).
   Result<std::shared_ptr<const keystore::UnwrappedKey>> FetchSecret(const Resolved& r,
                                                                     const ResolvedObject& obj);
+  // CheckTokenWrite: may this session create, change or destroy a token
+  // object (`private_object`: one with CKA_PRIVATE true)? A RW session is
+  // needed (CKR_SESSION_READ_ONLY), and a login (CKR_USER_NOT_LOGGED_IN):
+  // the user for any object, the SO for public ones (PKCS#11 §5.6), and on
+  // a token with TokenPolicy::public_rw_compat a public RW session for
+  // public ones, as the specification has it.
+  Status CheckTokenWrite(const Resolved& r, bool private_object) const;
+  // CheckSessionObjectRoomLocked: may `c` hold `objects` more session
+  // objects of `bytes` more bytes (Limits)? CKR_DEVICE_MEMORY otherwise.
+  // REQUIRES: c.mu held.
+  Status CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
+                                      std::size_t bytes) const;
+  // ThrottledPinCheck runs `check` (a PIN check of `user` on `slot`) unless
+  // the failed-login throttle says to wait (CKR_FUNCTION_FAILED, "try again
+  // in N s", the PIN unread); records its outcome with the throttle.
+  Status ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
+                           const std::function<Status()>& check);
   // StoreObject stores a new object (token or session per CKA_TOKEN) and
-  // returns its handle for `c`. Checks RW session and login for writes.
+  // returns its handle for `c`. Checks RW session and login for writes, and
+  // the session-object limits of `c` (CKR_DEVICE_MEMORY).
   Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                        AttributeMap attrs,
                                        std::shared_ptr<const keystore::UnwrappedKey> secret);
@@ -232,11 +252,17 @@ class Hsm {
   Error MissingSlotError(CK_SLOT_ID slot) const;
 
  private:
-  explicit Hsm(HsmOptions options) : options_(std::move(options)) {}
+  explicit Hsm(HsmOptions options);
+  TokenPolicy PolicyFor(const keystore::Token& token) const;
+  // ForgetSessionObjectLocked gives a removed session object's share of the
+  // connection's limits back. REQUIRES: c.mu held.
+  static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry);
   void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
                           std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
 
   HsmOptions options_;
+  LoginThrottle throttle_;
+  std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
   mutable std::shared_mutex slots_mu_;
   std::vector<std::unique_ptr<TokenSlot>> slots_;  // index == slot id
   std::mutex init_mu_;                             // serialises InitToken

@@ -46,6 +46,7 @@ class HsmAccessTest : public ::testing::Test {
     HsmOptions options;
     options.data_dir = dir_ / "data";
     options.token_options.kdf.n = 1u << 10;  // tests: cheap KDF
+    options.token_options.max_pin_failures = 3;
     options.limits = limits;
     options.public_rw_compat = std::move(compat);
     options.clock = [this] { return std::chrono::steady_clock::time_point(now_.load() * 1ms); };
@@ -124,16 +125,17 @@ TEST_F(HsmAccessTest, PublicSessionCannotCreateChangeOrDestroyTokenObjects) {
             CKR_USER_NOT_LOGGED_IN);
   EXPECT_EQ(Code(hsm_->CopyObject(*stranger_, s, pub, {{CKA_LABEL, Bytes{'k'}}})),
             CKR_USER_NOT_LOGGED_IN);
-  EXPECT_EQ(Code(hsm_->CreateObject(*stranger_, s, DataObject(true, "k"))),
-            CKR_USER_NOT_LOGGED_IN);
+  EXPECT_EQ(Code(hsm_->CreateObject(*stranger_, s, DataObject(true, "k"))), CKR_USER_NOT_LOGGED_IN);
   Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};
   Template gen_pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)},
                       {CKA_TOKEN, BoolBytes(true)}};
   Template gen_priv = {{CKA_TOKEN, BoolBytes(true)}, {CKA_PRIVATE, BoolBytes(false)}};
   EXPECT_EQ(Code(hsm_->GenerateKeyPair(*stranger_, s, m, gen_pub, gen_priv)),
             CKR_USER_NOT_LOGGED_IN);
-  Template aes = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)}, {CKA_VALUE_LEN, UlongBytes(32)},
-                  {CKA_TOKEN, BoolBytes(true)},            {CKA_PRIVATE, BoolBytes(false)}};
+  Template aes = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                  {CKA_VALUE_LEN, UlongBytes(32)},
+                  {CKA_TOKEN, BoolBytes(true)},
+                  {CKA_PRIVATE, BoolBytes(false)}};
   EXPECT_EQ(Code(hsm_->GenerateKey(*stranger_, s, Mechanism{CKM_AES_KEY_GEN, {}, {}}, aes)),
             CKR_USER_NOT_LOGGED_IN);
   // Still there, still labelled "k", and the only public key.
@@ -142,8 +144,7 @@ TEST_F(HsmAccessTest, PublicSessionCannotCreateChangeOrDestroyTokenObjects) {
   EXPECT_EQ(*found, std::vector<CK_OBJECT_HANDLE>{pub});
   // A read-only session keeps its own code.
   CK_SESSION_HANDLE ro = Session(*stranger_, kRo);
-  EXPECT_EQ(Code(hsm_->CreateObject(*stranger_, ro, DataObject(true, "d"))),
-            CKR_SESSION_READ_ONLY);
+  EXPECT_EQ(Code(hsm_->CreateObject(*stranger_, ro, DataObject(true, "d"))), CKR_SESSION_READ_ONLY);
 }
 
 TEST_F(HsmAccessTest, PublicSessionMayStillUseSessionObjects) {
@@ -197,38 +198,46 @@ TEST_F(HsmAccessTest, OnlyAnAdminCreatesTokens) {
 }
 
 // Defect 4: wrong PINs came as fast as the KDF allowed, and twenty locked
-// both PINs for good.
+// both PINs for good. (This fixture's tokens lock after 3 failures.)
 TEST_F(HsmAccessTest, FailedLoginsAreThrottledWithoutCheckingThePin) {
   CK_SESSION_HANDLE s = Session(*stranger_);
+  // One failure is free: a mistyped PIN can be retried at once.
   EXPECT_EQ(Code(hsm_->Login(*stranger_, s, CKU_USER, AsBytes("wrong-1"))), CKR_PIN_INCORRECT);
-  // At once again: refused without a PIN check, so no failure counted.
-  Status again = hsm_->Login(*stranger_, s, CKU_USER, AsBytes("wrong-2"));
+  EXPECT_EQ(Code(hsm_->Login(*stranger_, s, CKU_USER, AsBytes("wrong-2"))), CKR_PIN_INCORRECT);
+  EXPECT_TRUE(hsm_->Slots()[0].flags & CKF_USER_PIN_FINAL_TRY);
+  // At once again: refused without a PIN check, so the PIN is not locked.
+  Status again = hsm_->Login(*stranger_, s, CKU_USER, AsBytes("wrong-3"));
   EXPECT_EQ(Code(again), CKR_FUNCTION_FAILED);
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.error().message.find("try again in"), std::string::npos)
+  EXPECT_NE(again.error().message.find("try again in 0.5 s"), std::string::npos)
       << again.error().message;
-  EXPECT_EQ(hsm_->Slots()[0].flags & CKF_USER_PIN_COUNT_LOW, CKF_USER_PIN_COUNT_LOW);
-  // The right PIN is refused too until the delay passed (0.5 s), then works.
+  EXPECT_FALSE(hsm_->Slots()[0].flags & CKF_USER_PIN_LOCKED);
+  // The token is throttled for everyone, the right PIN included, until the
+  // delay (0.5 s) has passed; then it works.
   CK_SESSION_HANDLE os = Session(*owner_);
   EXPECT_EQ(Code(hsm_->Login(*owner_, os, CKU_USER, AsBytes(kUserPin))), CKR_FUNCTION_FAILED);
-  Advance(500ms);
+  Advance(499ms);
+  EXPECT_EQ(Code(hsm_->Login(*owner_, os, CKU_USER, AsBytes(kUserPin))), CKR_FUNCTION_FAILED);
+  Advance(1ms);
   EXPECT_EQ(Code(hsm_->Login(*owner_, os, CKU_USER, AsBytes(kUserPin))), CKR_OK);
 }
 
 TEST_F(HsmAccessTest, ThrottleDelayDoublesUpToTheCap) {
   CK_SESSION_HANDLE s = Session(*stranger_);
+  ASSERT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_PIN_INCORRECT);
   std::chrono::milliseconds expected = 500ms;
-  for (int i = 0; i < 8; ++i) {
-    ASSERT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_PIN_INCORRECT)
-        << "attempt " << i;
+  for (int i = 0; i < 9; ++i) {
+    // Checked (the SO PIN locks on the third failure, and stays locked).
+    CK_RV checked = Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so")));
+    EXPECT_TRUE(checked == CKR_PIN_INCORRECT || checked == CKR_PIN_LOCKED) << i << ": " << checked;
     Advance(expected - 1ms);
     EXPECT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_FUNCTION_FAILED)
         << "attempt " << i;
     Advance(1ms);
     expected = std::min<std::chrono::milliseconds>(expected * 2, 30s);
   }
-  // SetPIN and C_InitToken check the SO PIN too: same throttle.
-  ASSERT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_PIN_INCORRECT);
+  // SetPIN and C_InitToken check a PIN too: same throttle.
+  ASSERT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_PIN_LOCKED);
   EXPECT_EQ(Code(hsm_->SetPin(*stranger_, s, AsBytes("wrong-so"), AsBytes("new-pin"))),
             CKR_FUNCTION_FAILED);
   hsm_->Disconnect(*stranger_);
@@ -242,6 +251,7 @@ TEST_F(HsmAccessTest, ThrottleFollowsThePeerAcrossTokens) {
   CK_SESSION_HANDLE s0 = Session(*stranger_, kRw, 0);
   CK_SESSION_HANDLE s1 = Session(*stranger_, kRw, 1);
   EXPECT_EQ(Code(hsm_->Login(*stranger_, s0, CKU_USER, AsBytes("wrong-1"))), CKR_PIN_INCORRECT);
+  EXPECT_EQ(Code(hsm_->Login(*stranger_, s0, CKU_USER, AsBytes("wrong-2"))), CKR_PIN_INCORRECT);
   // Same peer, other token: throttled. Other peer, other token: not.
   EXPECT_EQ(Code(hsm_->Login(*stranger_, s1, CKU_USER, AsBytes(kUserPin))), CKR_FUNCTION_FAILED);
   CK_SESSION_HANDLE o1 = Session(*owner_, kRw, 1);
@@ -302,9 +312,9 @@ TEST_F(HsmAccessTest, TokenQuotaLimitsObjectsAndBytes) {
   ASSERT_TRUE(hsm_->CreateObject(*owner_, s, DataObject(true, "b")).ok());
   ASSERT_TRUE(hsm_->CreateObject(*owner_, s, DataObject(true, "c")).ok());
   EXPECT_EQ(Code(hsm_->CreateObject(*owner_, s, DataObject(true, "d"))), CKR_DEVICE_MEMORY);
-  EXPECT_EQ(Code(hsm_->SetAttributeValue(*owner_, s, *first,
-                                         {{CKA_APPLICATION, Bytes(16 * 1024, 1)}})),
-            CKR_DEVICE_MEMORY);
+  EXPECT_EQ(
+      Code(hsm_->SetAttributeValue(*owner_, s, *first, {{CKA_APPLICATION, Bytes(16 * 1024, 1)}})),
+      CKR_DEVICE_MEMORY);
   ASSERT_TRUE(hsm_->DestroyObject(*owner_, s, *first).ok());
   EXPECT_TRUE(hsm_->CreateObject(*owner_, s, DataObject(true, "d")).ok());
   // The count survives a restart (objects loaded from the file count).

@@ -81,8 +81,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(Clien
   SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, KeySpecFromTemplates(*rule, pub));
   // Check permissions before the (possibly long) generation.
   bool any_token = BoolOr(pub, CKA_TOKEN, false) || BoolOr(priv, CKA_TOKEN, false);
-  if (any_token && !r.session.rw)
-    return MakeError(CKR_SESSION_READ_ONLY, "token keys need a RW session");
+  if (any_token) SIGNET_TRY(CheckTokenWrite(r, BoolOr(pub, CKA_PRIVATE, false)));
   if (BoolOr(priv, CKA_PRIVATE, true) && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private keys need a user login");
   }

@@ -165,11 +165,15 @@ Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE 
     return MakeError(CKR_ACTION_PROHIBITED, "object is not destroyable");
   }
   if (obj.token_object) {
-    if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token objects need a RW session");
+    SIGNET_TRY(CheckTokenWrite(r, obj.record->is_private()));
     SIGNET_TRY(r.slot->Destroy(obj.token_id));
   }
   std::lock_guard lock(c.mu);
-  c.handles.erase(o);
+  auto it = c.handles.find(o);
+  if (it != c.handles.end()) {
+    ForgetSessionObjectLocked(c, it->second);
+    c.handles.erase(it);
+  }
   if (obj.token_object) c.token_handles.erase({r.slot->id(), obj.token_id});
   return OkStatus();
 }
@@ -255,7 +259,7 @@ Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HAN
     }
   }
   if (obj.token_object) {
-    if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "token objects need a RW session");
+    SIGNET_TRY(CheckTokenWrite(r, obj.record->is_private()));
     return r.slot->Update(obj.token_id, changes);
   }
   auto updated = std::make_shared<ObjectRecord>(*obj.record);
@@ -263,6 +267,14 @@ Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HAN
   std::lock_guard lock(c.mu);
   auto it = c.handles.find(o);
   if (it == c.handles.end()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "object was destroyed");
+  // The connection's session-object bytes follow the object's new size.
+  std::size_t before = it->second.bytes;
+  std::size_t secret = before - std::min(before, ObjectBytes(obj.record->attributes, 0));
+  std::size_t after = ObjectBytes(updated->attributes, secret);
+  if (after > before) SIGNET_TRY(CheckSessionObjectRoomLocked(c, 0, after - before));
+  c.session_object_bytes =
+      c.session_object_bytes - std::min(before, c.session_object_bytes) + after;
+  it->second.bytes = after;
   it->second.session_record = std::move(updated);
   return OkStatus();
 }

@@ -1,5 +1,7 @@
 // Hsm: sessions, login state and PINs (PKCS#11 §5.6 session management,
 // §5.5 PIN functions).
+#include <cstdio>
+
 #include "core/hsm.h"
 
 namespace signet::core {
@@ -23,6 +25,34 @@ Status CheckPinLength(ByteView pin) {
 
 }  // namespace
 
+Status Hsm::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
+                              const std::function<Status()>& check) {
+  // Unlocked reads: peer and peer_identity are set before the first request.
+  const std::string& who = c.peer_identity.empty() ? c.peer : c.peer_identity;
+  const std::vector<std::string> keys = {
+      "token:" + slot.serial() + (user == keystore::UserType::kSo ? ":so" : ":user"),
+      "peer:" + who};
+  // Held across the check, so concurrent guesses wait for this outcome
+  // instead of all passing the throttle at once (PIN checks of one token
+  // were serial before too: TokenSlot::Login holds its lock across the KDF).
+  std::lock_guard guard(slot.pin_check_mu);
+  std::chrono::milliseconds wait = throttle_.Wait(keys);
+  if (wait.count() > 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(wait.count()) / 1000);
+    return MakeError(
+        CKR_FUNCTION_FAILED,
+        std::string("PIN not checked: too many failed attempts, try again in ") + seconds + " s");
+  }
+  Status result = check();
+  if (result.ok()) {
+    throttle_.Succeeded(keys);
+  } else if (result.error().code == CKR_PIN_INCORRECT || result.error().code == CKR_PIN_LOCKED) {
+    throttle_.Failed(keys);
+  }
+  return result;
+}
+
 Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, CK_FLAGS flags) {
   if ((flags & CKF_SERIAL_SESSION) == 0) {
     return MakeError(CKR_SESSION_PARALLEL_NOT_SUPPORTED, "CKF_SERIAL_SESSION must be set");
@@ -32,6 +62,10 @@ Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, C
   bool rw = (flags & CKF_RW_SESSION) != 0;
   std::lock_guard lock(c.mu);
   if (c.closed) return MakeError(CKR_DEVICE_REMOVED, "connection closed");
+  if (c.sessions.size() >= options_.limits.max_sessions) {
+    return MakeError(CKR_SESSION_COUNT, "this connection has the most sessions allowed (" +
+                                            std::to_string(options_.limits.max_sessions) + ")");
+  }
   auto login = c.logins.find(slot_id);
   if (!rw && login != c.logins.end() && login->second == keystore::UserType::kSo) {
     return MakeError(CKR_SESSION_READ_WRITE_SO_EXISTS, "SO is logged in: only RW sessions");
@@ -64,6 +98,7 @@ void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
   }
   for (auto h = c.handles.begin(); h != c.handles.end();) {
     if (!h->second.token_object && h->second.owner_session == s) {
+      ForgetSessionObjectLocked(c, h->second);
       h = c.handles.erase(h);
     } else {
       ++h;
@@ -123,6 +158,8 @@ void Hsm::Disconnect(ClientState& c) {
     }
     c.handles.clear();
     c.token_handles.clear();
+    c.session_objects = 0;
+    c.session_object_bytes = 0;
   }
   for (auto [slot, user] : logouts) {
     if (slot != nullptr) slot->Logout(user);
@@ -168,7 +205,7 @@ Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, B
   }
   // The PIN check (scrypt) runs without c.mu so the connection's other
   // requests keep flowing.
-  SIGNET_TRY(r.slot->Login(user, pin));
+  SIGNET_TRY(ThrottledPinCheck(c, *r.slot, user, [&] { return r.slot->Login(user, pin); }));
   std::lock_guard lock(c.mu);
   if (c.closed) {
     // The connection went away while the PIN was checked: Disconnect has
@@ -212,7 +249,8 @@ Status Hsm::SetPin(ClientState& c, CK_SESSION_HANDLE s, ByteView old_pin, ByteVi
   if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "SetPIN needs a RW session");
   SIGNET_TRY(CheckPinLength(new_pin));
   keystore::UserType user = r.logged_in_so ? keystore::UserType::kSo : keystore::UserType::kUser;
-  return r.slot->token().SetPin(user, old_pin, new_pin);
+  return ThrottledPinCheck(c, *r.slot, user,
+                           [&] { return r.slot->token().SetPin(user, old_pin, new_pin); });
 }
 
 }  // namespace signet::core

@@ -31,6 +31,8 @@ class HsmTest : public ::testing::Test {
     HsmOptions options;
     options.data_dir = dir_ / "data";
     options.token_options.kdf.n = 1u << 10;  // tests: cheap KDF
+    // No throttle: these tests retry at once (hsm_access_test.cc covers it).
+    options.limits.login_delay_base = std::chrono::milliseconds(0);
     auto hsm = Hsm::Open(options);
     ASSERT_TRUE(hsm.ok()) << hsm.error().message;
     hsm_ = std::move(*hsm);

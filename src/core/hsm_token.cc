@@ -18,12 +18,22 @@ Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(ClientState& c, CK_SLO
     count = slots_.size();
   }
   if (slot_id == count) {
+    // A new token is a new trust root on this daemon (and the CLI's default
+    // token after a restart may be the first one): administrators only.
+    // CKR_TOKEN_WRITE_PROTECTED is C_InitToken's code for "this slot may
+    // not be written" (PKCS#11 §5.5); no login can change it.
+    if (!c.admin) {
+      return MakeError(CKR_TOKEN_WRITE_PROTECTED,
+                       "creating a token needs an admin connection (the daemon's own uid or root "
+                       "on the Unix socket, or the admin certificate over TLS)");
+    }
     SIGNET_ASSIGN_OR_RETURN(auto token,
                             keystore::CreateInDirectory(options_.data_dir, label, so_pin, user_pin,
                                                         options_.token_options));
     std::string serial = token->Info().serial;
+    TokenPolicy policy = PolicyFor(*token);
     auto slot = std::make_unique<TokenSlot>(
-        slot_id, keystore::TokenFilePath(options_.data_dir, serial), std::move(token));
+        slot_id, keystore::TokenFilePath(options_.data_dir, serial), std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
     std::unique_lock lock(slots_mu_);
     slots_.push_back(std::move(slot));
@@ -36,7 +46,9 @@ Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(ClientState& c, CK_SLO
   }
   // Re-initialisation (§5.5): with the right SO PIN every object goes, the
   // label changes and the user PIN must be set again by the SO.
-  SIGNET_TRY(slot->token().Reinitialize(so_pin, label));
+  // The SO PIN check counts like a Login, and is throttled like one.
+  SIGNET_TRY(ThrottledPinCheck(c, *slot, keystore::UserType::kSo,
+                               [&] { return slot->token().Reinitialize(so_pin, label); }));
   if (!user_pin.empty()) {
     SIGNET_TRY(slot->Login(keystore::UserType::kSo, so_pin));
     Status set = slot->token().InitUserPin(user_pin);

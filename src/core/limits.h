@@ -27,8 +27,11 @@ struct Limits {
   std::size_t max_token_objects = 100000;
   std::size_t max_token_bytes = std::size_t{64} << 20;
   // Failed-login throttle (login_throttle.h): after the n-th consecutive
-  // failure of a token (or of a peer), further PIN checks of that token
-  // (or from that peer) are refused for min(base * 2^(n-1), cap).
+  // failure of a token (or of a peer), n > login_free_failures, further PIN
+  // checks of that token (or from that peer) are refused for
+  // min(base * 2^(n - free - 1), cap). One free failure: a mistyped PIN can
+  // be retried at once. Ten guesses (the lockout) then take >= 91 s.
+  int login_free_failures = 1;
   std::chrono::milliseconds login_delay_base{500};
   std::chrono::milliseconds login_delay_cap{30000};
 };

@@ -4,9 +4,9 @@
 
 namespace signet::core {
 
-LoginThrottle::LoginThrottle(std::chrono::milliseconds base, std::chrono::milliseconds cap,
-                             Clock clock)
-    : base_(base), cap_(cap), clock_(std::move(clock)) {}
+LoginThrottle::LoginThrottle(int free_failures, std::chrono::milliseconds base,
+                             std::chrono::milliseconds cap, Clock clock)
+    : free_failures_(free_failures), base_(base), cap_(cap), clock_(std::move(clock)) {}
 
 std::chrono::milliseconds LoginThrottle::Wait(const std::vector<std::string>& keys) const {
   auto now = clock_();
@@ -30,9 +30,13 @@ void LoginThrottle::Failed(const std::vector<std::string>& keys) {
     if (e.failures > 0 && now - e.last_failure >= kForgetAfter) e.failures = 0;
     e.failures = std::min(e.failures + 1, 62);
     e.last_failure = now;
-    // base * 2^(failures-1), saturating at cap without overflow.
+    // base * 2^(failures-free-1), saturating at cap without overflow.
+    if (e.failures <= free_failures_) {
+      e.allowed_at = now;
+      continue;
+    }
     std::chrono::milliseconds delay = base_;
-    for (int i = 1; i < e.failures && delay < cap_; ++i) delay *= 2;
+    for (int i = free_failures_ + 1; i < e.failures && delay < cap_; ++i) delay *= 2;
     e.allowed_at = now + std::min(delay, cap_);
   }
 }
@@ -53,7 +57,8 @@ int LoginThrottle::failures(const std::string& key) const {
 void LoginThrottle::ForgetQuietLocked(std::chrono::steady_clock::time_point now) {
   constexpr std::size_t kSweepAbove = 4096;
   if (entries_.size() < kSweepAbove) return;
-  std::erase_if(entries_, [&](const auto& kv) { return now - kv.second.last_failure >= kForgetAfter; });
+  std::erase_if(entries_,
+                [&](const auto& kv) { return now - kv.second.last_failure >= kForgetAfter; });
 }
 
 }  // namespace signet::core

@@ -1,9 +1,9 @@
 // LoginThrottle: slows PIN guessing down. Each failed PIN check counts
 // against two keys, the token (its serial and user type) and the peer
 // (ClientState::peer_identity: the uid on the Unix socket, the address over
-// TCP); after a key's n-th consecutive failure, further PIN checks under
-// that key are refused for min(base * 2^(n-1), cap) without looking at the
-// PIN. A success clears both keys. A key quiet for kForgetAfter is
+// TCP); after a key's n-th consecutive failure, n > free_failures, further
+// PIN checks under that key are refused for min(base * 2^(n-free-1), cap)
+// without looking at the PIN. A success clears both keys. A key quiet for kForgetAfter is
 // forgotten, so the table stays small.
 //
 // Refusals are immediate (no thread sleeps): the caller answers at once and
@@ -30,7 +30,8 @@ class LoginThrottle {
   // kForgetAfter: a key with no failure for this long starts again at 0.
   static constexpr std::chrono::minutes kForgetAfter{15};
 
-  LoginThrottle(std::chrono::milliseconds base, std::chrono::milliseconds cap, Clock clock);
+  LoginThrottle(int free_failures, std::chrono::milliseconds base, std::chrono::milliseconds cap,
+                Clock clock);
 
   // Wait returns how long the caller must still wait before a PIN check
   // under any of `keys` is allowed; zero when it may go ahead now.
@@ -53,6 +54,7 @@ class LoginThrottle {
   };
   void ForgetQuietLocked(std::chrono::steady_clock::time_point now);
 
+  const int free_failures_;
   const std::chrono::milliseconds base_;
   const std::chrono::milliseconds cap_;
   const Clock clock_;

@@ -1,10 +1,53 @@
 #include "core/token_slot.h"
 
+#include <algorithm>
+
 namespace signet::core {
 
+std::size_t ObjectBytes(const AttributeMap& attributes, std::size_t secret_size) {
+  std::size_t total = kObjectOverhead + secret_size;
+  for (const auto& [type, value] : attributes) total += sizeof type + value.size();
+  return total;
+}
+
 TokenSlot::TokenSlot(CK_SLOT_ID id, std::filesystem::path file,
-                     std::unique_ptr<keystore::Token> token)
-    : id_(id), file_(std::move(file)), token_(std::move(token)) {}
+                     std::unique_ptr<keystore::Token> token, TokenPolicy policy)
+    : id_(id),
+      file_(std::move(file)),
+      token_(std::move(token)),
+      policy_(policy),
+      serial_(token_->Info().serial) {}
+
+Status TokenSlot::Reserve(std::size_t objects, std::size_t bytes) {
+  std::lock_guard lock(quota_mu_);
+  if (used_objects_ + objects > policy_.max_objects) {
+    return MakeError(CKR_DEVICE_MEMORY,
+                     "token quota reached: " + std::to_string(policy_.max_objects) + " objects");
+  }
+  if (used_bytes_ + bytes > policy_.max_bytes) {
+    return MakeError(CKR_DEVICE_MEMORY,
+                     "token quota reached: " + std::to_string(policy_.max_bytes) + " bytes");
+  }
+  used_objects_ += objects;
+  used_bytes_ += bytes;
+  return OkStatus();
+}
+
+void TokenSlot::Release(std::size_t objects, std::size_t bytes) {
+  std::lock_guard lock(quota_mu_);
+  used_objects_ -= std::min(objects, used_objects_);
+  used_bytes_ -= std::min(bytes, used_bytes_);
+}
+
+std::size_t TokenSlot::used_objects() const {
+  std::lock_guard lock(quota_mu_);
+  return used_objects_;
+}
+
+std::size_t TokenSlot::used_bytes() const {
+  std::lock_guard lock(quota_mu_);
+  return used_bytes_;
+}
 
 namespace {
 RecordPtr MakeRecord(AttributeMap attributes, bool has_secret) {
@@ -19,9 +62,19 @@ Status TokenSlot::LoadObjects() {
   SIGNET_ASSIGN_OR_RETURN(auto stored, token_->ListObjects());
   std::unique_lock lock(objects_mu_);
   objects_.clear();
+  object_bytes_.clear();
+  std::size_t bytes = 0;
   for (auto& obj : stored) {
+    // Loaded objects count without their wrapped value (kObjectOverhead
+    // stands for it): the quota bounds growth, not what is already there.
+    std::size_t size = ObjectBytes(obj.attributes, 0);
+    bytes += size;
+    object_bytes_[obj.handle] = size;
     objects_[obj.handle] = MakeRecord(std::move(obj.attributes), obj.has_secret);
   }
+  std::lock_guard quota(quota_mu_);
+  used_objects_ = objects_.size();
+  used_bytes_ = bytes;
   return OkStatus();
 }
 
@@ -38,10 +91,17 @@ std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> TokenSlot::Snapshot() 
 
 Result<keystore::ObjectHandle> TokenSlot::Create(AttributeMap attributes,
                                                  const crypto::SecureBytes* secret) {
-  SIGNET_ASSIGN_OR_RETURN(keystore::ObjectHandle id, token_->CreateObject(attributes, secret));
+  std::size_t size = ObjectBytes(attributes, secret != nullptr ? secret->size() : 0);
+  SIGNET_TRY(Reserve(1, size));
+  auto id = token_->CreateObject(attributes, secret);
+  if (!id.ok()) {
+    Release(1, size);
+    return std::move(id).error();
+  }
   std::unique_lock lock(objects_mu_);
-  objects_[id] = MakeRecord(std::move(attributes), secret != nullptr);
-  return id;
+  objects_[*id] = MakeRecord(std::move(attributes), secret != nullptr);
+  object_bytes_[*id] = size;
+  return *id;
 }
 
 Status TokenSlot::Update(keystore::ObjectHandle id, const AttributeMap& changes) {
@@ -50,9 +110,19 @@ Status TokenSlot::Update(keystore::ObjectHandle id, const AttributeMap& changes)
   std::unique_lock lock(objects_mu_);
   auto it = objects_.find(id);
   if (it == objects_.end()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
-  SIGNET_TRY(token_->UpdateAttributes(id, changes));
   auto rec = std::make_shared<ObjectRecord>(*it->second);
   for (const auto& [type, value] : changes) rec->attributes[type] = value;
+  std::size_t& counted = object_bytes_[id];
+  std::size_t secret = counted - std::min(counted, ObjectBytes(it->second->attributes, 0));
+  std::size_t size = ObjectBytes(rec->attributes, secret);
+  if (size > counted) SIGNET_TRY(Reserve(0, size - counted));
+  Status updated = token_->UpdateAttributes(id, changes);
+  if (!updated.ok()) {
+    if (size > counted) Release(0, size - counted);
+    return updated;
+  }
+  if (size < counted) Release(0, counted - size);
+  counted = size;
   it->second = std::move(rec);
   return OkStatus();
 }
@@ -61,17 +131,35 @@ Status TokenSlot::Destroy(keystore::ObjectHandle id) {
   std::unique_lock lock(objects_mu_);
   SIGNET_TRY(token_->DestroyObject(id));
   objects_.erase(id);
+  auto counted = object_bytes_.find(id);
+  if (counted != object_bytes_.end()) {
+    Release(1, counted->second);
+    object_bytes_.erase(counted);
+  }
   return OkStatus();
 }
 
 Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
     std::string_view pool, const keystore::PoolObjectsBuilder& build) {
-  SIGNET_ASSIGN_OR_RETURN(auto take, token_->TakePoolKey(pool, build));
-  if (take) {
-    std::unique_lock lock(objects_mu_);
-    objects_[take->private_handle] = MakeRecord(take->private_attributes, true);
-    objects_[take->public_handle] = MakeRecord(take->public_attributes, false);
+  // Room for two objects first; their bytes are known only after the take
+  // and are counted then (a pool key pair is a few KB).
+  SIGNET_TRY(Reserve(2, 0));
+  auto take = token_->TakePoolKey(pool, build);
+  if (!take.ok() || !take->has_value()) {
+    Release(2, 0);
+    return take;
   }
+  std::size_t priv = ObjectBytes((*take)->private_attributes, 0);
+  std::size_t pub = ObjectBytes((*take)->public_attributes, 0);
+  {
+    std::lock_guard quota(quota_mu_);
+    used_bytes_ += priv + pub;
+  }
+  std::unique_lock lock(objects_mu_);
+  objects_[(*take)->private_handle] = MakeRecord((*take)->private_attributes, true);
+  objects_[(*take)->public_handle] = MakeRecord((*take)->public_attributes, false);
+  object_bytes_[(*take)->private_handle] = priv;
+  object_bytes_[(*take)->public_handle] = pub;
   return take;
 }
 

@@ -17,17 +17,32 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/object.h"
 
 namespace signet::core {
+
+// ObjectBytes: what an object counts against a size limit: its attribute
+// values and types plus kObjectOverhead, plus `secret_size` (the key
+// material's unwrapped size, when known).
+std::size_t ObjectBytes(const AttributeMap& attributes, std::size_t secret_size);
+
+// TokenPolicy: what the Hsm decided for one token (core/limits.h).
+struct TokenPolicy {
+  bool public_rw_compat = false;  // public R/W sessions may write public objects
+  std::size_t max_objects = Limits{}.max_token_objects;
+  std::size_t max_bytes = Limits{}.max_token_bytes;
+};
 
 class TokenSlot {
  public:
   // TokenSlot takes ownership of an opened token. LoadObjects must be called
   // once before use.
-  TokenSlot(CK_SLOT_ID id, std::filesystem::path file, std::unique_ptr<keystore::Token> token);
+  TokenSlot(CK_SLOT_ID id, std::filesystem::path file, std::unique_ptr<keystore::Token> token,
+            TokenPolicy policy = {});
 
   // LoadObjects fills the attribute cache from the database.
   Status LoadObjects();
@@ -35,6 +50,13 @@ class TokenSlot {
   CK_SLOT_ID id() const { return id_; }
   const std::filesystem::path& file() const { return file_; }
   keystore::Token& token() { return *token_; }
+  const TokenPolicy& policy() const { return policy_; }
+  const std::string& serial() const { return serial_; }
+
+  // pin_check_mu: held by Hsm across one throttled PIN check (throttle
+  // look-up, KDF, recording the outcome), so concurrent guesses at one token
+  // cannot all pass the throttle before the first failure is recorded.
+  std::mutex pin_check_mu;
 
   // Get returns an object's record, or nullptr if there is none.
   RecordPtr Get(keystore::ObjectHandle id) const;
@@ -43,10 +65,12 @@ class TokenSlot {
   std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const;
 
   // Create stores a new token object (attributes plus, for keys, the secret
-  // value to wrap) and caches it.
+  // value to wrap) and caches it. CKR_DEVICE_MEMORY when the token's quota
+  // (TokenPolicy max_objects / max_bytes) would be exceeded.
   Result<keystore::ObjectHandle> Create(AttributeMap attributes, const crypto::SecureBytes* secret);
 
-  // Update replaces `changes` in the object's attributes.
+  // Update replaces `changes` in the object's attributes (CKR_DEVICE_MEMORY
+  // when growing it would exceed the quota).
   Status Update(keystore::ObjectHandle id, const AttributeMap& changes);
 
   // Destroy deletes the object.
@@ -71,14 +95,32 @@ class TokenSlot {
   // logged_in: how many connections are logged in as `user`.
   int logged_in(keystore::UserType user) const;
 
+  // used_objects / used_bytes: what counts against the quota now.
+  std::size_t used_objects() const;
+  std::size_t used_bytes() const;
+
   // Session counters over all connections (for CK_TOKEN_INFO).
   std::atomic<int> sessions{0};
   std::atomic<int> rw_sessions{0};
 
  private:
   const CK_SLOT_ID id_;
+  // Reserve claims room for `objects` more objects of `bytes` more bytes,
+  // or fails with CKR_DEVICE_MEMORY; Release gives room back.
+  Status Reserve(std::size_t objects, std::size_t bytes);
+  void Release(std::size_t objects, std::size_t bytes);
+
   const std::filesystem::path file_;
   std::unique_ptr<keystore::Token> token_;
+  const TokenPolicy policy_;
+  const std::string serial_;
+
+  mutable std::mutex quota_mu_;
+  std::size_t used_objects_ = 0;  // guarded by quota_mu_
+  std::size_t used_bytes_ = 0;    // guarded by quota_mu_
+  // object_bytes_: what each object counts, so Destroy/Update give back
+  // exactly what Create took. Guarded by objects_mu_.
+  std::map<keystore::ObjectHandle, std::size_t> object_bytes_;
 
   mutable std::shared_mutex objects_mu_;
   std::map<keystore::ObjectHandle, RecordPtr> objects_;
