@@ -99,7 +99,8 @@ Reply Logout(Ctx& c, const wire::Request& req) {
 Reply InitToken(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_InitTokenRequest();
   std::string_view label = r->label() ? r->label()->string_view() : std::string_view();
-  auto result = c.hsm.InitToken(c.client, r->slot_id(), View(r->so_pin()), label, View(r->user_pin()));
+  auto result =
+      c.hsm.InitToken(c.client, r->slot_id(), View(r->so_pin()), label, View(r->user_pin()));
   if (!result.ok()) return FromError(result.error());
   return Body(
       ResponseBody::InitTokenResponse,

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/hsm.h"
 #include "core/key_pool.h"
@@ -47,6 +48,11 @@ struct Args {
   // is idle, so it cuts a lone signature's latency and never costs
   // throughput (core/rsa_split.h).
   bool rsa_split = true;
+  // The core's limits and access switches (core/limits.h has the defaults).
+  signet::core::Limits limits;
+  std::int64_t login_delay_base_ms = signet::core::Limits{}.login_delay_base.count();
+  std::int64_t login_delay_cap_ms = signet::core::Limits{}.login_delay_cap.count();
+  std::vector<std::string> public_rw_compat;
 };
 
 // Millis converts a flag in seconds.
@@ -67,6 +73,36 @@ std::optional<gid_t> GroupId(const std::string& group) {
     return std::nullopt;
   }
   return found->gr_gid;
+}
+
+// AddLimitOptions: the flags of core::Limits and the access switches.
+void AddLimitOptions(CLI::App& app, Args& args) {
+  signet::core::Limits& l = args.limits;
+  app.add_option("--max-sessions-per-connection", l.max_sessions,
+                 "sessions one connection may hold (CKR_SESSION_COUNT beyond)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-session-objects", l.max_session_objects,
+                 "session objects one connection may hold (CKR_DEVICE_MEMORY beyond)")
+      ->capture_default_str();
+  app.add_option("--max-session-object-bytes", l.max_session_object_bytes,
+                 "total size of one connection's session objects")
+      ->capture_default_str();
+  app.add_option("--token-max-objects", l.max_token_objects, "objects per token (quota)")
+      ->capture_default_str();
+  app.add_option("--token-max-bytes", l.max_token_bytes, "total object size per token (quota)")
+      ->capture_default_str();
+  app.add_option("--login-delay-base-ms", args.login_delay_base_ms,
+                 "after the n-th failed PIN check in a row (n >= 2) of a token or peer, refuse "
+                 "further checks for base*2^(n-2) ms (0: no throttle)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--login-delay-cap-ms", args.login_delay_cap_ms, "longest such delay")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--public-rw-compat", args.public_rw_compat,
+                 "token SERIAL whose public R/W sessions may write public token objects without "
+                 "login, as PKCS#11 allows (repeatable; default: none)");
 }
 
 int Run(const Args& args) {
@@ -95,6 +131,10 @@ int Run(const Args& args) {
   }
   signet::core::HsmOptions hsm_options;
   hsm_options.data_dir = args.data_dir;
+  hsm_options.limits = args.limits;
+  hsm_options.limits.login_delay_base = std::chrono::milliseconds(args.login_delay_base_ms);
+  hsm_options.limits.login_delay_cap = std::chrono::milliseconds(args.login_delay_cap_ms);
+  hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
   auto hsm = signet::core::Hsm::Open(hsm_options);
   if (!hsm.ok()) {
     Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
@@ -243,6 +283,7 @@ int main(int argc, char** argv) {
   app.add_option("--rsa-split", args.rsa_split,
                  "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
       ->capture_default_str();
+  AddLimitOptions(app, args);
   CLI11_PARSE(app, argc, argv);
   try {
     return Run(args);
