@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   signet::cli::AddPinCommands(app, global, &action);
   signet::cli::AddSignCommands(app, global, &action);
   signet::cli::AddInfoCommands(app, global, &action);
+  signet::cli::AddAdminCommands(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global
   // --socket/--pin/--token options are known.
   std::optional<signet::bench::BenchJob> bench_job;
