@@ -12,6 +12,9 @@ namespace {
 
 class CliPinTest : public DaemonTest {
  protected:
+  // No failed-login throttle: SoResetsALockedUserPin locks the PIN with ten
+  // quick guesses (access_test.cc pins the throttle itself).
+  std::vector<std::string> DaemonArgs() override { return {"--login-delay-base-ms", "0"}; }
   // ListWith: `signet list` logged in with `pin`; its exit code and stderr.
   ProgramResult ListWith(const std::string& pin) { return Signet({"list", "--pin", pin}); }
 };
