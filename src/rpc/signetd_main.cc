@@ -140,6 +140,12 @@ int Run(const Args& args) {
     Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
     return 1;
   }
+  for (const std::string& serial : args.public_rw_compat) {
+    bool known = false;
+    for (const auto& slot : (*hsm)->Slots()) known = known || slot.serial == serial;
+    Log(known ? "token " + serial + ": public R/W sessions may write public objects (compat)"
+              : "warning: --public-rw-compat " + serial + ": no such token");
+  }
   auto pool_targets = signet::core::ParsePoolConfig(args.pool);
   if (!pool_targets.ok()) {
     Log("--pool: " + pool_targets.error().message);

@@ -131,6 +131,41 @@ TEST_F(AccessTest, CompatSwitchAllowsPublicWritesOnThatTokenOnly) {
   EXPECT_TRUE(stranger.client->DestroyObject(stranger.session, *data).ok());
 }
 
+// The core's limits are signetd flags (defaults in core/limits.h).
+TEST_F(AccessTest, LimitFlagsBoundSessionsSessionObjectsAndTheToken) {
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  StartDaemon({"--max-sessions-per-connection", "2", "--max-session-objects", "1",
+               "--token-max-objects", "1"});
+  UserSession stranger = Stranger();
+  auto second = stranger.client->OpenSession(stranger.slot);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  auto third = stranger.client->OpenSession(stranger.slot);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.error().code, CKR_SESSION_COUNT);
+  const client::Template data = {UlongAttribute(CKA_CLASS, CKO_DATA),
+                                 StringAttribute(CKA_LABEL, "d")};
+  ASSERT_TRUE(stranger.client->CreateObject(stranger.session, data).ok());
+  auto over = stranger.client->CreateObject(*second, data);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().code, CKR_DEVICE_MEMORY);
+
+  auto user = OpenUserSession();
+  ASSERT_TRUE(user.ok()) << user.error().message;
+  client::Template token_data = data;
+  token_data.push_back(client::BoolAttribute(CKA_TOKEN, true));
+  ASSERT_TRUE(user->client->CreateObject(user->session, token_data).ok());
+  auto full = user->client->CreateObject(user->session, token_data);
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.error().code, CKR_DEVICE_MEMORY);
+}
+
+// One daemon per data directory: the lock `signet admin` relies on.
+TEST_F(AccessTest, SecondDaemonOnTheSameDataDirIsRefused) {
+  Daemon second;
+  std::string failure = second.Start(data_dir(), Path("second.sock"));
+  EXPECT_NE(failure.find("in use by a running signetd"), std::string::npos) << failure;
+}
+
 // Defect 5: the daemon's own uid may create tokens over the Unix socket.
 TEST_F(AccessTest, DaemonOwnerCreatesTokensThroughTheDaemon) {
   ProgramResult made =
