@@ -201,6 +201,15 @@ Status Hsm::CheckTokenWrite(const Resolved& r, bool private_object) const {
                    "--public-rw-compat SERIAL allows public R/W sessions, as PKCS#11 does)");
 }
 
+Status Hsm::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
+  bool priv = BoolOr(attrs, CKA_PRIVATE, false);
+  if (BoolOr(attrs, CKA_TOKEN, false)) return CheckTokenWrite(r, priv);
+  if (priv && !r.logged_in_user) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
+  }
+  return OkStatus();
+}
+
 Status Hsm::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
                                          std::size_t bytes) const {
   const Limits& limits = options_.limits;
@@ -225,13 +234,8 @@ void Hsm::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
 Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                           AttributeMap attrs,
                                           std::shared_ptr<const keystore::UnwrappedKey> secret) {
+  SIGNET_TRY(CheckMayStore(r, attrs));
   bool token = BoolOr(attrs, CKA_TOKEN, false);
-  bool priv = BoolOr(attrs, CKA_PRIVATE, false);
-  if (token) {
-    SIGNET_TRY(CheckTokenWrite(r, priv));
-  } else if (priv && !r.logged_in_user) {
-    return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
-  }
   if (token) {
     SIGNET_ASSIGN_OR_RETURN(keystore::ObjectHandle id,
                             r.slot->Create(std::move(attrs), secret ? &secret->value : nullptr));

@@ -213,6 +213,13 @@ class Hsm {
   // a token with TokenPolicy::public_rw_compat a public RW session for
   // public ones, as the specification has it.
   Status CheckTokenWrite(const Resolved& r, bool private_object) const;
+  // CheckMayStore: StoreObject's permission rules for a new object
+  // (CheckTokenWrite for a token object; a private session object needs the
+  // user). Every path that stores objects, batch ones too, must call it.
+  Status CheckMayStore(const Resolved& r, const AttributeMap& attrs);
+  // CheckMayDestroy: DestroyObject's rules (CKA_DESTROYABLE, then
+  // CheckTokenWrite for a token object); every destroying path calls it.
+  Status CheckMayDestroy(const Resolved& r, const ResolvedObject& obj);
   // CheckSessionObjectRoomLocked: may `c` hold `objects` more session
   // objects of `bytes` more bytes (Limits)? CKR_DEVICE_MEMORY otherwise.
   // REQUIRES: c.mu held.

@@ -158,16 +158,19 @@ Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK
   return StoreObject(c, s, r, std::move(attrs), std::move(secret));
 }
 
-Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) {
-  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+Status Hsm::CheckMayDestroy(const Resolved& r, const ResolvedObject& obj) {
   if (!BoolOr(obj.record->attributes, CKA_DESTROYABLE, true)) {
     return MakeError(CKR_ACTION_PROHIBITED, "object is not destroyable");
   }
-  if (obj.token_object) {
-    SIGNET_TRY(CheckTokenWrite(r, obj.record->is_private()));
-    SIGNET_TRY(r.slot->Destroy(obj.token_id));
-  }
+  if (obj.token_object) return CheckTokenWrite(r, obj.record->is_private());
+  return OkStatus();
+}
+
+Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
+  SIGNET_TRY(CheckMayDestroy(r, obj));
+  if (obj.token_object) SIGNET_TRY(r.slot->Destroy(obj.token_id));
   std::lock_guard lock(c.mu);
   auto it = c.handles.find(o);
   if (it != c.handles.end()) {
