@@ -26,10 +26,15 @@ Status RunUnlockSo(const GlobalOptions& global) {
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(dir));
   int unlocked = 0;
   for (const auto& file : files) {
-    SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, keystore::TokenOptions{}));
-    keystore::TokenInfo info = token->Info();
+    auto token = keystore::Token::Open(file, keystore::TokenOptions{});
+    if (!token.ok()) {  // a damaged file must not keep the others locked
+      std::fprintf(stderr, "signet admin unlock-so: skipping %s: %s\n", file.c_str(),
+                   token.error().message.c_str());
+      continue;
+    }
+    keystore::TokenInfo info = (*token)->Info();
     if (!global.token_label.empty() && info.label != global.token_label) continue;
-    SIGNET_ASSIGN_OR_RETURN(int cleared, token->ClearPinFailures(keystore::UserType::kSo));
+    SIGNET_ASSIGN_OR_RETURN(int cleared, (*token)->ClearPinFailures(keystore::UserType::kSo));
     std::printf("token '%s' (serial %s): SO PIN %s (%d failed attempt%s cleared)\n",
                 info.label.c_str(), info.serial.c_str(), info.so_pin_locked ? "unlocked" : "ok",
                 cleared, cleared == 1 ? "" : "s");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -224,6 +225,19 @@ TEST_F(UnlockSoTest, LockedSoPinIsRecoveredOfflineOnly) {
   ProgramResult reset = Signet({"init-pin", "--so-pin", kSoPin, "--new-pin", "new-user-pin"});
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
   EXPECT_EQ(Signet({"list", "--pin", "new-user-pin"}).exit_code, 0);
+}
+
+TEST_F(UnlockSoTest, UnlockSoNamesItsTokenAndSkipsADamagedFile) {
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  WriteTextFile(data_dir() + "/0123456789abcdef.token", "not a token");
+  ProgramResult other = Signet({"admin", "unlock-so", "--token", "no-such-token"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("CKR_TOKEN_NOT_PRESENT"), std::string::npos) << other.err;
+  ProgramResult unlocked = Signet({"admin", "unlock-so", "--token", kTokenLabel});
+  EXPECT_EQ(unlocked.exit_code, 0) << unlocked.err;
+  EXPECT_NE(unlocked.out.find(kTokenLabel), std::string::npos) << unlocked.out;
+  EXPECT_NE(unlocked.err.find("skipping"), std::string::npos) << unlocked.err;
+  std::filesystem::remove(data_dir() + "/0123456789abcdef.token");
 }
 
 // Defect 5 over TLS: a client certificate is no admin.
