@@ -123,6 +123,13 @@ struct SlotInfo {
   CK_ULONG max_pin_len = 0;
 };
 
+// UnavailableToken: a token file the daemon found but could not open; it
+// has no slot. `reason` names the file and what is wrong with it.
+struct UnavailableToken {
+  std::string file;
+  std::string reason;
+};
+
 // ServerInfo: what GetInfo returns.
 struct ServerInfo {
   std::uint16_t protocol_version = 0;
@@ -131,6 +138,7 @@ struct ServerInfo {
   std::string model;
   std::vector<SlotInfo> slots;
   std::vector<MechanismInfo> mechanisms;
+  std::vector<UnavailableToken> unavailable_tokens;  // empty from older daemons
 };
 
 // SessionInfo: CK_SESSION_INFO.
@@ -276,13 +284,18 @@ class Client {
   Result<Pending<void>> SendSetPin(Handle session, ByteView old_pin, ByteView new_pin);
   Result<Pending<KeyPair>> SendGenerateKeyPair(Handle session, const Mechanism& mechanism,
                                                const Template& public_template,
-                                               const Template& private_template);
+                                               const Template& private_template,
+                                               bool unique_label = false);
   Result<Pending<Handle>> SendGenerateKey(Handle session, const Mechanism& mechanism,
                                           const Template& key_template);
   Result<Pending<Handle>> SendCreateObject(Handle session, const Template& object_template);
   Result<Pending<Handle>> SendCopyObject(Handle session, Handle object,
                                          const Template& changes);
   Result<Pending<void>> SendDestroyObject(Handle session, Handle object);
+  Result<Pending<std::vector<Handle>>> SendCreateObjects(Handle session,
+                                                         const std::vector<Template>& templates,
+                                                         bool unique_label);
+  Result<Pending<void>> SendDestroyObjects(Handle session, std::span<const Handle> objects);
   Result<Pending<std::vector<Handle>>> SendFindObjects(Handle session, const Template& match,
                                                        CK_ULONG max_count);
   Result<Pending<std::vector<AttributeValue>>> SendGetAttributeValue(
@@ -341,10 +354,15 @@ class Client {
   Status SetPin(Handle session, ByteView old_pin, ByteView new_pin) {
     return Call(SendSetPin(session, old_pin, new_pin));
   }
+  // GenerateKeyPair: a token pair's halves are stored in one transaction.
+  // With `unique_label` the daemon generates only if no key on the token
+  // has the templates' CKA_LABEL (checked in that transaction):
+  // CKR_ATTRIBUTE_VALUE_INVALID otherwise. Token pairs only.
   Result<KeyPair> GenerateKeyPair(Handle session, const Mechanism& mechanism,
                                   const Template& public_template,
-                                  const Template& private_template) {
-    return Call(SendGenerateKeyPair(session, mechanism, public_template, private_template));
+                                  const Template& private_template, bool unique_label = false) {
+    return Call(SendGenerateKeyPair(session, mechanism, public_template, private_template,
+                                    unique_label));
   }
   Result<Handle> GenerateKey(Handle session, const Mechanism& mechanism,
                              const Template& key_template) {
@@ -358,6 +376,20 @@ class Client {
   }
   Status DestroyObject(Handle session, Handle object) {
     return Call(SendDestroyObject(session, object));
+  }
+  // CreateObjects creates one token object per template in ONE daemon
+  // transaction (all or none; e.g. both halves of an imported key pair) and
+  // returns their handles in order. `unique_label`: as for GenerateKeyPair.
+  // Daemons before this request answer CKR_FUNCTION_NOT_SUPPORTED.
+  Result<std::vector<Handle>> CreateObjects(Handle session, const std::vector<Template>& templates,
+                                            bool unique_label = false) {
+    return Call(SendCreateObjects(session, templates, unique_label));
+  }
+  // DestroyObjects destroys every object in ONE daemon transaction; nothing
+  // is destroyed when any may not be. Older daemons:
+  // CKR_FUNCTION_NOT_SUPPORTED.
+  Status DestroyObjects(Handle session, std::span<const Handle> objects) {
+    return Call(SendDestroyObjects(session, objects));
   }
   // FindObjects returns every object matching `match` (max_count 0: all)
   // that this connection may see.

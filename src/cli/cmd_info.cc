@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/file_io.h"
+#include "rpc/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -40,6 +41,11 @@ Status RunStats(GlobalOptions& global) {
   client::ConnectOptions connect{address, global.tls_ca, global.tls_cert, global.tls_key};
   SIGNET_ASSIGN_OR_RETURN(auto client, client::Client::Connect(connect));
   SIGNET_ASSIGN_OR_RETURN(client::ServerStats stats, client->GetStats());
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client->GetInfo());
+  // Token files the daemon could not open have no slot; say so first.
+  for (const client::UnavailableToken& token : info.unavailable_tokens) {
+    std::printf("unavailable token: %s\n", rpc::PrintableText(token.reason).c_str());
+  }
   std::printf("workers %" PRIu64 "\nconnections %" PRIu64 "\nsessions %" PRIu64 "\n",
               stats.workers, stats.connections, stats.sessions);
   std::printf("queue: capacity %" PRIu64 " depth %" PRIu64 " peak %" PRIu64

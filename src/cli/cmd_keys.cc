@@ -22,15 +22,13 @@ struct KeyOptions {
 Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, crypto::ParseKeySpec(options.type));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
-  SIGNET_ASSIGN_OR_RETURN(auto existing, FindKeysByLabel(connection, options.label));
-  if (!existing.empty()) {
-    return MakeError(CKR_ARGUMENTS_BAD, "a key labelled '" + options.label + "' already exists");
-  }
   KeygenRequest request = MakeKeygenRequest(spec, options.label);
-  SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair, connection.client->GenerateKeyPair(
-                                                    connection.session, request.mechanism,
-                                                    request.public_template,
-                                                    request.private_template));
+  // unique_label: the daemon checks the label and stores both halves in one
+  // transaction, so concurrent keygens with one label make one pair.
+  SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair,
+                          connection.client->GenerateKeyPair(
+                              connection.session, request.mechanism, request.public_template,
+                              request.private_template, /*unique_label=*/true));
   (void)pair;
   std::printf("generated %s key pair '%s'\n", crypto::KeySpecName(spec).c_str(),
               rpc::PrintableText(options.label).c_str());
@@ -51,20 +49,18 @@ Status RunImport(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes pkcs8, key->ToPkcs8Der());
   SIGNET_ASSIGN_OR_RETURN(ImportRequest request, MakeImportRequest(*key, pkcs8, options.label));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
-  SIGNET_ASSIGN_OR_RETURN(auto existing, FindKeysByLabel(connection, options.label));
-  if (!existing.empty()) {
-    return MakeError(CKR_ARGUMENTS_BAD, "a key labelled '" + options.label + "' already exists");
+  // Both halves in one request and one daemon transaction (a crash leaves
+  // both or neither), created only if no key has the label yet.
+  std::vector<client::Template> templates = {std::move(request.private_template),
+                                             std::move(request.public_template)};
+  Result<std::vector<client::Handle>> made =
+      connection.client->CreateObjects(connection.session, templates, /*unique_label=*/true);
+  for (client::Template& object : templates) {
+    for (client::Attribute& attribute : object) {
+      if (!attribute.value.empty()) explicit_bzero(attribute.value.data(), attribute.value.size());
+    }
   }
-  SIGNET_ASSIGN_OR_RETURN(client::Handle private_key,
-                          connection.client->CreateObject(connection.session,
-                                                          request.private_template));
-  Result<client::Handle> public_key =
-      connection.client->CreateObject(connection.session, request.public_template);
-  if (!public_key.ok()) {
-    // No half-imported pair: the private key goes again.
-    (void)connection.client->DestroyObject(connection.session, private_key);
-    return public_key.error();
-  }
+  if (!made.ok()) return made.error();
   std::printf("imported %s key pair '%s' from %s\n", crypto::KeySpecName(key->spec()).c_str(),
               rpc::PrintableText(options.label).c_str(), rpc::PrintableText(options.in).c_str());
   return OkStatus();
@@ -96,9 +92,8 @@ Status RunDelete(GlobalOptions& global, const KeyOptions& options) {
   if (objects.empty()) {
     return MakeError(CKR_OBJECT_HANDLE_INVALID, "no key labelled '" + options.label + "'");
   }
-  for (client::Handle object : objects) {
-    SIGNET_TRY(connection.client->DestroyObject(connection.session, object));
-  }
+  // Every object in one request and one daemon transaction: all or none.
+  SIGNET_TRY(connection.client->DestroyObjects(connection.session, objects));
   std::printf("deleted %zu object(s) labelled '%s'\n", objects.size(),
               rpc::PrintableText(options.label).c_str());
   return OkStatus();

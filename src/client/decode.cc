@@ -30,6 +30,13 @@ Result<Handle> DecodeObject(const ReplyFrame& frame) {
   return Handle{body->object()};
 }
 
+Result<std::vector<Handle>> DecodeObjects(const ReplyFrame& frame) {
+  SIGNET_ASSIGN_OR_RETURN(auto body, ReplyBody<wire::ObjectsResponse>(frame));
+  std::vector<Handle> handles;
+  if (body->objects() != nullptr) handles.assign(body->objects()->begin(), body->objects()->end());
+  return handles;
+}
+
 Result<Bytes> DecodeData(const ReplyFrame& frame) {
   SIGNET_ASSIGN_OR_RETURN(auto body, ReplyBody<wire::DataResponse>(frame));
   return ToBytes(body->data());
@@ -67,6 +74,11 @@ Result<ServerInfo> DecodeInfo(const ReplyFrame& frame) {
     for (const wire::MechanismInfo* mech : *body->mechanisms()) {
       info.mechanisms.push_back(MechanismInfo{mech->type(), mech->min_key_size(),
                                               mech->max_key_size(), mech->flags()});
+    }
+  }
+  if (body->unavailable_tokens() != nullptr) {
+    for (const wire::UnavailableToken* token : *body->unavailable_tokens()) {
+      info.unavailable_tokens.push_back({ToString(token->file()), ToString(token->reason())});
     }
   }
   return info;

@@ -12,6 +12,7 @@ namespace signet::client {
 Result<void> DecodeStatus(const ReplyFrame& frame);
 Result<Handle> DecodeSession(const ReplyFrame& frame);
 Result<Handle> DecodeObject(const ReplyFrame& frame);
+Result<std::vector<Handle>> DecodeObjects(const ReplyFrame& frame);
 Result<Bytes> DecodeData(const ReplyFrame& frame);
 Result<ServerInfo> DecodeInfo(const ReplyFrame& frame);
 Result<SessionInfo> DecodeSessionInfo(const ReplyFrame& frame);

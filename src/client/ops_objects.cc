@@ -9,13 +9,14 @@ using wire::RequestBody;
 
 Result<Pending<KeyPair>> Client::SendGenerateKeyPair(Handle session, const Mechanism& mechanism,
                                                      const Template& public_template,
-                                                     const Template& private_template) {
+                                                     const Template& private_template,
+                                                     bool unique_label) {
   Impl::Request request = impl_->NewRequest();
   auto& fbb = request.builder();
   auto mech = EncodeMechanism(fbb, mechanism);
   auto pub = EncodeTemplate(fbb, public_template);
   auto priv = EncodeTemplate(fbb, private_template);
-  auto body = wire::CreateGenerateKeyPairRequest(fbb, session, mech, pub, priv);
+  auto body = wire::CreateGenerateKeyPairRequest(fbb, session, mech, pub, priv, unique_label);
   return request.Enqueue(RequestBody::GenerateKeyPairRequest, body.Union(), DecodeKeyPair);
 }
 
@@ -53,6 +54,29 @@ Result<Pending<void>> Client::SendDestroyObject(Handle session, Handle object) {
   auto& fbb = request.builder();
   auto body = wire::CreateDestroyObjectRequest(fbb, session, object);
   return request.Enqueue(RequestBody::DestroyObjectRequest, body.Union(), DecodeStatus);
+}
+
+Result<Pending<std::vector<Handle>>> Client::SendCreateObjects(
+    Handle session, const std::vector<Template>& templates, bool unique_label) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  std::vector<flatbuffers::Offset<wire::ObjectTemplate>> encoded;
+  for (const Template& t : templates) {
+    encoded.push_back(wire::CreateObjectTemplate(fbb, EncodeTemplate(fbb, t)));
+  }
+  auto body =
+      wire::CreateCreateObjectsRequest(fbb, session, fbb.CreateVector(encoded), unique_label);
+  // An imported private key travels in CKA_VALUE: wipe the builder after.
+  return request.Enqueue(RequestBody::CreateObjectsRequest, body.Union(), DecodeObjects,
+                         /*secret=*/true);
+}
+
+Result<Pending<void>> Client::SendDestroyObjects(Handle session, std::span<const Handle> objects) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  std::vector<std::uint64_t> handles(objects.begin(), objects.end());
+  auto body = wire::CreateDestroyObjectsRequest(fbb, session, fbb.CreateVector(handles));
+  return request.Enqueue(RequestBody::DestroyObjectsRequest, body.Union(), DecodeStatus);
 }
 
 Result<Pending<std::vector<Handle>>> Client::SendFindObjects(Handle session,

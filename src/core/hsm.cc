@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "crypto/symmetric.h"
 #include "keystore/data_dir.h"
@@ -19,6 +20,27 @@ CK_ULONG RandomHandle() {
   }
 }
 
+namespace {
+
+// OpenSlot opens one token file and loads its objects into a new slot
+// with the policy `policy_for` gives the opened token.
+template <typename PolicyFor>
+Result<std::unique_ptr<TokenSlot>> OpenSlot(CK_SLOT_ID id, const std::filesystem::path& file,
+                                            const keystore::TokenOptions& options,
+                                            const PolicyFor& policy_for) {
+  SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, options));
+  TokenPolicy policy = policy_for(*token);
+  auto slot = std::make_unique<TokenSlot>(id, file, std::move(token), policy);
+  if (Status loaded = slot->LoadObjects(); !loaded.ok()) {
+    return MakeError(loaded.error().code,
+                     "token file " + file.string() + ": objects unreadable: " +
+                         loaded.error().message);
+  }
+  return slot;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   std::error_code ec;
   if (std::filesystem::create_directories(options.data_dir, ec)) {
@@ -33,12 +55,20 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
   std::unique_ptr<Hsm> hsm(new Hsm(std::move(options)));
   hsm->dir_lock_ = std::move(dir_lock);
+  std::optional<Error> first_error;
   for (const auto& file : files) {
-    SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, hsm->options_.token_options));
-    TokenPolicy policy = hsm->PolicyFor(*token);
-    auto slot = std::make_unique<TokenSlot>(hsm->slots_.size(), file, std::move(token), policy);
-    SIGNET_TRY(slot->LoadObjects());
-    hsm->slots_.push_back(std::move(slot));
+    auto slot = OpenSlot(hsm->slots_.size(), file, hsm->options_.token_options,
+                         [&hsm](const keystore::Token& token) { return hsm->PolicyFor(token); });
+    if (slot.ok()) {
+      hsm->slots_.push_back(std::move(*slot));
+      continue;
+    }
+    if (!first_error) first_error = slot.error();
+    hsm->unavailable_.push_back({file, slot.error().message});
+  }
+  if (first_error && (hsm->slots_.empty() || hsm->options_.strict)) {
+    std::string why = hsm->slots_.empty() ? "no token could be opened: " : "strict: ";
+    return MakeError(first_error->code, why + first_error->message);
   }
   return hsm;
 }

@@ -86,6 +86,16 @@ struct HsmOptions {
   std::set<std::string> public_rw_compat;
   // clock: the failed-login throttle's time source (tests inject one).
   LoginThrottle::Clock clock = [] { return std::chrono::steady_clock::now(); };
+  // strict: refuse to start when any token file cannot be opened (default:
+  // serve the healthy ones and report the rest, see Hsm::Open).
+  bool strict = false;
+};
+
+// UnavailableToken: a token file in the data dir that Open could not serve,
+// and why (the keystore's message, which names the file).
+struct UnavailableToken {
+  std::filesystem::path file;
+  std::string reason;
 };
 
 // kMinPinLen / kMaxPinLen: PIN length limits reported and enforced.
@@ -94,8 +104,13 @@ inline constexpr std::size_t kMaxPinLen = 256;
 
 class Hsm {
  public:
-  // Open loads every `*.token` file in the data dir (sorted by name: slots
-  // 0..N-1). CKR_DEVICE_ERROR when the dir is unusable.
+  // Open loads every `*.token` file in the data dir (sorted by name: the
+  // healthy ones become slots 0..N-1). A file that cannot be opened (damaged,
+  // not a token, a directory, a dangling symlink) gets no slot and is listed
+  // by unavailable_tokens(), so one bad file does not take the others down.
+  // Fails with CKR_DEVICE_ERROR when the dir is unusable, and with the
+  // first file's error when token files exist but none could be opened, or
+  // when options.strict and any could not.
   static Result<std::unique_ptr<Hsm>> Open(HsmOptions options);
   ~Hsm();
 
@@ -111,6 +126,8 @@ class Hsm {
   void EnableRsaSplit(Scheduler* pool) { splitter_ = std::make_unique<RsaSplitter>(pool); }
 
   std::vector<SlotDescription> Slots() const;
+  // unavailable_tokens: the token files Open could not serve (fixed at Open).
+  const std::vector<UnavailableToken>& unavailable_tokens() const { return unavailable_; }
   PhaseCounters& counters() { return counters_; }
   keystore::CacheStats CacheTotals() const;
   std::size_t open_sessions() const { return open_sessions_.load(std::memory_order_relaxed); }
@@ -146,6 +163,24 @@ class Hsm {
   Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
                                       const Template& t);
   Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o);
+
+  // --- several objects in one step (hsm_batch.cc)
+  // CreateObjects imports every template under CreateObject's rules and
+  // stores them all in ONE keystore transaction: all or none, also across
+  // a crash (a key pair's two halves). Every template must be a token
+  // object (CKA_TOKEN true): CKR_TEMPLATE_INCONSISTENT otherwise. With
+  // `unique_label` the objects' common CKA_LABEL is checked inside that
+  // transaction: CKR_ATTRIBUTE_VALUE_INVALID "a key labelled 'x' already
+  // exists" when a key object on the token has it (keystore
+  // Token::CreateObjects). Returns the handles in template order.
+  Result<std::vector<CK_OBJECT_HANDLE>> CreateObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                      const std::vector<Template>& templates,
+                                                      bool unique_label);
+  // DestroyObjects destroys every object under DestroyObject's rules; the
+  // token objects in ONE keystore transaction. Nothing is destroyed when any
+  // object may not be (the first refusal is returned).
+  Status DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
+                        const std::vector<CK_OBJECT_HANDLE>& objects);
   Result<std::vector<CK_OBJECT_HANDLE>> FindObjects(ClientState& c, CK_SESSION_HANDLE s,
                                                     const Template& t, std::size_t max_count);
   // GetAttributeValue: one entry per type; the CK_RV per PKCS#11 §5.7 is
@@ -159,11 +194,13 @@ class Hsm {
                            const Template& t);
 
   // --- keys (hsm_keys.cc)
-  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(ClientState& c,
-                                                                        CK_SESSION_HANDLE s,
-                                                                        const Mechanism& m,
-                                                                        const Template& pub,
-                                                                        const Template& priv);
+  // GenerateKeyPair stores a token pair's two halves in ONE keystore
+  // transaction. `unique_label` (token pairs only, else
+  // CKR_TEMPLATE_INCONSISTENT) makes "generate unless a key with this
+  // CKA_LABEL exists" one atomic step, as in CreateObjects.
+  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(
+      ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub,
+      const Template& priv, bool unique_label = false);
   Result<CK_OBJECT_HANDLE> GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                                        const Template& t);
   Result<Bytes> WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
@@ -236,18 +273,36 @@ class Hsm {
   Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                        AttributeMap attrs,
                                        std::shared_ptr<const keystore::UnwrappedKey> secret);
+  // PendingObject: a new object ready to store (attributes complete,
+  // secret parsed).
+  struct PendingObject {
+    AttributeMap attrs;
+    std::shared_ptr<const keystore::UnwrappedKey> secret;
+  };
+  // PrepareImport applies CreateObject's template rules (hsm_objects.cc).
+  Result<PendingObject> PrepareImport(const Template& t, bool value_is_pkcs8);
+  // StoreTokenObjects stores token objects in ONE keystore transaction
+  // after CheckMayStore passes for each; `unique_label` as in
+  // Token::CreateObjects (nullptr: no check). Handles in order.
+  Result<std::vector<CK_OBJECT_HANDLE>> StoreTokenObjects(ClientState& c, const Resolved& r,
+                                                          std::vector<PendingObject> objects,
+                                                          const Bytes* unique_label);
   // StoreGeneratedKeyPair completes the attributes of a generated `key`
   // (key_pair_attributes.h) and stores private, then public half
   // (hsm_keys.cc). Returns {public, private}.
+  // A token pair goes in one keystore transaction; `unique_label` as in
+  // StoreTokenObjects.
   Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> StoreGeneratedKeyPair(
       ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
-      crypto::PrivateKey key, AttributeMap pub, AttributeMap priv);
+      crypto::PrivateKey key, AttributeMap pub, AttributeMap priv,
+      const Bytes* unique_label = nullptr);
   // GenerateKeyPairFromPool returns a pair made from the key pool when
   // `spec` is pooled and a key is ready (hsm_pool.cc); nullopt means
   // generate fresh. Templates already validated and permissions checked.
   Result<std::optional<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>>> GenerateKeyPairFromPool(
       ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, const crypto::KeySpec& spec,
-      CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv);
+      CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv,
+      const Bytes* unique_label);
   CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
   TokenSlot* FindSlot(CK_SLOT_ID slot) const;
   // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
@@ -272,6 +327,7 @@ class Hsm {
   std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
   mutable std::shared_mutex slots_mu_;
   std::vector<std::unique_ptr<TokenSlot>> slots_;  // index == slot id
+  std::vector<UnavailableToken> unavailable_;      // written only by Open
   std::mutex init_mu_;                             // serialises InitToken
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};
@@ -283,5 +339,10 @@ class Hsm {
 
 // RandomHandle draws a non-zero 32-bit handle from the DRBG.
 CK_ULONG RandomHandle();
+
+// CommonLabel returns the CKA_LABEL shared by every map in `maps` that has
+// one (the label a unique_label request checks). CKR_TEMPLATE_INCOMPLETE
+// when none has a label; CKR_TEMPLATE_INCONSISTENT when two differ.
+Result<Bytes> CommonLabel(const std::vector<const AttributeMap*>& maps);
 
 }  // namespace signet::core

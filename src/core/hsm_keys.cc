@@ -60,11 +60,9 @@ Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
 
 }  // namespace
 
-Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(ClientState& c,
-                                                                           CK_SESSION_HANDLE s,
-                                                                           const Mechanism& m,
-                                                                           const Template& pub_t,
-                                                                           const Template& priv_t) {
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
+    ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub_t,
+    const Template& priv_t, bool unique_label) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
   if ((rule->flags & CKF_GENERATE_KEY_PAIR) == 0) {
@@ -85,16 +83,27 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(Clien
   if (BoolOr(priv, CKA_PRIVATE, true) && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private keys need a user login");
   }
+  std::optional<Bytes> label;
+  if (unique_label) {
+    bool token_pair = BoolOr(pub, CKA_TOKEN, false) && BoolOr(priv, CKA_TOKEN, false);
+    if (!token_pair) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT, "unique_label applies to token key pairs");
+    }
+    SIGNET_ASSIGN_OR_RETURN(label, CommonLabel({&pub, &priv}));
+  }
+  const Bytes* label_check = label ? &*label : nullptr;
   // A pooled type costs a database transaction instead (key_pool.h).
-  SIGNET_ASSIGN_OR_RETURN(auto pooled, GenerateKeyPairFromPool(c, s, r, spec, m.type, pub, priv));
+  SIGNET_ASSIGN_OR_RETURN(auto pooled,
+                          GenerateKeyPairFromPool(c, s, r, spec, m.type, pub, priv, label_check));
   if (pooled) return *pooled;
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(spec));
-  return StoreGeneratedKeyPair(c, s, r, m.type, std::move(key), std::move(pub), std::move(priv));
+  return StoreGeneratedKeyPair(c, s, r, m.type, std::move(key), std::move(pub), std::move(priv),
+                               label_check);
 }
 
 Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair(
     ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
-    crypto::PrivateKey key, AttributeMap pub, AttributeMap priv) {
+    crypto::PrivateKey key, AttributeMap pub, AttributeMap priv, const Bytes* unique_label) {
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
   SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, key.ToPkcs8Der());
@@ -102,7 +111,21 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   secret->value = std::move(der);
   secret->private_key = std::move(key);
-  // Private first: if storing it fails, no orphan public key is left.
+  if (BoolOr(pub, CKA_TOKEN, false) && BoolOr(priv, CKA_TOKEN, false)) {
+    // A token pair: both halves in one keystore transaction, so a crash
+    // leaves both or neither (issue 10 defect 8).
+    std::vector<PendingObject> halves;
+    halves.push_back({std::move(priv), std::move(secret)});
+    halves.push_back({std::move(pub), nullptr});
+    SIGNET_ASSIGN_OR_RETURN(auto handles,
+                            StoreTokenObjects(c, r, std::move(halves), unique_label));
+    return std::make_pair(handles[1], handles[0]);
+  }
+  if (unique_label != nullptr) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "unique_label applies to token key pairs");
+  }
+  // Session (or mixed) pairs live in memory: private first, so a failure
+  // to store it leaves no orphan public key.
   SIGNET_ASSIGN_OR_RETURN(CK_OBJECT_HANDLE priv_h,
                           StoreObject(c, s, r, std::move(priv), std::move(secret)));
   auto pub_h = StoreObject(c, s, r, std::move(pub), nullptr);

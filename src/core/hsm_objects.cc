@@ -119,6 +119,11 @@ Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, 
 Result<CK_OBJECT_HANDLE> Hsm::ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
                                            bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(PendingObject object, PrepareImport(t, value_is_pkcs8));
+  return StoreObject(c, s, r, std::move(object.attrs), std::move(object.secret));
+}
+
+Result<Hsm::PendingObject> Hsm::PrepareImport(const Template& t, bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
   auto cls = GetUlong(attrs, CKA_CLASS);
@@ -132,7 +137,7 @@ Result<CK_OBJECT_HANDLE> Hsm::ImportObject(ClientState& c, CK_SESSION_HANDLE s, 
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
   }
   ApplyObjectDefaults(attrs, *cls, KeyOrigin{});
-  return StoreObject(c, s, r, std::move(attrs), std::move(secret));
+  return PendingObject{std::move(attrs), std::move(secret)};
 }
 
 Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,

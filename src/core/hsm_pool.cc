@@ -37,7 +37,8 @@ bool FallBackToFresh(const Error& error) { return error.code == CKR_USER_NOT_LOG
 
 Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
     ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, const crypto::KeySpec& spec,
-    CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv) {
+    CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv,
+    const Bytes* unique_label) {
   std::shared_ptr<KeyPool> pool = key_pool();
   const PoolTarget* target = pool ? pool->Find(spec) : nullptr;
   if (target == nullptr) return std::optional<KeyPairHandles>();
@@ -56,7 +57,7 @@ Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
       CompleteKeyPairAttributes(pool_public, mechanism, final_pub, final_priv);
       return std::make_pair(std::move(final_priv), std::move(final_pub));
     };
-    auto take = r.slot->TakePoolKey(target->name, build);
+    auto take = r.slot->TakePoolKey(target->name, build, unique_label);
     if (!take.ok()) {
       if (FallBackToFresh(take.error())) return std::optional<KeyPairHandles>();
       return std::move(take).error();
@@ -84,7 +85,8 @@ Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key,
                           crypto::PrivateKey::FromPkcs8Der((*claimed)->private_der));
   SIGNET_ASSIGN_OR_RETURN(KeyPairHandles handles,
-                          StoreGeneratedKeyPair(c, s, r, mechanism, std::move(key), pub, priv));
+                          StoreGeneratedKeyPair(c, s, r, mechanism, std::move(key), pub, priv,
+                                                unique_label));
   return std::optional<KeyPairHandles>(handles);
 }
 

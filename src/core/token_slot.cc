@@ -104,6 +104,32 @@ Result<keystore::ObjectHandle> TokenSlot::Create(AttributeMap attributes,
   return *id;
 }
 
+Result<std::vector<keystore::ObjectHandle>> TokenSlot::CreateObjects(
+    std::vector<keystore::NewObject> objects, const Bytes* unique_label) {
+  // The quota counts the whole batch before anything is stored, as Create
+  // does for one object.
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const keystore::NewObject& object : objects) {
+    sizes.push_back(
+        ObjectBytes(object.attributes, object.secret != nullptr ? object.secret->size() : 0));
+    total += sizes.back();
+  }
+  SIGNET_TRY(Reserve(objects.size(), total));
+  auto ids = token_->CreateObjects(objects, unique_label);
+  if (!ids.ok()) {
+    Release(objects.size(), total);
+    return std::move(ids).error();
+  }
+  std::unique_lock lock(objects_mu_);
+  for (std::size_t i = 0; i < ids->size(); ++i) {
+    objects_[(*ids)[i]] =
+        MakeRecord(std::move(objects[i].attributes), objects[i].secret != nullptr);
+    object_bytes_[(*ids)[i]] = sizes[i];
+  }
+  return std::move(*ids);
+}
+
 Status TokenSlot::Update(keystore::ObjectHandle id, const AttributeMap& changes) {
   // The exclusive lock spans the database write so two updates of one
   // object cannot interleave their cache copies.
@@ -139,12 +165,26 @@ Status TokenSlot::Destroy(keystore::ObjectHandle id) {
   return OkStatus();
 }
 
+Status TokenSlot::DestroyObjects(const std::vector<keystore::ObjectHandle>& ids) {
+  std::unique_lock lock(objects_mu_);
+  SIGNET_TRY(token_->DestroyObjects(ids));
+  for (keystore::ObjectHandle id : ids) {
+    objects_.erase(id);
+    auto counted = object_bytes_.find(id);
+    if (counted != object_bytes_.end()) {
+      Release(1, counted->second);
+      object_bytes_.erase(counted);
+    }
+  }
+  return OkStatus();
+}
+
 Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
-    std::string_view pool, const keystore::PoolObjectsBuilder& build) {
+    std::string_view pool, const keystore::PoolObjectsBuilder& build, const Bytes* unique_label) {
   // Room for two objects first; their bytes are known only after the take
   // and are counted then (a pool key pair is a few KB).
   SIGNET_TRY(Reserve(2, 0));
-  auto take = token_->TakePoolKey(pool, build);
+  auto take = token_->TakePoolKey(pool, build, unique_label);
   if (!take.ok() || !take->has_value()) {
     Release(2, 0);
     return take;

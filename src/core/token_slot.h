@@ -69,6 +69,13 @@ class TokenSlot {
   // (TokenPolicy max_objects / max_bytes) would be exceeded.
   Result<keystore::ObjectHandle> Create(AttributeMap attributes, const crypto::SecureBytes* secret);
 
+  // CreateObjects stores several token objects in ONE keystore transaction
+  // (Token::CreateObjects: all or none; `unique_label` checked in it) and
+  // caches them. Returns their ids in order. CKR_DEVICE_MEMORY when the
+  // batch would exceed the token's quota (nothing stored).
+  Result<std::vector<keystore::ObjectHandle>> CreateObjects(std::vector<keystore::NewObject> objects,
+                                                            const Bytes* unique_label);
+
   // Update replaces `changes` in the object's attributes (CKR_DEVICE_MEMORY
   // when growing it would exceed the quota).
   Status Update(keystore::ObjectHandle id, const AttributeMap& changes);
@@ -76,12 +83,17 @@ class TokenSlot {
   // Destroy deletes the object.
   Status Destroy(keystore::ObjectHandle id);
 
+  // DestroyObjects deletes several objects in ONE keystore transaction (all
+  // or none).
+  Status DestroyObjects(const std::vector<keystore::ObjectHandle>& ids);
+
   // TakePoolKey turns one entry of key pool `pool` into a key pair with the
   // attributes `build` returns, in one keystore transaction
   // (Token::TakePoolKey), and caches both objects. nullopt when the pool is
   // empty. Used by the key pool (key_pool.h).
   Result<std::optional<keystore::PoolTake>> TakePoolKey(std::string_view pool,
-                                                        const keystore::PoolObjectsBuilder& build);
+                                                        const keystore::PoolObjectsBuilder& build,
+                                                        const Bytes* unique_label);
 
   // Login verifies `pin` for `user` through the keystore and counts this
   // connection as logged in. CKR_USER_ANOTHER_ALREADY_LOGGED_IN when another

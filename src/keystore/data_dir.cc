@@ -48,8 +48,9 @@ Result<std::vector<std::filesystem::path>> ListTokenFiles(const std::filesystem:
   if (ec) return MakeError(CKR_DEVICE_ERROR, "cannot read " + dir.string() + ": " + ec.message());
   for (; it != end; it.increment(ec)) {
     const auto& path = it->path();
-    if (path.extension() == kTokenFileExtension && IsSerial(path.stem().string()) &&
-        it->is_regular_file(ec)) {
+    // Whatever its kind (directory, dangling symlink, ...): a name that
+    // claims to be a token is listed, so opening it reports what is wrong.
+    if (path.extension() == kTokenFileExtension && IsSerial(path.stem().string())) {
       out.push_back(path);
     }
   }

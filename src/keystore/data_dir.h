@@ -20,7 +20,9 @@ inline constexpr std::string_view kTokenFileExtension = ".token";
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial);
 
 // ListTokenFiles returns the token files in `dir` (names matching the
-// convention), sorted by name. CKR_DEVICE_ERROR when `dir` cannot be read;
+// convention, whatever kind of file they are: a directory or a dangling
+// symlink under a token's name is listed, so Token::Open reports it),
+// sorted by name. CKR_DEVICE_ERROR when `dir` cannot be read;
 // an absent directory yields an empty list.
 Result<std::vector<std::filesystem::path>> ListTokenFiles(const std::filesystem::path& dir);
 

@@ -73,18 +73,43 @@ int CurrentSchemaVersion() { return kVersionCount; }
 Status CheckIsToken(Database& db) {
   auto app_id = db.PragmaInt("application_id");
   if (!app_id.ok()) {
-    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "not a signet token: " + app_id.error().message);
+    // SQLITE_NOTADB (mapped to CKR_TOKEN_NOT_RECOGNIZED): not SQLite at all;
+    // anything else (SQLITE_CORRUPT, a short read): a damaged database.
+    bool not_sqlite = app_id.error().code == CKR_TOKEN_NOT_RECOGNIZED;
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED,
+                     (not_sqlite ? "not a signet token: " : "damaged: ") + app_id.error().message);
   }
   if (*app_id != kApplicationId) {
     return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "not a signet token (foreign SQLite file)");
   }
   SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db.PragmaInt("user_version"));
   if (version < 1 || version > kVersionCount) {
+    std::string why = version > kVersionCount ? " is newer than this program" : " is not supported";
     return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token schema version " + std::to_string(version) +
-                                                   " is not supported (this build knows 1.." +
+                                                   why + " (it knows 1.." +
                                                    std::to_string(kVersionCount) + ")");
   }
   return OkStatus();
+}
+
+Status CheckIntegrity(Database& db) {
+  // quick_check reads every page and index entry (O(file size)) but skips
+  // the costly index-content comparison of integrity_check.
+  auto damaged = [](const std::string& why) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: " + why);
+  };
+  auto stmt = db.Prepare("PRAGMA quick_check(3)");
+  if (!stmt.ok()) return damaged(stmt.error().message);
+  std::string problems;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return damaged(row.error().message);
+    if (!*row) break;
+    std::string line = stmt->ColumnText(0);
+    if (line == "ok") return OkStatus();
+    problems += problems.empty() ? line : "; " + line;
+  }
+  return damaged("database disk image is malformed (" + problems + ")");
 }
 
 Status MigrateSchema(Database& db) {

@@ -24,6 +24,11 @@ int CurrentSchemaVersion();
 // token (right application_id, schema version 1..current). Reads only.
 Status CheckIsToken(Database& db);
 
+// CheckIntegrity runs SQLite's quick_check over the whole file and fails
+// with CKR_TOKEN_NOT_RECOGNIZED ("damaged: ...") when any page or index is
+// malformed or unreadable. Reads only.
+Status CheckIntegrity(Database& db);
+
 // MigrateSchema brings the schema to CurrentSchemaVersion. REQUIRES: a write
 // transaction is open (the caller commits it with its own changes), so a
 // crash leaves either the old schema or the new, never half. On a fresh,

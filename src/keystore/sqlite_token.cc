@@ -162,16 +162,83 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
       std::move(*db), std::string(label), std::string(serial), options.max_pin_failures, options));
 }
 
+namespace {
+
+// CheckTokenPath says why `file` cannot hold a token before SQLite touches
+// it: SQLite would turn an empty file into a fresh database, and the
+// reasons "directory" or "dangling symlink" are clearer than its errors.
+Status CheckTokenPath(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status link = fs::symlink_status(file, ec);
+  if (link.type() == fs::file_type::not_found) {
+    return MakeError(CKR_TOKEN_NOT_PRESENT, "no such file");
+  }
+  fs::file_status target = fs::status(file, ec);
+  if (link.type() == fs::file_type::symlink && target.type() == fs::file_type::not_found) {
+    return MakeError(CKR_TOKEN_NOT_PRESENT, "is a symbolic link to a missing file");
+  }
+  if (target.type() == fs::file_type::directory) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "is a directory, not a token file");
+  }
+  if (target.type() != fs::file_type::regular) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "is not a regular file");
+  }
+  if (fs::file_size(file, ec) == 0 && !ec) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "is empty (0 bytes): not a signet token");
+  }
+  return OkStatus();
+}
+
+// CheckPinRecords: every token has an SO PIN record (Create writes it in
+// the same transaction as the schema); the user's may be absent (not yet
+// initialised) but must be readable when present.
+Status CheckPinRecords(Database& db) {
+  auto so = LoadPinRecord(db, UserType::kSo);
+  if (!so.ok()) {
+    if (so.error().code == CKR_USER_PIN_NOT_INITIALIZED) {
+      return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: it has no SO PIN record");
+    }
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: SO PIN record: " + so.error().message);
+  }
+  auto user = LoadPinRecord(db, UserType::kUser);
+  if (!user.ok() && user.error().code != CKR_USER_PIN_NOT_INITIALIZED) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: user PIN record: " + user.error().message);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem::path& file,
                                                            const TokenOptions& options) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    return MakeError(CKR_TOKEN_NOT_PRESENT, "no token file at " + file.string());
+  auto token = OpenCheckedFile(file, options);
+  if (!token.ok()) {
+    // Every reason names the file: the daemon reports it as is.
+    return MakeError(token.error().code, "token file " + file.string() + ": " +
+                                             token.error().message);
   }
+  return std::move(*token);
+}
+
+Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenCheckedFile(
+    const std::filesystem::path& file, const TokenOptions& options) {
+  SIGNET_TRY(CheckTokenPath(file));
   SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
+  // Read-only checks first: a file that is not a healthy token is left
+  // exactly as found (ConfigureDurability and migration write).
   SIGNET_TRY(CheckIsToken(*db));
-  SIGNET_TRY(db->ConfigureDurability());
+  SIGNET_TRY(CheckIntegrity(*db));
+  SIGNET_TRY(CheckPinRecords(*db));
   SIGNET_ASSIGN_OR_RETURN(std::int64_t version, db->PragmaInt("user_version"));
+  {
+    SIGNET_ASSIGN_OR_RETURN(Statement stmt, db->Prepare("SELECT COUNT(*) FROM token_meta"));
+    SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row || stmt.ColumnInt64(0) != 1) {
+      return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: token has no metadata");
+    }
+  }
+  SIGNET_TRY(db->ConfigureDurability());
   if (version < CurrentSchemaVersion()) {
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
     SIGNET_TRY(MigrateSchema(*db));
@@ -180,11 +247,14 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenFile(const std::filesystem
   SIGNET_ASSIGN_OR_RETURN(Statement stmt,
                           db->Prepare("SELECT label, serial, max_pin_failures FROM token_meta"));
   SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "token has no metadata");
+  if (!row) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: token has no metadata");
   std::string label = stmt.ColumnText(0);
   std::string serial = stmt.ColumnText(1);
   int max_failures = static_cast<int>(stmt.ColumnInt64(2));
   stmt = Statement();  // finalise before the connection moves
+  if (max_failures < 1) {
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: implausible PIN failure limit");
+  }
   return std::unique_ptr<SqliteToken>(
       new SqliteToken(std::move(db), std::move(label), std::move(serial), max_failures, options));
 }

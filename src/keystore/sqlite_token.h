@@ -31,7 +31,8 @@ class SqliteToken final : public Token {
                                                          ByteView user_pin,
                                                          const TokenOptions& options);
 
-  // OpenFile opens (and migrates) an existing token; see Token::Open.
+  // OpenFile opens (and migrates) an existing token; see Token::Open. Every
+  // error message starts with "token file PATH: ".
   static Result<std::unique_ptr<SqliteToken>> OpenFile(const std::filesystem::path& file,
                                                        const TokenOptions& options);
 
@@ -44,11 +45,14 @@ class SqliteToken final : public Token {
   Result<int> ClearPinFailures(UserType user) override;
   Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
                                     const SecureBytes* secret) override;
+  Result<std::vector<ObjectHandle>> CreateObjects(const std::vector<NewObject>& objects,
+                                                  const Bytes* unique_label) override;
   Result<StoredObject> GetObject(ObjectHandle handle) const override;
   Result<std::vector<StoredObject>> ListObjects() const override;
   Result<std::vector<StoredObject>> FindObjects(const AttributeMap& match) const override;
   Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) override;
   Status DestroyObject(ObjectHandle handle) override;
+  Status DestroyObjects(const std::vector<ObjectHandle>& handles) override;
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
                                                        bool* cache_hit) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
@@ -56,7 +60,8 @@ class SqliteToken final : public Token {
   Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
                       const AttributeMap& public_attributes) override;
   Result<std::optional<PoolTake>> TakePoolKey(std::string_view pool,
-                                              const PoolObjectsBuilder& build) override;
+                                              const PoolObjectsBuilder& build,
+                                              const Bytes* unique_label) override;
   Result<std::optional<PooledKey>> ClaimPoolKey(std::string_view pool) override;
   Result<std::map<std::string, std::size_t>> PoolCounts() const override;
 
@@ -64,6 +69,9 @@ class SqliteToken final : public Token {
   SqliteToken(std::unique_ptr<Database> db, std::string label, std::string serial,
               int max_pin_failures, const TokenOptions& options);
 
+  // OpenCheckedFile is OpenFile without the file name in its errors.
+  static Result<std::unique_ptr<SqliteToken>> OpenCheckedFile(const std::filesystem::path& file,
+                                                              const TokenOptions& options);
   // CheckPin verifies `pin` for `user` with failure counting and returns the
   // KEK. Takes db_mu_ only around its SQL.
   Result<SecureBytes> CheckPin(UserType user, ByteView pin);
@@ -77,6 +85,10 @@ class SqliteToken final : public Token {
   // db_mu_ held, a transaction open; kek non-null when secret is.
   Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes,
                                           const SecureBytes* secret, const SecureBytes* kek);
+  // CheckLabelFreeLocked fails with CKR_ATTRIBUTE_VALUE_INVALID when a key
+  // object has CKA_LABEL `label`. REQUIRES: db_mu_ held, a write
+  // transaction open (so no other connection can add one before commit).
+  Status CheckLabelFreeLocked(ByteView label) const;
   // ClaimPoolEntryLocked deletes the oldest entry of `pool` and returns it
   // unwrapped. REQUIRES: db_mu_ held, a transaction open.
   Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,

@@ -43,7 +43,8 @@ Result<StoredObject> ObjectFromRow(const Statement& stmt) {
   StoredObject object;
   object.handle = stmt.ColumnInt64(0);
   SIGNET_ASSIGN_OR_RETURN(object.attributes, DecodeAttributes(stmt.ColumnBlob(1)));
-  object.has_secret = !stmt.ColumnIsNull(2);
+  // Column 2 is `wrapped_value IS NOT NULL`: 0 or 1, never NULL.
+  object.has_secret = stmt.ColumnInt64(2) != 0;
   return object;
 }
 
@@ -94,6 +95,23 @@ Status BindObjectColumns(Statement& stmt, const AttributeMap& attributes, ByteVi
   return stmt.Bind(5, encoded);
 }
 
+// EscapedLabel: `label` with bytes outside printable ASCII, the quote and
+// the backslash as \xNN, so an error message cannot forge output lines.
+std::string EscapedLabel(ByteView label) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t byte : label) {
+    if (byte >= 0x20 && byte < 0x7f && byte != '\'' && byte != '\\') {
+      out += static_cast<char>(byte);
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 constexpr const char* kSelectObject =
     "SELECT handle, attributes, wrapped_value IS NOT NULL FROM objects";
 
@@ -101,21 +119,53 @@ constexpr const char* kSelectObject =
 
 Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
                                                const SecureBytes* secret) {
-  SIGNET_TRY(CheckNoClearSecrets(attributes));
+  SIGNET_ASSIGN_OR_RETURN(auto handles, CreateObjects({{attributes, secret}}, nullptr));
+  return handles.front();
+}
+
+Result<std::vector<ObjectHandle>> SqliteToken::CreateObjects(const std::vector<NewObject>& objects,
+                                                             const Bytes* unique_label) {
+  if (objects.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to create");
   std::shared_ptr<const SecureBytes> kek;
-  if (secret != nullptr) {
-    if (!HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) {
+  for (const NewObject& object : objects) {
+    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
+    if (object.secret == nullptr) continue;
+    if (!HoldsSecret(UlongAttribute(object.attributes, CKA_CLASS))) {
       return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
     }
-    if (secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
-    kek = CurrentKek();
+    if (object.secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
+    if (!kek) kek = CurrentKek();
     if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
   }
+  std::vector<ObjectHandle> handles;
   std::lock_guard lock(db_mu_);
+  // One transaction for all: a failure (or crash) at any object rolls the
+  // earlier ones back, so a key pair is never stored by halves.
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
-  SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle, InsertObjectLocked(attributes, secret, kek.get()));
+  if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
+  for (const NewObject& object : objects) {
+    SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle,
+                            InsertObjectLocked(object.attributes, object.secret, kek.get()));
+    handles.push_back(handle);
+  }
   SIGNET_TRY(txn.Commit());
-  return handle;
+  return handles;
+}
+
+Status SqliteToken::CheckLabelFreeLocked(ByteView label) const {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db_->Prepare("SELECT 1 FROM objects WHERE label = ?1 AND class IN "
+                                       "(?2, ?3, ?4) LIMIT 1"));
+  SIGNET_TRY(stmt.Bind(1, label));
+  SIGNET_TRY(stmt.Bind(2, static_cast<std::int64_t>(CKO_PUBLIC_KEY)));
+  SIGNET_TRY(stmt.Bind(3, static_cast<std::int64_t>(CKO_PRIVATE_KEY)));
+  SIGNET_TRY(stmt.Bind(4, static_cast<std::int64_t>(CKO_SECRET_KEY)));
+  SIGNET_ASSIGN_OR_RETURN(bool taken, stmt.Step());
+  if (!taken) return OkStatus();
+  // CKR_ATTRIBUTE_VALUE_INVALID: the template's CKA_LABEL value is what
+  // cannot be accepted; PKCS#11 has no "duplicate" code.
+  return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                   "a key labelled '" + EscapedLabel(label) + "' already exists");
 }
 
 Result<ObjectHandle> SqliteToken::InsertObjectLocked(const AttributeMap& attributes,
@@ -207,17 +257,25 @@ Status SqliteToken::UpdateAttributes(ObjectHandle handle, const AttributeMap& ch
   return OkStatus();
 }
 
-Status SqliteToken::DestroyObject(ObjectHandle handle) {
+Status SqliteToken::DestroyObject(ObjectHandle handle) { return DestroyObjects({handle}); }
+
+Status SqliteToken::DestroyObjects(const std::vector<ObjectHandle>& handles) {
+  if (handles.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to destroy");
   {
     std::lock_guard lock(db_mu_);
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
-    SIGNET_ASSIGN_OR_RETURN(Statement stmt, db_->Prepare("DELETE FROM objects WHERE handle = ?1"));
-    SIGNET_TRY(stmt.Bind(1, handle));
-    SIGNET_TRY(stmt.Run());
-    if (db_->Changes() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    for (ObjectHandle handle : handles) {
+      SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                              db_->Prepare("DELETE FROM objects WHERE handle = ?1"));
+      SIGNET_TRY(stmt.Bind(1, handle));
+      SIGNET_TRY(stmt.Run());
+      // Missing, or deleted by an earlier entry of the list: the
+      // transaction rolls back and nothing is deleted.
+      if (db_->Changes() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    }
     SIGNET_TRY(txn.Commit());
   }
-  cache_.Erase(handle);
+  for (ObjectHandle handle : handles) cache_.Erase(handle);
   return OkStatus();
 }
 

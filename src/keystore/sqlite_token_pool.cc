@@ -46,7 +46,8 @@ Error NoPool() { return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this keystore has
 Status Token::StorePoolKey(std::string_view, const SecureBytes&, const AttributeMap&) {
   return NoPool();
 }
-Result<std::optional<PoolTake>> Token::TakePoolKey(std::string_view, const PoolObjectsBuilder&) {
+Result<std::optional<PoolTake>> Token::TakePoolKey(std::string_view, const PoolObjectsBuilder&,
+                                                   const Bytes*) {
   return NoPool();
 }
 Result<std::optional<PooledKey>> Token::ClaimPoolKey(std::string_view) { return NoPool(); }
@@ -105,11 +106,13 @@ Result<std::optional<PooledKey>> SqliteToken::ClaimPoolEntryLocked(std::string_v
 }
 
 Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,
-                                                         const PoolObjectsBuilder& build) {
+                                                         const PoolObjectsBuilder& build,
+                                                         const Bytes* unique_label) {
   auto kek = CurrentKek();
   if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "taking a pool key requires login");
   std::lock_guard lock(db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+  if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
   SIGNET_ASSIGN_OR_RETURN(std::optional<PooledKey> key, ClaimPoolEntryLocked(pool, *kek));
   if (!key) return std::optional<PoolTake>();
   SIGNET_ASSIGN_OR_RETURN(auto attributes, build(key->public_attributes));

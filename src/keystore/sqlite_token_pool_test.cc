@@ -77,11 +77,11 @@ TEST_F(PoolStoreTest, EntriesSurviveReopenAndStayInvisible) {
   EXPECT_TRUE(token_->FindObjects({})->empty());
   EXPECT_TRUE(token_->FindObjects({{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}})->empty());
   // After the restart the KEK must come back with a login before a take.
-  auto locked = token_->TakePoolKey(kPool, Builder("x"));
+  auto locked = token_->TakePoolKey(kPool, Builder("x"), nullptr);
   ASSERT_FALSE(locked.ok());
   EXPECT_EQ(locked.error().code, CKR_USER_NOT_LOGGED_IN);
   ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
-  auto taken = token_->TakePoolKey(kPool, Builder("x"));
+  auto taken = token_->TakePoolKey(kPool, Builder("x"), nullptr);
   ASSERT_TRUE(taken.ok()) << taken.error().message;
   ASSERT_TRUE(taken->has_value());
   EXPECT_EQ(Count(), 2u);
@@ -89,7 +89,7 @@ TEST_F(PoolStoreTest, EntriesSurviveReopenAndStayInvisible) {
 
 TEST_F(PoolStoreTest, TakenEntryBecomesAWorkingKeyPair) {
   AddKeys(1);
-  auto taken = token_->TakePoolKey(kPool, Builder("mine"));
+  auto taken = token_->TakePoolKey(kPool, Builder("mine"), nullptr);
   ASSERT_TRUE(taken.ok() && taken->has_value());
   const PoolTake& take = **taken;
   auto objects = token_->ListObjects();
@@ -109,7 +109,7 @@ TEST_F(PoolStoreTest, TakenEntryBecomesAWorkingKeyPair) {
   ASSERT_TRUE(sig.ok());
   EXPECT_TRUE(crypto::Verify(*pub, params, message, *sig).ok());
   // Empty now: a take is nullopt, not an error.
-  auto empty = token_->TakePoolKey(kPool, Builder("again"));
+  auto empty = token_->TakePoolKey(kPool, Builder("again"), nullptr);
   ASSERT_TRUE(empty.ok());
   EXPECT_FALSE(empty->has_value());
 }
@@ -119,7 +119,8 @@ TEST_F(PoolStoreTest, BuilderErrorLeavesTheEntry) {
   auto failed = token_->TakePoolKey(
       kPool, [](const AttributeMap&) -> Result<std::pair<AttributeMap, AttributeMap>> {
         return MakeError(CKR_TEMPLATE_INCONSISTENT, "no");
-      });
+      },
+      nullptr);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().code, CKR_TEMPLATE_INCONSISTENT);
   EXPECT_EQ(Count(), 1u);
@@ -147,7 +148,7 @@ TEST_F(PoolStoreTest, ConcurrentTakersGetEachEntryOnce) {
         // Half the threads move entries into objects, half claim them raw.
         Bytes spki;
         if (t % 2 == 0) {
-          auto taken = token_->TakePoolKey(kPool, Builder("t"));
+          auto taken = token_->TakePoolKey(kPool, Builder("t"), nullptr);
           ASSERT_TRUE(taken.ok()) << taken.error().message;
           if (!taken->has_value()) return;
           spki = (*taken)->public_attributes.at(kSpki);

@@ -92,6 +92,13 @@ struct PooledKey {
   AttributeMap public_attributes;
 };
 
+// NewObject: one object for Token::CreateObjects: its attributes and, for a
+// private or secret key, the secret value to wrap (borrowed; may be null).
+struct NewObject {
+  AttributeMap attributes;
+  const SecureBytes* secret = nullptr;
+};
+
 // PoolTake: the key pair TakePoolKey made from a pool entry, with the
 // attributes stored for each object.
 struct PoolTake {
@@ -124,9 +131,12 @@ class Token {
                                                ByteView user_pin, const TokenOptions& options);
 
   // Open opens an existing token, migrating its schema when older.
-  // CKR_TOKEN_NOT_PRESENT when `file` does not exist; CKR_TOKEN_NOT_RECOGNIZED
-  // when it is not a signet token (not SQLite, another application's
-  // database, or a schema newer than this build).
+  // CKR_TOKEN_NOT_PRESENT when `file` does not exist or is a dangling
+  // symlink; CKR_TOKEN_NOT_RECOGNIZED when it is not a signet token (a
+  // directory, an empty file, not SQLite, another application's database, a
+  // schema newer than this build) or is damaged (SQLite's quick_check fails,
+  // no SO PIN record, no metadata). The message names the file and the
+  // reason. A refused file is not written to.
   static Result<std::unique_ptr<Token>> Open(const std::filesystem::path& file,
                                              const TokenOptions& options);
 
@@ -179,6 +189,18 @@ class Token {
   virtual Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
                                             const SecureBytes* secret) = 0;
 
+  // CreateObjects stores every object of `objects` in ONE transaction
+  // (BEGIN IMMEDIATE) and returns their handles in the same order: all are
+  // stored or none, also across a crash. Each object follows CreateObject's
+  // rules. When `unique_label` is given the same transaction first checks
+  // that no key object (CKO_PUBLIC_KEY, CKO_PRIVATE_KEY, CKO_SECRET_KEY) on
+  // the token has that CKA_LABEL, and fails with CKR_ATTRIBUTE_VALUE_INVALID
+  // "a key labelled 'LABEL' already exists" (label escaped) otherwise; the
+  // write lock makes check and insert one step, also against other
+  // connections to the file. CKR_ARGUMENTS_BAD for an empty list.
+  virtual Result<std::vector<ObjectHandle>> CreateObjects(const std::vector<NewObject>& objects,
+                                                          const Bytes* unique_label) = 0;
+
   // GetObject / ListObjects read objects (clear attributes only; no login
   // needed, visibility rules are core/'s). CKR_OBJECT_HANDLE_INVALID when
   // there is no such object.
@@ -199,6 +221,12 @@ class Token {
   // DestroyObject deletes the object and drops it from the cache.
   // CKR_OBJECT_HANDLE_INVALID when there is no such object.
   virtual Status DestroyObject(ObjectHandle handle) = 0;
+
+  // DestroyObjects deletes every object of `handles` in ONE transaction (all
+  // or none) and drops them from the cache. CKR_OBJECT_HANDLE_INVALID, and
+  // nothing deleted, when any handle is missing or listed twice;
+  // CKR_ARGUMENTS_BAD for an empty list.
+  virtual Status DestroyObjects(const std::vector<ObjectHandle>& handles) = 0;
 
   // FetchKey returns the unwrapped secret of a key object, from the cache
   // when hot (no database read, no unwrap); a miss reads the row, unwraps
@@ -234,8 +262,11 @@ class Token {
   // Each entry is handed out exactly once, also across threads and
   // processes. nullopt when the pool is empty; CKR_USER_NOT_LOGGED_IN
   // without the KEK; `build`'s error as is (the entry stays).
+  // `unique_label`, when given, is checked as by CreateObjects (the entry
+  // stays when a key has that label).
   virtual Result<std::optional<PoolTake>> TakePoolKey(std::string_view pool,
-                                                      const PoolObjectsBuilder& build);
+                                                      const PoolObjectsBuilder& build,
+                                                      const Bytes* unique_label);
 
   // ClaimPoolKey removes the oldest entry of `pool` and returns it unwrapped
   // (for keys that live in memory only, such as PKCS#11 session keys).

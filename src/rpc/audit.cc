@@ -109,6 +109,7 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       auto* r = request.body_as_GenerateKeyPairRequest();
       line += "generate_key_pair" + SlotOfSession(client, r->session()) +
               " mechanism=" + MechanismName(r->mechanism());
+      if (r->unique_label()) line += " unique_label=1";
       DescribeTemplate(r->private_template(), "private_", &line);
       DescribeTemplate(r->public_template(), "public_", &line);
       break;
@@ -136,6 +137,28 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       auto* r = request.body_as_DestroyObjectRequest();
       line +=
           "destroy_object" + SlotOfSession(client, r->session()) + " object=" + Hex(r->object());
+      break;
+    }
+    case RequestBody::CreateObjectsRequest: {
+      auto* r = request.body_as_CreateObjectsRequest();
+      line += "create_objects" + SlotOfSession(client, r->session());
+      if (r->unique_label()) line += " unique_label=1";
+      if (r->templates()) {
+        for (flatbuffers::uoffset_t i = 0; i < r->templates()->size(); ++i) {
+          std::string prefix = "object" + std::to_string(i) + "_";
+          DescribeTemplate(r->templates()->Get(i)->template_(), prefix.c_str(), &line);
+        }
+      }
+      break;
+    }
+    case RequestBody::DestroyObjectsRequest: {
+      auto* r = request.body_as_DestroyObjectsRequest();
+      line += "destroy_objects" + SlotOfSession(client, r->session()) + " objects=";
+      if (r->objects()) {
+        for (flatbuffers::uoffset_t i = 0; i < r->objects()->size(); ++i) {
+          line += (i == 0 ? "" : ",") + Hex(r->objects()->Get(i));
+        }
+      }
       break;
     }
     case RequestBody::SetAttributeValueRequest: {

@@ -63,11 +63,17 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
     mechs.push_back(
         wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size, m.flags));
   }
+  std::vector<fb::Offset<wire::UnavailableToken>> unavailable;
+  for (const core::UnavailableToken& u : c.hsm.unavailable_tokens()) {
+    unavailable.push_back(wire::CreateUnavailableToken(c.fbb, c.fbb.CreateString(u.file.string()),
+                                                       c.fbb.CreateString(u.reason)));
+  }
   return Body(ResponseBody::GetInfoResponse,
               wire::CreateGetInfoResponse(c.fbb, kProtocolVersion, c.fbb.CreateString("0.1.0"),
                                           c.fbb.CreateString("signet"),
                                           c.fbb.CreateString("signet software HSM"),
-                                          c.fbb.CreateVector(slots), c.fbb.CreateVector(mechs)));
+                                          c.fbb.CreateVector(slots), c.fbb.CreateVector(mechs),
+                                          c.fbb.CreateVector(unavailable)));
 }
 
 Reply OpenSession(Ctx& c, const wire::Request& req) {
@@ -116,9 +122,9 @@ Reply SetPin(Ctx& c, const wire::Request& req) {
 }
 Reply GenerateKeyPair(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_GenerateKeyPairRequest();
-  auto pair =
-      c.hsm.GenerateKeyPair(c.client, r->session(), ToMechanism(r->mechanism()),
-                            ToTemplate(r->public_template()), ToTemplate(r->private_template()));
+  auto pair = c.hsm.GenerateKeyPair(c.client, r->session(), ToMechanism(r->mechanism()),
+                                    ToTemplate(r->public_template()),
+                                    ToTemplate(r->private_template()), r->unique_label());
   if (!pair.ok()) return FromError(pair.error());
   return Body(ResponseBody::KeyPairResponse,
               wire::CreateKeyPairResponse(c.fbb, pair->first, pair->second));
@@ -140,6 +146,30 @@ Reply CopyObject(Ctx& c, const wire::Request& req) {
 Reply DestroyObject(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_DestroyObjectRequest();
   return FromStatus(c.hsm.DestroyObject(c.client, r->session(), r->object()));
+}
+Reply CreateObjects(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_CreateObjectsRequest();
+  std::vector<core::Template> templates;
+  if (r->templates()) {
+    for (const wire::ObjectTemplate* t : *r->templates()) {
+      templates.push_back(ToTemplate(t->template_()));
+    }
+  }
+  auto made = c.hsm.CreateObjects(c.client, r->session(), templates, r->unique_label());
+  // The templates may hold a private key: wipe the copies before freeing.
+  for (core::Template& t : templates) {
+    for (core::Attribute& a : t) std::fill(a.value.begin(), a.value.end(), 0);
+  }
+  if (!made.ok()) return FromError(made.error());
+  std::vector<std::uint64_t> handles(made->begin(), made->end());
+  return Body(ResponseBody::ObjectsResponse,
+              wire::CreateObjectsResponse(c.fbb, c.fbb.CreateVector(handles)));
+}
+Reply DestroyObjects(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_DestroyObjectsRequest();
+  std::vector<CK_OBJECT_HANDLE> objects;
+  if (r->objects()) objects.assign(r->objects()->begin(), r->objects()->end());
+  return FromStatus(c.hsm.DestroyObjects(c.client, r->session(), objects));
 }
 Reply FindObjects(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_FindObjectsRequest();
@@ -299,6 +329,8 @@ constexpr auto kHandlers = [] {
   set(RequestBody::UnwrapKeyRequest, UnwrapKey);
   set(RequestBody::GenerateRandomRequest, GenerateRandom);
   set(RequestBody::GetStatsRequest, GetStats);
+  set(RequestBody::CreateObjectsRequest, CreateObjects);
+  set(RequestBody::DestroyObjectsRequest, DestroyObjects);
   return t;
 }();
 

@@ -43,6 +43,7 @@ struct Args {
   std::size_t workers = 0;
   std::size_t max_queue = 4096;
   std::string pool = "off";
+  bool strict = false;  // refuse to start when any token file is unusable
   std::size_t pool_threads = 1;
   // On by default: it only acts for RSA >= 3072 bits and only when a worker
   // is idle, so it cuts a lone signature's latency and never costs
@@ -135,6 +136,7 @@ int Run(const Args& args) {
   hsm_options.limits.login_delay_base = std::chrono::milliseconds(args.login_delay_base_ms);
   hsm_options.limits.login_delay_cap = std::chrono::milliseconds(args.login_delay_cap_ms);
   hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
+  hsm_options.strict = args.strict;
   auto hsm = signet::core::Hsm::Open(hsm_options);
   if (!hsm.ok()) {
     Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
@@ -145,6 +147,9 @@ int Run(const Args& args) {
     for (const auto& slot : (*hsm)->Slots()) known = known || slot.serial == serial;
     Log(known ? "token " + serial + ": public R/W sessions may write public objects (compat)"
               : "warning: --public-rw-compat " + serial + ": no such token");
+  }
+  for (const signet::core::UnavailableToken& bad : (*hsm)->unavailable_tokens()) {
+    Log("token unavailable, serving the others: " + bad.reason);
   }
   auto pool_targets = signet::core::ParsePoolConfig(args.pool);
   if (!pool_targets.ok()) {
@@ -286,6 +291,9 @@ int main(int argc, char** argv) {
                  "key pool generator threads (lowest priority)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  app.add_flag("--strict", args.strict,
+               "refuse to start when any token file cannot be opened (default: serve the "
+               "healthy tokens, log each unusable file)");
   app.add_option("--rsa-split", args.rsa_split,
                  "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
       ->capture_default_str();
