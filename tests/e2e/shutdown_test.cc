@@ -191,11 +191,19 @@ TEST_F(ShutdownTest, SigtermWritesRepliesOfInFlightTlsRequests) {
   ASSERT_TRUE(observer->GetStats().ok());
   Result<client::Bytes> random = MakeError(CKR_GENERAL_ERROR, "not run");
   std::atomic<bool> random_done{false};
-  std::thread second([&] {
+  auto ask_random = [&] {
     random = queued->client->GenerateRandom(queued->session, 32);
     random_done = true;
-  });
-  for (int i = 0; i < 3000 && !random_done; ++i) {
+  };
+  std::thread second(ask_random);
+  for (int i = 0; i < 3000; ++i) {
+    if (random_done) {
+      // It ran before the key generation reached the daemon: ask again, so
+      // that one waits behind it.
+      second.join();
+      random_done = false;
+      second = std::thread(ask_random);
+    }
     auto stats = observer->GetStats();
     ASSERT_TRUE(stats.ok());
     if (stats->queue_depth >= 1) break;
