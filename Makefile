@@ -5,6 +5,8 @@
 PRESET ?= default
 BUILD_DIR := $(if $(filter default,$(PRESET)),build,build-$(PRESET))
 PREFIX ?= /usr/local
+# CTEST_ARGS: extra ctest arguments for `make test`, e.g. CTEST_ARGS="-R Scheduler".
+CTEST_ARGS ?=
 
 .PHONY: all deps configure build test demo install clean
 
@@ -22,7 +24,7 @@ build: configure
 	cmake --build --preset $(PRESET)
 
 test: build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 300
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 300 $(CTEST_ARGS)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
