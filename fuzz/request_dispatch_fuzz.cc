@@ -5,8 +5,9 @@
 // data directory holding one token with a P-256 key pair, an AES key and a
 // data object (see wire_requests.h for the handle placeholders).
 //
-// Byte 0 of the input picks the client: even = a connection that never
-// logged in (one R/W session), odd = one logged in as the user. Each input
+// Byte 0 of the input picks the client: bit 0 clear = a connection that
+// never logged in (one R/W session), set = one logged in as the user; bit 1
+// set = an administrator (may create tokens). Each input
 // gets a new connection (ClientState), disconnected at the end, and starts
 // from a fresh token when an earlier input removed or duplicated one of the
 // start-up objects, so an input replays much the same way on its own. Checks: every reply is one well-formed
@@ -126,6 +127,9 @@ void BuildWorld() {
   core::HsmOptions options;
   options.data_dir = world->dir / "data";
   options.token_options.kdf.n = 1u << 10;  // cheap KDF: a login per input
+  // No failed-login delays: a wrong PIN in one input must not refuse the
+  // next input's login (the throttle still counts every failure).
+  options.limits.login_free_failures = 1 << 20;
   auto token = keystore::CreateInDirectory(options.data_dir, "fuzz", crypto::AsBytes(kSoPin),
                                            crypto::AsBytes(kUserPin), options.token_options);
   FUZZ_CHECK(token.ok());
@@ -222,9 +226,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const bool login = (data[0] & 1) != 0;
+  const bool admin = (data[0] & 2) != 0;
   if (!WorldIntact()) BuildWorld();
   auto client = g_world->hsm->NewClient();
-  client->peer = "fuzz";
+  client->peer = client->peer_identity = "fuzz";
+  client->admin = admin;
   std::uint64_t session = OpenSession(*client, login);
   if (session == 0) {
     // An earlier input changed or locked the PIN, or re-initialised the
@@ -233,7 +239,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     client.reset();
     BuildWorld();
     client = g_world->hsm->NewClient();
-    client->peer = "fuzz";
+    client->peer = client->peer_identity = "fuzz";
+    client->admin = admin;
     session = OpenSession(*client, login);
     FUZZ_CHECK(session != 0);
   }
