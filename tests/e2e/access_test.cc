@@ -178,6 +178,10 @@ TEST_F(AccessTest, DaemonOwnerCreatesTokensThroughTheDaemon) {
 // Defect 4: a third guess at once is refused without a PIN check, and
 // every line of the audit log names the peer.
 TEST_F(AccessTest, PinGuessesAreThrottledAndAudited) {
+  // A delay far longer than a CLI run, so a slow machine (a sanitizer
+  // build: each run takes over 0.5 s) cannot outlast it between guesses.
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  StartDaemon({"--login-delay-base-ms", "600000"});
   for (const char* guess : {"wrong-guess-1", "wrong-guess-2"}) {  // the first is free
     ProgramResult checked = Signet({"list", "--pin", guess});
     EXPECT_EQ(checked.exit_code, 1);
