@@ -211,7 +211,7 @@ Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, con
   Template as_template;
   for (auto& [type, value] : attrs) as_template.push_back({type, std::move(value)});
   auto handle = ImportObject(c, s, as_template, /*value_is_pkcs8=*/true);
-  for (auto& a : as_template) std::fill(a.value.begin(), a.value.end(), 0);
+  for (auto& a : as_template) crypto::WipeBytes(a.value);
   return handle;
 }
 

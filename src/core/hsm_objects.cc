@@ -19,7 +19,7 @@ std::optional<crypto::SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_T
   auto it = attrs.find(type);
   if (it == attrs.end()) return std::nullopt;
   crypto::SecureBytes value(it->second.begin(), it->second.end());
-  std::fill(it->second.begin(), it->second.end(), 0);
+  crypto::WipeBytes(it->second);
   attrs.erase(it);
   return value;
 }

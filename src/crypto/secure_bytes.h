@@ -43,6 +43,14 @@ inline ByteView AsBytes(std::string_view text) {
 }
 
 // SecureFromString copies `text` (e.g. a PIN read from argv) into SecureBytes.
+// WipeBytes overwrites `bytes` with zeros in a way the compiler may not
+// remove (explicit_bzero), for plain buffers about to be freed that held a
+// secret. An empty buffer is left alone (its data() may be null).
+template <typename Buffer>
+inline void WipeBytes(Buffer& bytes) {
+  if (!bytes.empty()) explicit_bzero(bytes.data(), bytes.size() * sizeof(bytes[0]));
+}
+
 inline SecureBytes SecureFromString(std::string_view text) {
   auto view = AsBytes(text);
   return SecureBytes(view.begin(), view.end());

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "core/key_pool.h"
+#include "crypto/secure_bytes.h"
 #include "rpc/audit.h"
 #include "rpc/framing.h"
 #include "rpc/log.h"
@@ -158,7 +159,7 @@ Reply CreateObjects(Ctx& c, const wire::Request& req) {
   auto made = c.hsm.CreateObjects(c.client, r->session(), templates, r->unique_label());
   // The templates may hold a private key: wipe the copies before freeing.
   for (core::Template& t : templates) {
-    for (core::Attribute& a : t) std::fill(a.value.begin(), a.value.end(), 0);
+    for (core::Attribute& a : t) crypto::WipeBytes(a.value);
   }
   if (!made.ok()) return FromError(made.error());
   std::vector<std::uint64_t> handles(made->begin(), made->end());
