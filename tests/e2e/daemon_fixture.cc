@@ -104,6 +104,16 @@ std::vector<std::string> DaemonTest::TlsTestPki() {
           "--tls-key",  Path("server.key"), "--tls-client-ca", Path("ca.pem")};
 }
 
+client::ConnectOptions DaemonTest::TlsClientOptions(const std::string& cert) {
+  client::ConnectOptions options;
+  options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
+  options.tls_ca_file = Path("ca.pem");
+  options.tls_server_name = "localhost";
+  options.tls_cert_file = Path(cert + ".pem");
+  options.tls_key_file = Path(cert + ".key");
+  return options;
+}
+
 int DaemonTest::TcpPort() {
   const std::string log = daemon_.log();
   const auto at = log.find("tcp_port=");

@@ -73,6 +73,10 @@ class DaemonTest : public ::testing::Test {
   // certificates from ca.
   std::vector<std::string> TlsTestPki();
 
+  // TlsClientOptions: how a client reaches the TlsTestPki daemon (TcpPort)
+  // with the certificate `cert`.pem / .key of that PKI.
+  client::ConnectOptions TlsClientOptions(const std::string& cert = "client");
+
   // TcpPort reads the port of a `--listen 127.0.0.1:0` daemon from the
   // "tcp_port=" of its log; 0 (and a test failure) when there is none.
   int TcpPort();

@@ -153,12 +153,7 @@ TEST_F(TcpAuthTest, AdminCertificateMakesTheTlsPeerAnAdministrator) {
   args.insert(args.end(), {"--admin-cert", Path("client.pem")});
   StartDaemon(args);
   auto connect_as = [&](const std::string& name) {
-    client::ConnectOptions options;
-    options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
-    options.tls_ca_file = Path("ca.pem");
-    options.tls_server_name = "localhost";
-    options.tls_cert_file = Path(name + ".pem");
-    options.tls_key_file = Path(name + ".key");
+    client::ConnectOptions options = TlsClientOptions(name);
     auto client = client::Client::Connect(options);
     EXPECT_TRUE(client.ok()) << client.error().message;
     if (client.ok()) EXPECT_TRUE((*client)->GetInfo().ok());

@@ -141,12 +141,7 @@ TEST_F(SecretWipeTest, KeyImportedOverTlsLeavesNoCopyInDaemonMemory) {
   StartDaemon(args);
   MemoryImage probe = ReadMemory(daemon_.pid());
   if (!probe.readable) GTEST_SKIP() << probe.why;
-  client::ConnectOptions options;
-  options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
-  options.tls_ca_file = Path("ca.pem");
-  options.tls_server_name = "localhost";
-  options.tls_cert_file = Path("client.pem");
-  options.tls_key_file = Path("client.key");
+  client::ConnectOptions options = TlsClientOptions();
   std::vector<std::vector<std::uint8_t>> scalars;
   {
     auto client = client::Client::Connect(options);

@@ -164,12 +164,7 @@ TEST_F(ShutdownTest, SigtermWritesRepliesOfInFlightTlsRequests) {
   ASSERT_EQ(daemon_.Terminate(), 0);
   StartDaemon(args);
   auto tls_user = [&]() -> Result<UserSession> {
-    client::ConnectOptions options;
-    options.address = "tcp://127.0.0.1:" + std::to_string(TcpPort());
-    options.tls_ca_file = Path("ca.pem");
-    options.tls_server_name = "localhost";
-    options.tls_cert_file = Path("client.pem");
-    options.tls_key_file = Path("client.key");
+    client::ConnectOptions options = TlsClientOptions();
     options.timeout = std::chrono::seconds(300);
     UserSession user;
     SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect(options));
