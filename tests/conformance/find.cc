@@ -1,0 +1,7 @@
+#include "areas.h"
+
+namespace signet::conformance {
+
+void RunFind(Fixture&) {}
+
+}  // namespace signet::conformance

@@ -1,0 +1,7 @@
+#include "areas.h"
+
+namespace signet::conformance {
+
+void RunObjects(Fixture&) {}
+
+}  // namespace signet::conformance

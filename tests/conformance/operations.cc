@@ -1,0 +1,7 @@
+#include "areas.h"
+
+namespace signet::conformance {
+
+void RunOperations(Fixture&) {}
+
+}  // namespace signet::conformance
