@@ -8,18 +8,31 @@
 #include "pkcs11/entry_points.h"
 #include "pkcs11/guard.h"
 #include "pkcs11/pkcs11_v3.h"
+#include "pkcs11/session_ops.h"
 
 namespace signet::pkcs11::entry {
 namespace {
 
-// NotSupported: one stub for every unoffered function, whatever its
-// parameters.
+// NotSupported: one stub for every unoffered function that takes a
+// session, whatever its other parameters. Like every function it answers
+// CKR_CRYPTOKI_NOT_INITIALIZED before C_Initialize (§5.4), then checks the
+// session (§5.1.2's codes take precedence over §5.1.6's, which
+// CKR_FUNCTION_NOT_SUPPORTED is one of), then says it is not offered.
 template <typename... Args>
-CK_RV NotSupported(Args...) {
-  return CKR_FUNCTION_NOT_SUPPORTED;
+CK_RV NotSupported(CK_SESSION_HANDLE session, Args...) {
+  return WithSession(session, [](ModuleState&, Session&) { return CKR_FUNCTION_NOT_SUPPORTED; });
 }
 
-CK_RV NotParallel(CK_SESSION_HANDLE) { return CKR_FUNCTION_NOT_PARALLEL; }
+// NotParallel: C_GetFunctionStatus / C_CancelFunction, legacy functions
+// that answer CKR_FUNCTION_NOT_PARALLEL (§5.16) for a valid session.
+CK_RV NotParallel(CK_SESSION_HANDLE session) {
+  return WithSession(session, [](ModuleState&, Session&) { return CKR_FUNCTION_NOT_PARALLEL; });
+}
+
+// WaitForSlotEvent: slot events are not offered (no session to check).
+CK_RV WaitForSlotEvent(CK_FLAGS, CK_SLOT_ID_PTR, CK_VOID_PTR) {
+  return WithState([](ModuleState&) { return CKR_FUNCTION_NOT_SUPPORTED; });
+}
 
 CK_RV GetFunctionListEntry(CK_FUNCTION_LIST_PTR_PTR list);
 
@@ -41,8 +54,8 @@ CK_FUNCTION_LIST kFunctionList = {
     C_CloseSession,
     C_CloseAllSessions,
     C_GetSessionInfo,
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG_PTR>,  // C_GetOperationState
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_OBJECT_HANDLE,
+    NotSupported<CK_BYTE_PTR, CK_ULONG_PTR>,  // C_GetOperationState
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_OBJECT_HANDLE,
                  CK_OBJECT_HANDLE>,  // C_SetOperationState
     C_Login,
     C_Logout,
@@ -66,41 +79,41 @@ CK_FUNCTION_LIST kFunctionList = {
     C_DigestInit,
     C_Digest,
     C_DigestUpdate,
-    NotSupported<CK_SESSION_HANDLE, CK_OBJECT_HANDLE>,  // C_DigestKey
+    NotSupported<CK_OBJECT_HANDLE>,  // C_DigestKey
     C_DigestFinal,
     C_SignInit,
     C_Sign,
     C_SignUpdate,
     C_SignFinal,
-    NotSupported<CK_SESSION_HANDLE, CK_MECHANISM_PTR, CK_OBJECT_HANDLE>,  // C_SignRecoverInit
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_MECHANISM_PTR, CK_OBJECT_HANDLE>,  // C_SignRecoverInit
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_SignRecover
     C_VerifyInit,
     C_Verify,
     C_VerifyUpdate,
     C_VerifyFinal,
-    NotSupported<CK_SESSION_HANDLE, CK_MECHANISM_PTR, CK_OBJECT_HANDLE>,  // C_VerifyRecoverInit
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_MECHANISM_PTR, CK_OBJECT_HANDLE>,  // C_VerifyRecoverInit
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_VerifyRecover
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_DigestEncryptUpdate
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_DecryptDigestUpdate
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_SignEncryptUpdate
-    NotSupported<CK_SESSION_HANDLE, CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
+    NotSupported<CK_BYTE_PTR, CK_ULONG, CK_BYTE_PTR,
                  CK_ULONG_PTR>,  // C_DecryptVerifyUpdate
     C_GenerateKey,
     C_GenerateKeyPair,
     C_WrapKey,
     C_UnwrapKey,
-    NotSupported<CK_SESSION_HANDLE, CK_MECHANISM_PTR, CK_OBJECT_HANDLE, CK_ATTRIBUTE_PTR,
-                 CK_ULONG, CK_OBJECT_HANDLE_PTR>,  // C_DeriveKey
+    NotSupported<CK_MECHANISM_PTR, CK_OBJECT_HANDLE, CK_ATTRIBUTE_PTR, CK_ULONG,
+                 CK_OBJECT_HANDLE_PTR>,  // C_DeriveKey
     C_SeedRandom,
     C_GenerateRandom,
-    NotParallel,  // C_GetFunctionStatus
-    NotParallel,  // C_CancelFunction
-    NotSupported<CK_FLAGS, CK_SLOT_ID_PTR, CK_VOID_PTR>,  // C_WaitForSlotEvent
+    NotParallel,       // C_GetFunctionStatus
+    NotParallel,       // C_CancelFunction
+    WaitForSlotEvent,  // C_WaitForSlotEvent
 };
 
 CK_UTF8CHAR kInterfaceName[] = "PKCS 11";
