@@ -1,7 +1,8 @@
 // Cryptographic operations (PKCS#11 v2.40 §5.8-5.12): sign, verify, digest,
 // and AES-GCM encrypt/decrypt, single- and multi-part. The protocol is
 // one-shot, so C_*Update buffers input (bounded by kMaxBufferedInput) and
-// the Final call sends it. Init checks what PKCS#11 reports at init time
+// the Final call sends it. Which call may follow which is op_state.h's
+// table, the same for every kind. Init checks what PKCS#11 reports at init time
 // (mechanism, key handle, key type, usage flag) once per key and kind per
 // session; the daemon enforces policy again on every use.
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
+#include "pkcs11/op_state.h"
 #include "pkcs11/session_ops.h"
 
 namespace signet::pkcs11::entry {
@@ -81,7 +83,7 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
              CK_OBJECT_HANDLE key) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     Operation& op = s.op(kind);
-    if (op.active) return CKR_OPERATION_ACTIVE;
+    if (std::optional<CK_RV> done = BeginInit(op, mechanism)) return *done;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
     const OpRules& rules = RulesFor(kind);
@@ -90,7 +92,7 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
       if (Status st = CheckKey(state, s, key, *mech, rules); !st.ok()) return st.error().code;
     }
     op = Operation{};
-    op.active = true;
+    op.phase = OpPhase::kReady;
     op.mechanism = std::move(*mech);
     op.key = key;
     return CKR_OK;
@@ -116,64 +118,47 @@ Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op
   return secure;
 }
 
-// Finish computes (once) and returns the operation's output by §5.2's rules,
-// ending the operation unless the caller only asked for the length or gave
-// too small a buffer. `data` is the single-part input or the buffered one.
-CK_RV Finish(Session& s, OpKind kind, crypto::ByteView data, CK_BYTE_PTR out,
-             CK_ULONG_PTR out_len) {
-  Operation& op = s.op(kind);
-  if (out_len == nullptr) {
-    op = Operation{};
-    return CKR_ARGUMENTS_BAD;
-  }
+// Finish computes (once) the operation's output over `data` (the
+// single-part input or the buffered one) and returns it by §5.2's rules;
+// `kept` tells RunOpCall the caller only learnt the length.
+CK_RV Finish(Session& s, OpKind kind, Operation& op, crypto::ByteView data, CK_BYTE_PTR out,
+             CK_ULONG_PTR out_len, bool& kept) {
+  if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
   if (!op.output) {
     Result<crypto::SecureBytes> result = Execute(s, kind, op, data);
-    if (!result.ok()) {
-      op = Operation{};
-      return result.error().code;
-    }
+    if (!result.ok()) return result.error().code;
     op.output = std::move(*result);
   }
   const CK_RV rv = WriteOutput(*op.output, out, out_len);
-  if (!KeepsOperation(rv, out)) op = Operation{};
+  kept = KeepsOperation(rv, out);
   return rv;
 }
 
 CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
                  CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(kind);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    if (op.updated) return CKR_OPERATION_ACTIVE;  // a multi-part run must end with Final
-    if (data == nullptr && data_len != 0) {
-      op = Operation{};
-      return CKR_ARGUMENTS_BAD;
-    }
-    return Finish(s, kind, ToView(data, data_len), out, out_len);
+    return RunOpCall(s.op(kind), OpCall::kSingle, [&](Operation& op, bool& kept) -> CK_RV {
+      if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
+      return Finish(s, kind, op, ToView(data, data_len), out, out_len, kept);
+    });
   });
 }
 
-// Buffer appends Update input, ending the operation past the size bound.
+// Buffer appends Update input (bounded by kMaxBufferedInput). A result
+// computed for a C_*Final length query no longer holds.
 CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
-  if (data == nullptr && data_len != 0) {
-    op = Operation{};
-    return CKR_ARGUMENTS_BAD;
-  }
-  if (op.buffered.size() + data_len > kMaxBufferedInput) {
-    op = Operation{};
-    return CKR_DATA_LEN_RANGE;
-  }
+  if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
+  if (op.buffered.size() + data_len > kMaxBufferedInput) return CKR_DATA_LEN_RANGE;
   const crypto::ByteView view = ToView(data, data_len);
   op.buffered.insert(op.buffered.end(), view.begin(), view.end());
-  op.updated = true;
+  op.output.reset();
   return CKR_OK;
 }
 
 CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(kind);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    return Buffer(op, data, data_len);
+    return RunOpCall(s.op(kind), OpCall::kUpdate,
+                     [&](Operation& op, bool&) -> CK_RV { return Buffer(op, data, data_len); });
   });
 }
 
@@ -182,31 +167,27 @@ CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG d
 CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
                        CK_ULONG data_len, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(kind);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    if (out_len == nullptr) {
-      op = Operation{};
-      return CKR_ARGUMENTS_BAD;
-    }
-    const CK_RV rv = Buffer(op, data, data_len);
-    if (rv == CKR_OK) *out_len = 0;
-    return rv;
+    return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool&) -> CK_RV {
+      if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
+      const CK_RV rv = Buffer(op, data, data_len);
+      if (rv == CKR_OK) *out_len = 0;
+      return rv;
+    });
   });
 }
 
 CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(kind);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    const crypto::SecureBytes input = op.buffered;
-    return Finish(s, kind, input, out, out_len);
+    return RunOpCall(s.op(kind), OpCall::kFinal, [&](Operation& op, bool& kept) -> CK_RV {
+      return Finish(s, kind, op, op.buffered, out, out_len, kept);
+    });
   });
 }
 
-// VerifyWith checks `signature` over `data` and always ends the operation.
-CK_RV VerifyWith(Session& s, crypto::ByteView data, CK_BYTE_PTR signature, CK_ULONG sig_len) {
-  Operation op = std::move(s.op(OpKind::kVerify));
-  s.op(OpKind::kVerify) = Operation{};
+// VerifyWith checks `signature` over `data` (RunOpCall then ends the
+// operation: verification has no length query).
+CK_RV VerifyWith(Session& s, const Operation& op, crypto::ByteView data, CK_BYTE_PTR signature,
+                 CK_ULONG sig_len) {
   if (signature == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
   Status ok = s.conn->Verify(s.remote, op.key, op.mechanism, data, ToView(signature, sig_len));
   return ok.ok() ? CKR_OK : KeyHandleRv(ok.error().code);
@@ -234,14 +215,10 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key
 CK_RV C_Verify(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
                CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(OpKind::kVerify);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    if (op.updated) return CKR_OPERATION_ACTIVE;
-    if (data == nullptr && len != 0) {
-      op = Operation{};
-      return CKR_ARGUMENTS_BAD;
-    }
-    return VerifyWith(s, ToView(data, len), sig, sig_len);
+    return RunOpCall(s.op(OpKind::kVerify), OpCall::kSingle, [&](Operation& op, bool&) -> CK_RV {
+      if (data == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
+      return VerifyWith(s, op, ToView(data, len), sig, sig_len);
+    });
   });
 }
 CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
@@ -249,10 +226,9 @@ CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
 }
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
-    Operation& op = s.op(OpKind::kVerify);
-    if (!op.active) return CKR_OPERATION_NOT_INITIALIZED;
-    const crypto::SecureBytes input = op.buffered;
-    return VerifyWith(s, input, sig, sig_len);
+    return RunOpCall(s.op(OpKind::kVerify), OpCall::kFinal, [&](Operation& op, bool&) -> CK_RV {
+      return VerifyWith(s, op, op.buffered, sig, sig_len);
+    });
   });
 }
 

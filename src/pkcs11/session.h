@@ -40,13 +40,18 @@ inline constexpr std::size_t kMaxBufferedInput = (1u << 20) - 4096;
 enum class OpKind : std::size_t { kSign, kVerify, kDigest, kEncrypt, kDecrypt };
 inline constexpr std::size_t kOpKindCount = 5;
 
+// OpPhase: where an operation is in its life (op_state.h has the rules):
+// kIdle none active; kReady after C_*Init; kSinglePending after a
+// single-part call that only reported the output length (or was given too
+// small a buffer); kMultiPart after C_*Update or a C_*Final length query.
+enum class OpPhase : std::uint8_t { kIdle, kReady, kSinglePending, kMultiPart };
+
 // Operation: one active cryptographic operation. Update data is buffered and
 // sent in one request at Final (the protocol is one-shot). `output` keeps a
 // computed result when the caller's buffer was missing or too small, so the
 // retry returns the same bytes without another round trip (PKCS#11 §5.2).
 struct Operation {
-  bool active = false;
-  bool updated = false;  // a C_*Update was called: only C_*Final may finish
+  OpPhase phase = OpPhase::kIdle;
   client::Mechanism mechanism;
   client::Handle key = 0;
   crypto::SecureBytes buffered;

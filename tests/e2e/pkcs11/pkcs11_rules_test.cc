@@ -95,5 +95,276 @@ TEST_F(RulesTest, UnofferedFunctionsCheckTheSessionFirst) {
   EXPECT_EQ(p11()->C_WaitForSlotEvent(CKF_DONT_BLOCK, &slot, nullptr), CKR_FUNCTION_NOT_SUPPORTED);
 }
 
+// --- Point 2: the operation state machine, for every operation kind.
+
+// OpKindCalls: one operation kind as an application drives it. `single`,
+// `update` and `final` use fixed input; `out` NULL is a length query.
+// Verify has no output: its single/final ignore `out`.
+struct OpKindCalls {
+  std::string name;
+  bool has_output = true;
+  std::function<CK_RV(CK_MECHANISM_PTR)> init;
+  CK_MECHANISM_PTR mechanism = nullptr;
+  std::function<CK_RV(CK_BYTE_PTR out, CK_ULONG_PTR len)> single;
+  std::function<CK_RV()> update;
+  std::function<CK_RV(CK_BYTE_PTR out, CK_ULONG_PTR len)> final;
+};
+
+class OperationRulesTest : public ModuleTest {
+ protected:
+  void SetUp() override {
+    ModuleTest::SetUp();
+    if (HasFatalFailure()) return;
+    s_ = OpenSession();
+    LoginUser(s_);
+    MakeEcKey(s_, "ops", false, &pub_, &priv_);
+    CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+    CK_ULONG bytes = 32;
+    CK_MECHANISM gen = {CKM_AES_KEY_GEN, nullptr, 0};
+    CK_ATTRIBUTE aes_tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)},
+                               {CKA_ENCRYPT, &yes, 1},
+                               {CKA_DECRYPT, &yes, 1},
+                               {CKA_TOKEN, &no, 1}};
+    ASSERT_EQ(p11()->C_GenerateKey(s_, &gen, aes_tmpl, 4, &aes_), CKR_OK);
+    // A ciphertext and a signature of kData, so decrypt and verify succeed.
+    CK_ULONG len = sizeof(ciphertext_);
+    ASSERT_EQ(p11()->C_EncryptInit(s_, &gcm_mech_, aes_), CKR_OK);
+    ASSERT_EQ(p11()->C_Encrypt(s_, data_, sizeof(data_), ciphertext_, &len), CKR_OK);
+    ciphertext_len_ = len;
+    len = sizeof(signature_);
+    ASSERT_EQ(p11()->C_SignInit(s_, &ecdsa_, priv_), CKR_OK);
+    ASSERT_EQ(p11()->C_Sign(s_, data_, sizeof(data_), signature_, &len), CKR_OK);
+    signature_len_ = len;
+  }
+
+  std::vector<OpKindCalls> Kinds() {
+    CK_FUNCTION_LIST_PTR f = p11();
+    const CK_SESSION_HANDLE s = s_;
+    std::vector<OpKindCalls> kinds;
+    kinds.push_back({"sign", true,
+                     [=, this](CK_MECHANISM_PTR m) { return f->C_SignInit(s, m, priv_); }, &ecdsa_,
+                     [=, this](CK_BYTE_PTR o, CK_ULONG_PTR l) {
+                       return f->C_Sign(s, data_, sizeof(data_), o, l);
+                     },
+                     [=, this] { return f->C_SignUpdate(s, data_, sizeof(data_)); },
+                     [=](CK_BYTE_PTR o, CK_ULONG_PTR l) { return f->C_SignFinal(s, o, l); }});
+    kinds.push_back({"verify", false,
+                     [=, this](CK_MECHANISM_PTR m) { return f->C_VerifyInit(s, m, pub_); }, &ecdsa_,
+                     [=, this](CK_BYTE_PTR, CK_ULONG_PTR) {
+                       return f->C_Verify(s, data_, sizeof(data_), signature_, signature_len_);
+                     },
+                     [=, this] { return f->C_VerifyUpdate(s, data_, sizeof(data_)); },
+                     [=, this](CK_BYTE_PTR, CK_ULONG_PTR) {
+                       return f->C_VerifyFinal(s, signature_, signature_len_);
+                     }});
+    kinds.push_back({"digest", true, [=](CK_MECHANISM_PTR m) { return f->C_DigestInit(s, m); },
+                     &sha256_,
+                     [=, this](CK_BYTE_PTR o, CK_ULONG_PTR l) {
+                       return f->C_Digest(s, data_, sizeof(data_), o, l);
+                     },
+                     [=, this] { return f->C_DigestUpdate(s, data_, sizeof(data_)); },
+                     [=](CK_BYTE_PTR o, CK_ULONG_PTR l) { return f->C_DigestFinal(s, o, l); }});
+    kinds.push_back({"encrypt", true,
+                     [=, this](CK_MECHANISM_PTR m) { return f->C_EncryptInit(s, m, aes_); },
+                     &gcm_mech_,
+                     [=, this](CK_BYTE_PTR o, CK_ULONG_PTR l) {
+                       return f->C_Encrypt(s, data_, sizeof(data_), o, l);
+                     },
+                     [=, this] {
+                       CK_BYTE part[64];
+                       CK_ULONG part_len = sizeof(part);
+                       return f->C_EncryptUpdate(s, data_, sizeof(data_), part, &part_len);
+                     },
+                     [=](CK_BYTE_PTR o, CK_ULONG_PTR l) { return f->C_EncryptFinal(s, o, l); }});
+    kinds.push_back({"decrypt", true,
+                     [=, this](CK_MECHANISM_PTR m) { return f->C_DecryptInit(s, m, aes_); },
+                     &gcm_mech_,
+                     [=, this](CK_BYTE_PTR o, CK_ULONG_PTR l) {
+                       return f->C_Decrypt(s, ciphertext_, ciphertext_len_, o, l);
+                     },
+                     [=, this] {
+                       CK_BYTE part[128];
+                       CK_ULONG part_len = sizeof(part);
+                       return f->C_DecryptUpdate(s, ciphertext_, ciphertext_len_, part, &part_len);
+                     },
+                     [=](CK_BYTE_PTR o, CK_ULONG_PTR l) { return f->C_DecryptFinal(s, o, l); }});
+    return kinds;
+  }
+
+  CK_SESSION_HANDLE s_ = CK_INVALID_HANDLE;
+  CK_OBJECT_HANDLE pub_ = 0, priv_ = 0, aes_ = 0;
+  CK_BYTE data_[20] = "operation rules";
+  CK_BYTE iv_[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  CK_GCM_PARAMS gcm_ = {iv_, sizeof(iv_), 96, nullptr, 0, 128};
+  CK_MECHANISM gcm_mech_ = {CKM_AES_GCM, &gcm_, sizeof(gcm_)};
+  CK_MECHANISM ecdsa_ = {CKM_ECDSA_SHA256, nullptr, 0};
+  CK_MECHANISM sha256_ = {CKM_SHA256, nullptr, 0};
+  CK_BYTE ciphertext_[64] = {};
+  CK_ULONG ciphertext_len_ = 0;
+  CK_BYTE signature_[64] = {};
+  CK_ULONG signature_len_ = 0;
+};
+
+// No C_*Init: every call of the operation is CKR_OPERATION_NOT_INITIALIZED.
+TEST_F(OperationRulesTest, CallsWithoutInitAreNotInitialized) {
+  for (const OpKindCalls& k : Kinds()) {
+    SCOPED_TRACE(k.name);
+    CK_BYTE out[256];
+    CK_ULONG len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+    EXPECT_EQ(k.update(), CKR_OPERATION_NOT_INITIALIZED);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// C_*Init while that kind is active: CKR_OPERATION_ACTIVE, and the active
+// operation goes on; C_*Init with a NULL mechanism and nothing to cancel:
+// CKR_ARGUMENTS_BAD.
+TEST_F(OperationRulesTest, InitWhileActiveKeepsTheOperation) {
+  for (const OpKindCalls& k : Kinds()) {
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.init(nullptr), CKR_ARGUMENTS_BAD);
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    EXPECT_EQ(k.init(k.mechanism), CKR_OPERATION_ACTIVE);
+    CK_BYTE out[256];
+    CK_ULONG len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OK);
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// PKCS#11 v3.0 §5.13-5.15: C_*Init with a NULL mechanism ends the active
+// operation of that kind.
+TEST_F(OperationRulesTest, InitWithNullMechanismCancels) {
+  for (const OpKindCalls& k : Kinds()) {
+    SCOPED_TRACE(k.name);
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.update(), CKR_OK);
+    EXPECT_EQ(k.init(nullptr), CKR_OK);
+    CK_BYTE out[256];
+    CK_ULONG len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);  // and a new one may start
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OK);
+  }
+}
+
+// Issue 11 point 2: a single-part call after C_*Update began a multi-part
+// operation is CKR_OPERATION_ACTIVE, and that error ends the operation
+// (PKCS#11 v2.40 §5.12: "C_Sign cannot be used to terminate a multi-part
+// operation"; any error but CKR_BUFFER_TOO_SMALL ends it).
+TEST_F(OperationRulesTest, SinglePartAfterUpdateIsActiveAndEndsTheOperation) {
+  for (const OpKindCalls& k : Kinds()) {
+    SCOPED_TRACE(k.name);
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.update(), CKR_OK);
+    CK_BYTE out[256];
+    CK_ULONG len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_ACTIVE);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// Issue 11 point 2: after a single-part length query the single-part call is
+// pending: C_*Final and C_*Update are CKR_OPERATION_ACTIVE, which ends the
+// operation (§5.2: a length query keeps it for the matching call only).
+TEST_F(OperationRulesTest, FinalOrUpdateAfterSinglePartLengthQueryIsActive) {
+  for (const OpKindCalls& k : Kinds()) {
+    if (!k.has_output) continue;
+    SCOPED_TRACE(k.name);
+    CK_BYTE out[256];
+    CK_ULONG len = 0;
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.single(nullptr, &len), CKR_OK);
+    EXPECT_GT(len, 0u);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_ACTIVE);
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    len = 0;
+    ASSERT_EQ(k.single(nullptr, &len), CKR_OK);
+    EXPECT_EQ(k.update(), CKR_OPERATION_ACTIVE);
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// §5.2: a length query or CKR_BUFFER_TOO_SMALL keeps the operation, for
+// single-part and for Final; the successful call that returns the result
+// ends it.
+TEST_F(OperationRulesTest, LengthQueryAndShortBufferKeepTheOperation) {
+  for (const OpKindCalls& k : Kinds()) {
+    if (!k.has_output) continue;
+    SCOPED_TRACE(k.name);
+    CK_BYTE out[256];
+    CK_ULONG len = 0;
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.single(nullptr, &len), CKR_OK);
+    const CK_ULONG want = len;
+    len = 1;
+    EXPECT_EQ(k.single(out, &len), CKR_BUFFER_TOO_SMALL);
+    EXPECT_EQ(len, want);
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OK);
+    EXPECT_EQ(len, want);
+    len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.update(), CKR_OK);
+    len = 0;
+    ASSERT_EQ(k.final(nullptr, &len), CKR_OK);
+    len = 1;
+    EXPECT_EQ(k.final(out, &len), CKR_BUFFER_TOO_SMALL);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OK);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// Other errors end the operation: a NULL length pointer (CKR_ARGUMENTS_BAD)
+// on the single-part call and on Final.
+TEST_F(OperationRulesTest, ArgumentErrorsEndTheOperation) {
+  for (const OpKindCalls& k : Kinds()) {
+    if (!k.has_output) continue;
+    SCOPED_TRACE(k.name);
+    CK_BYTE out[256];
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    EXPECT_EQ(k.single(out, nullptr), CKR_ARGUMENTS_BAD);
+    CK_ULONG len = sizeof(out);
+    EXPECT_EQ(k.single(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+    ASSERT_EQ(k.init(k.mechanism), CKR_OK);
+    ASSERT_EQ(k.update(), CKR_OK);
+    EXPECT_EQ(k.final(out, nullptr), CKR_ARGUMENTS_BAD);
+    len = sizeof(out);
+    EXPECT_EQ(k.final(out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  }
+}
+
+// A length query on Final, then more input: the result is recomputed over
+// all of it (the queried result is not returned stale).
+TEST_F(OperationRulesTest, UpdateAfterFinalLengthQueryRecomputes) {
+  CK_BYTE once[32], twice[32];
+  CK_ULONG len = sizeof(once);
+  ASSERT_EQ(p11()->C_DigestInit(s_, &sha256_), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestUpdate(s_, data_, sizeof(data_)), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestFinal(s_, once, &len), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestInit(s_, &sha256_), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestUpdate(s_, data_, sizeof(data_)), CKR_OK);
+  len = 0;
+  ASSERT_EQ(p11()->C_DigestFinal(s_, nullptr, &len), CKR_OK);
+  ASSERT_EQ(p11()->C_DigestUpdate(s_, data_, sizeof(data_)), CKR_OK);
+  len = sizeof(twice);
+  ASSERT_EQ(p11()->C_DigestFinal(s_, twice, &len), CKR_OK);
+  EXPECT_NE(std::memcmp(once, twice, sizeof(once)), 0);
+}
+
 }  // namespace
 }  // namespace signet::e2e
