@@ -10,6 +10,11 @@
 namespace signet::pkcs11::entry {
 namespace {
 
+// No PIN pad: no signet token has CKF_PROTECTED_AUTHENTICATION_PATH,
+// so a NULL PIN is never "use the PIN pad": C_Login, C_InitPIN and C_SetPIN
+// answer CKR_ARGUMENTS_BAD for it (PKCS#11 v2.40 §5.6), before the daemon
+// could count it as a wrong PIN.
+
 // OpenRemote opens the daemon session behind a new module session.
 Result<std::shared_ptr<Session>> OpenRemote(ModuleState& state, CK_SESSION_HANDLE handle,
                                             CK_SLOT_ID slot, CK_FLAGS flags) {
@@ -89,7 +94,7 @@ CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
 CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    if (pin == nullptr && pin_len != 0) return CKR_ARGUMENTS_BAD;
+    if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     return RvOf(s.conn->Login(s.remote, user, ToView(pin, pin_len)));
   });
 }
@@ -104,7 +109,7 @@ CK_RV C_Logout(CK_SESSION_HANDLE handle) {
 
 CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    if (pin == nullptr && pin_len != 0) return CKR_ARGUMENTS_BAD;
+    if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     return RvOf(s.conn->InitPin(s.remote, ToView(pin, pin_len)));
   });
 }
@@ -112,9 +117,7 @@ CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len)
 CK_RV C_SetPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR old_pin, CK_ULONG old_len,
                CK_UTF8CHAR_PTR new_pin, CK_ULONG new_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    if ((old_pin == nullptr && old_len != 0) || (new_pin == nullptr && new_len != 0)) {
-      return CKR_ARGUMENTS_BAD;
-    }
+    if (old_pin == nullptr || new_pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad
     return RvOf(s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len)));
   });
 }

@@ -95,6 +95,26 @@ TEST_F(RulesTest, UnofferedFunctionsCheckTheSessionFirst) {
   EXPECT_EQ(p11()->C_WaitForSlotEvent(CKF_DONT_BLOCK, &slot, nullptr), CKR_FUNCTION_NOT_SUPPORTED);
 }
 
+// Point 9: a NULL PIN on a token without a protected authentication path
+// (signet never sets CKF_PROTECTED_AUTHENTICATION_PATH) is CKR_ARGUMENTS_BAD
+// (PKCS#11 v2.40 §5.6 C_Login, C_InitPIN, C_SetPIN; §5.5 C_InitToken).
+TEST_F(RulesTest, NullPinIsArgumentsBad) {
+  CK_SESSION_HANDLE s = OpenSession();
+  EXPECT_EQ(p11()->C_Login(s, CKU_USER, nullptr, 0), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_Login(s, CKU_USER, nullptr, 8), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_Login(s, CKU_SO, nullptr, 0), CKR_ARGUMENTS_BAD);
+  ASSERT_EQ(p11()->C_Login(s, CKU_SO, Utf8(kSoPin), std::strlen(kSoPin)), CKR_OK);
+  EXPECT_EQ(p11()->C_InitPIN(s, nullptr, 0), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_SetPIN(s, nullptr, 0, Utf8("new-so-pin"), 10), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_SetPIN(s, Utf8(kSoPin), std::strlen(kSoPin), nullptr, 0), CKR_ARGUMENTS_BAD);
+  ASSERT_EQ(p11()->C_Logout(s), CKR_OK);
+  CK_UTF8CHAR label[32];
+  std::memset(label, ' ', sizeof(label));
+  EXPECT_EQ(p11()->C_InitToken(TokenSlot(), nullptr, 0, label), CKR_ARGUMENTS_BAD);
+  // The PINs still work: nothing was counted as a failed login.
+  LoginUser(s);
+}
+
 // --- Point 2: the operation state machine, for every operation kind.
 
 // OpKindCalls: one operation kind as an application drives it. `single`,
