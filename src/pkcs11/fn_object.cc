@@ -79,10 +79,21 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
   });
 }
 
-CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE, CK_ULONG_PTR size) {
-  return WithSession(handle, [&](ModuleState&, Session&) -> CK_RV {
+// C_GetObjectSize (PKCS#11 v2.40 §5.7): the handle is checked like every
+// object function's, by reading CKA_CLASS (one round trip the daemon
+// already answers, with its private-object visibility), and the size is
+// CK_UNAVAILABLE_INFORMATION, which §5.7 allows: an object's stored size
+// (wrapped key, attribute encoding) says nothing useful about token memory
+// to an application, and a real figure would need a new request.
+CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ULONG_PTR size) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if (size == nullptr) return CKR_ARGUMENTS_BAD;
-    return CKR_FUNCTION_NOT_SUPPORTED;
+    const CK_ATTRIBUTE_TYPE types[] = {CKA_CLASS};
+    Result<std::vector<client::AttributeValue>> found =
+        s.conn->GetAttributeValue(s.remote, object, types);
+    if (!found.ok()) return found.error().code;
+    *size = CK_UNAVAILABLE_INFORMATION;
+    return CKR_OK;
   });
 }
 

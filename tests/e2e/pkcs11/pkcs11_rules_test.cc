@@ -115,6 +115,28 @@ TEST_F(RulesTest, NullPinIsArgumentsBad) {
   LoginUser(s);
 }
 
+// Point 11: C_GetObjectSize validates the object handle like every object
+// function (private objects exist only for the logged-in user) and answers
+// CK_UNAVAILABLE_INFORMATION (PKCS#11 v2.40 §5.7).
+TEST_F(RulesTest, GetObjectSizeChecksTheHandle) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_OBJECT_HANDLE pub = 0, priv = 0;
+  MakeEcKey(s, "sized", true, &pub, &priv);
+  CK_ULONG size = 0;
+  EXPECT_EQ(p11()->C_GetObjectSize(s, pub, &size), CKR_OK);
+  EXPECT_EQ(size, CK_UNAVAILABLE_INFORMATION);
+  size = 0;
+  EXPECT_EQ(p11()->C_GetObjectSize(s, priv, &size), CKR_OK);
+  EXPECT_EQ(size, CK_UNAVAILABLE_INFORMATION);
+  EXPECT_EQ(p11()->C_GetObjectSize(s, 0x7fff1234, &size), CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_EQ(p11()->C_GetObjectSize(s, pub, nullptr), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_GetObjectSize(0x7654321, pub, &size), CKR_SESSION_HANDLE_INVALID);
+  ASSERT_EQ(p11()->C_Logout(s), CKR_OK);
+  EXPECT_EQ(p11()->C_GetObjectSize(s, priv, &size), CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_EQ(p11()->C_GetObjectSize(s, pub, &size), CKR_OK);
+}
+
 // --- Point 2: the operation state machine, for every operation kind.
 
 // OpKindCalls: one operation kind as an application drives it. `single`,
