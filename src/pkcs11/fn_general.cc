@@ -21,8 +21,11 @@ const client::SlotInfo* FindSlot(const client::ServerInfo& info, CK_SLOT_ID id) 
   return it == info.slots.end() ? nullptr : &*it;
 }
 
-// WithTokenSlot fetches GetInfo and runs body(info, slot) for a slot that
-// holds a token: CKR_SLOT_ID_INVALID / CKR_TOKEN_NOT_PRESENT otherwise.
+// WithTokenSlot fetches GetInfo and runs body(info, slot) for slot `id`
+// (CKR_SLOT_ID_INVALID when there is none). Every slot holds a token: the
+// daemon's free slot is presented as a present, uninitialised token
+// (slot.token_present false: CKF_TOKEN_INITIALIZED clear), which is what
+// PKCS#11 tools expect C_InitToken to be called on (SoftHSMv2's shape).
 template <typename Body>
 CK_RV WithTokenSlot(CK_SLOT_ID id, Body&& body) {
   return WithState([&](ModuleState& state) -> CK_RV {
@@ -30,9 +33,15 @@ CK_RV WithTokenSlot(CK_SLOT_ID id, Body&& body) {
     if (!info.ok()) return info.error().code;
     const client::SlotInfo* slot = FindSlot(*info, id);
     if (slot == nullptr) return CKR_SLOT_ID_INVALID;
-    if (!slot->token_present) return CKR_TOKEN_NOT_PRESENT;
     return body(*info, *slot);
   });
+}
+
+// TokenFlags: CK_TOKEN_INFO.flags of the slot's token; the free slot's
+// uninitialised token has a random number generator and will need a login
+// once initialised, nothing else.
+CK_FLAGS TokenFlags(const client::SlotInfo& slot) {
+  return slot.token_present ? slot.flags : CKF_RNG | CKF_LOGIN_REQUIRED;
 }
 
 }  // namespace
@@ -57,15 +66,15 @@ CK_RV C_GetInfo(CK_INFO_PTR info) {
   });
 }
 
-CK_RV C_GetSlotList(CK_BBOOL token_present, CK_SLOT_ID_PTR slots, CK_ULONG_PTR count) {
+// C_GetSlotList: every slot holds a token (the free slot an uninitialised
+// one), so the tokenPresent filter changes nothing.
+CK_RV C_GetSlotList(CK_BBOOL, CK_SLOT_ID_PTR slots, CK_ULONG_PTR count) {
   return WithState([&](ModuleState& state) -> CK_RV {
     if (count == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::ServerInfo> info = state.GetInfo();
     if (!info.ok()) return info.error().code;
     std::vector<CK_SLOT_ID> ids;
-    for (const client::SlotInfo& slot : info->slots) {
-      if (token_present == CK_FALSE || slot.token_present) ids.push_back(slot.slot_id);
-    }
+    for (const client::SlotInfo& slot : info->slots) ids.push_back(slot.slot_id);
     if (slots == nullptr) {
       *count = ids.size();
       return CKR_OK;
@@ -89,8 +98,9 @@ CK_RV C_GetSlotInfo(CK_SLOT_ID id, CK_SLOT_INFO_PTR info) {
         slot->token_present ? "signet token slot " + std::to_string(id) : "signet free slot";
     PadCopy(description, info->slotDescription, sizeof(info->slotDescription));
     PadCopy(kManufacturer, info->manufacturerID, sizeof(info->manufacturerID));
-    // Tokens appear on the free slot (C_InitToken), so slots are removable.
-    info->flags = CKF_REMOVABLE_DEVICE | (slot->token_present ? CKF_TOKEN_PRESENT : 0);
+    // The free slot holds an uninitialised token (WithTokenSlot); tokens
+    // appear there with C_InitToken, so slots are removable.
+    info->flags = CKF_REMOVABLE_DEVICE | CKF_TOKEN_PRESENT;
     info->hardwareVersion = kLibraryVersion;
     info->firmwareVersion = kLibraryVersion;
     return CKR_OK;
@@ -106,7 +116,7 @@ CK_RV C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info) {
     PadCopy(server.model.empty() ? "software HSM" : server.model, info->model,
             sizeof(info->model));
     PadCopy(slot.serial, info->serialNumber, sizeof(info->serialNumber));
-    info->flags = slot.flags;
+    info->flags = TokenFlags(slot);
     info->ulMaxSessionCount = CK_EFFECTIVELY_INFINITE;
     info->ulSessionCount = slot.session_count;
     info->ulMaxRwSessionCount = CK_EFFECTIVELY_INFINITE;

@@ -15,6 +15,12 @@ namespace {
 // answer CKR_ARGUMENTS_BAD for it (PKCS#11 v2.40 §5.6), before the daemon
 // could count it as a wrong PIN.
 
+// kUninitialisedToken: the daemon's answer for its free slot, which holds
+// no token; the module presents that slot as holding an uninitialised
+// token (fn_general.cc), on which sessions are CKR_TOKEN_NOT_RECOGNIZED
+// (PKCS#11 v2.40 §5.6 C_OpenSession; SoftHSMv2 answers the same).
+constexpr CK_RV kUninitialisedToken = CKR_TOKEN_NOT_PRESENT;
+
 // OpenRemote opens the daemon session behind a new module session.
 Result<std::shared_ptr<Session>> OpenRemote(ModuleState& state, CK_SESSION_HANDLE handle,
                                             CK_SLOT_ID slot, CK_FLAGS flags) {
@@ -22,6 +28,9 @@ Result<std::shared_ptr<Session>> OpenRemote(ModuleState& state, CK_SESSION_HANDL
   Result<client::Handle> remote = conn->OpenSession(slot, flags);
   if (!remote.ok()) {
     if (IsDaemonGone(remote.error().code)) state.DropConn(conn.get());
+    if (remote.error().code == kUninitialisedToken) {
+      return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "the token is not initialised (C_InitToken)");
+    }
     return remote.error();
   }
   return std::make_shared<Session>(handle, slot, flags, std::move(conn), *remote);
@@ -65,7 +74,8 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
     // (CKR_SLOT_ID_INVALID for an unknown slot); then forget them here.
     if (Status done = (*conn)->CloseAllSessions(slot); !done.ok()) {
       if (IsDaemonGone(done.error().code)) state.DropConn(conn->get());
-      return done.error().code;
+      // An uninitialised token has no sessions to close.
+      return done.error().code == kUninitialisedToken ? CKR_OK : done.error().code;
     }
     for (const std::shared_ptr<Session>& s :
          state.sessions().RemoveIf([slot](const Session& s) { return s.slot == slot; })) {

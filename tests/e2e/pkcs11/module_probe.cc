@@ -61,10 +61,13 @@ int Run(const char* module, const std::string& pin, const std::string& message) 
   if (!Check("C_Initialize", p11->C_Initialize(&args))) return 1;
   std::printf("openssl_loaded_at_init=%s\n", OpenSslLoaded() ? "yes" : "no");
 
-  CK_SLOT_ID slot = 0;
-  CK_ULONG count = 1;
-  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, &slot, &count))) return 1;
+  // The first slot's token (the last slot holds the uninitialised one).
+  CK_ULONG count = 0;
+  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, nullptr, &count))) return 1;
+  std::vector<CK_SLOT_ID> slots(count);
+  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, slots.data(), &count))) return 1;
   if (count == 0) return Check("C_GetSlotList (no token)", CKR_TOKEN_NOT_PRESENT) ? 0 : 1;
+  const CK_SLOT_ID slot = slots[0];
   CK_SESSION_HANDLE session = CK_INVALID_HANDLE;
   if (!Check("C_OpenSession", p11->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr,
                                                  nullptr, &session)) ||

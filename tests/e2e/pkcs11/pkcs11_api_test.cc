@@ -87,7 +87,9 @@ TEST_F(ApiTest, SlotsTokenInfoAndFreeSlot) {
   CK_ULONG all = 0, with_token = 0;
   ASSERT_EQ(p11()->C_GetSlotList(CK_FALSE, nullptr, &all), CKR_OK);
   ASSERT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &with_token), CKR_OK);
-  EXPECT_EQ(all, with_token + 1);  // the free slot for C_InitToken
+  // The free slot holds a present, uninitialised token (as SoftHSMv2's does).
+  EXPECT_EQ(all, with_token);
+  EXPECT_EQ(all, 2u);
   CK_SLOT_ID slots[8];
   CK_ULONG small = 0;
   EXPECT_EQ(p11()->C_GetSlotList(CK_FALSE, slots, &small), CKR_BUFFER_TOO_SMALL);
@@ -100,14 +102,14 @@ TEST_F(ApiTest, SlotsTokenInfoAndFreeSlot) {
   EXPECT_EQ(p11()->C_GetTokenInfo(9999, &info), CKR_SLOT_ID_INVALID);
 }
 
-// FreeSlot: the slot without a token (the last one).
+// FreeSlot: the slot whose token is not initialised (the last one).
 CK_SLOT_ID FreeSlot(CK_FUNCTION_LIST_PTR p11) {
   CK_SLOT_ID slots[16];
   CK_ULONG count = 16;
-  EXPECT_EQ(p11->C_GetSlotList(CK_FALSE, slots, &count), CKR_OK);
+  EXPECT_EQ(p11->C_GetSlotList(CK_TRUE, slots, &count), CKR_OK);
   for (CK_ULONG i = 0; i < count; ++i) {
-    CK_SLOT_INFO info;
-    if (p11->C_GetSlotInfo(slots[i], &info) == CKR_OK && !(info.flags & CKF_TOKEN_PRESENT)) {
+    CK_TOKEN_INFO info;
+    if (p11->C_GetTokenInfo(slots[i], &info) == CKR_OK && !(info.flags & CKF_TOKEN_INITIALIZED)) {
       return slots[i];
     }
   }
@@ -137,19 +139,42 @@ TEST_F(ApiTest, SoInitPinThenUserSetPin) {
   EXPECT_EQ(p11()->C_Login(s, CKU_USER, Utf8("user-three"), 10), CKR_OK);
 }
 
+// Issue 11 point 16: the free slot's token is present and uninitialised
+// (CKF_TOKEN_PRESENT, CKF_TOKEN_INITIALIZED clear); sessions on it are
+// CKR_TOKEN_NOT_RECOGNIZED until C_InitToken makes it a token, and then a
+// new free slot appears.
 TEST_F(ApiTest, InitTokenOnFreeSlot) {
   const CK_SLOT_ID free_slot = FreeSlot(p11());
+  CK_SLOT_INFO slot_info;
+  ASSERT_EQ(p11()->C_GetSlotInfo(free_slot, &slot_info), CKR_OK);
+  EXPECT_TRUE(slot_info.flags & CKF_TOKEN_PRESENT);
   CK_TOKEN_INFO info;
-  EXPECT_EQ(p11()->C_GetTokenInfo(free_slot, &info), CKR_TOKEN_NOT_PRESENT);
+  ASSERT_EQ(p11()->C_GetTokenInfo(free_slot, &info), CKR_OK);
+  EXPECT_EQ(info.flags & (CKF_TOKEN_INITIALIZED | CKF_USER_PIN_INITIALIZED), 0u);
+  EXPECT_EQ(info.ulMinPinLen, 4u);
+  CK_ULONG mechanisms = 0;
+  EXPECT_EQ(p11()->C_GetMechanismList(free_slot, nullptr, &mechanisms), CKR_OK);
+  EXPECT_GT(mechanisms, 0u);
+  CK_SESSION_HANDLE s = CK_INVALID_HANDLE;
+  EXPECT_EQ(
+      p11()->C_OpenSession(free_slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr, nullptr, &s),
+      CKR_TOKEN_NOT_RECOGNIZED);
+  EXPECT_EQ(p11()->C_CloseAllSessions(free_slot), CKR_OK);
+  CK_ULONG before = 0;
+  ASSERT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &before), CKR_OK);
   CK_UTF8CHAR label[32];
   std::memset(label, ' ', sizeof(label));
   std::memcpy(label, "second", 6);
   ASSERT_EQ(p11()->C_InitToken(free_slot, Utf8("so-two"), 6, label), CKR_OK);
   ASSERT_EQ(p11()->C_GetTokenInfo(free_slot, &info), CKR_OK);
   EXPECT_EQ(std::string(reinterpret_cast<char*>(info.label), 7), "second ");
+  EXPECT_TRUE(info.flags & CKF_TOKEN_INITIALIZED);
   // C_InitToken sets only the SO PIN (PKCS#11 section 5.6).
   EXPECT_EQ(info.flags & CKF_USER_PIN_INITIALIZED, 0u);
-  CK_SESSION_HANDLE s = CK_INVALID_HANDLE;
+  CK_ULONG after = 0;
+  ASSERT_EQ(p11()->C_GetSlotList(CK_TRUE, nullptr, &after), CKR_OK);
+  EXPECT_EQ(after, before + 1);
+  EXPECT_NE(FreeSlot(p11()), free_slot);
   ASSERT_EQ(p11()->C_OpenSession(free_slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr, nullptr,
                                  &s),
             CKR_OK);

@@ -138,6 +138,59 @@ TEST_F(ToolsTest, PkcsToolImportsOpenSslPrivateKeysThatThenSign) {
   EXPECT_EQ(plain_sensitive, 2u) << list.out;
 }
 
+// Issue 11 point 16: a new token made and used with pkcs11-tool alone, as
+// with SoftHSMv2: the free slot holds a present, uninitialised token;
+// --init-token makes it a token (and a new free slot appears), --init-pin
+// sets the user PIN as the SO, then key generation and signing, the
+// signature checked by the openssl CLI.
+TEST_F(ToolsTest, PkcsToolInitTokenOnTheFreeSlotThenInitPinKeygenAndSign) {
+  ProgramResult slots = Tool("/usr/bin/pkcs11-tool", {"--module", ModulePath(), "--list-slots"});
+  ASSERT_EQ(slots.exit_code, 0) << slots.out << slots.err;
+  // "Slot N (0x..): ...\n  token state:   uninitialized"
+  const std::size_t state = slots.out.find("uninitialized");
+  ASSERT_NE(state, std::string::npos) << slots.out;
+  const std::size_t line = slots.out.rfind("Slot ", state);
+  ASSERT_NE(line, std::string::npos) << slots.out;
+  const std::string slot = slots.out.substr(line + 5, slots.out.find(' ', line + 5) - line - 5);
+
+  const std::string so_pin = "tool-so-pin", user_pin = "tool-user-pin", label = "made-by-tool";
+  ProgramResult init =
+      Tool("/usr/bin/pkcs11-tool", {"--module", ModulePath(), "--init-token", "--slot", slot,
+                                    "--label", label, "--so-pin", so_pin});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  ProgramResult pin =
+      Tool("/usr/bin/pkcs11-tool",
+           {"--module", ModulePath(), "--token-label", label, "--login", "--login-type", "so",
+            "--so-pin", so_pin, "--init-pin", "--pin", user_pin});
+  ASSERT_EQ(pin.exit_code, 0) << pin.out << pin.err;
+  auto user = [&](std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"--module", ModulePath(), "--token-label", label, "--login", "--pin", user_pin});
+    return Tool("/usr/bin/pkcs11-tool", std::move(args));
+  };
+  ProgramResult gen =
+      user({"--keypairgen", "--key-type", "EC:prime256v1", "--label", "tool-ec", "--id", "77"});
+  ASSERT_EQ(gen.exit_code, 0) << gen.out << gen.err;
+  WriteTextFile(Path("msg"), "a token made by pkcs11-tool signs this\n");
+  ProgramResult sign =
+      user({"--sign", "--id", "77", "--mechanism", "ECDSA-SHA256", "--signature-format", "openssl",
+            "--input-file", Path("msg"), "--output-file", Path("tool.sig")});
+  ASSERT_EQ(sign.exit_code, 0) << sign.out << sign.err;
+  ProgramResult read =
+      user({"--read-object", "--type", "pubkey", "--id", "77", "--output-file", Path("tool.der")});
+  ASSERT_EQ(read.exit_code, 0) << read.out << read.err;
+  ASSERT_EQ(
+      OpenSsl({"pkey", "-pubin", "-in", Path("tool.der"), "-out", Path("tool.pem")}).exit_code, 0);
+  ProgramResult verify = OpenSsl({"dgst", "-sha256", "-verify", Path("tool.pem"), "-signature",
+                                  Path("tool.sig"), Path("msg")});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  // A new free slot appeared, again holding an uninitialised token.
+  ProgramResult after = Tool("/usr/bin/pkcs11-tool", {"--module", ModulePath(), "--list-slots"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find(label), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("uninitialized"), std::string::npos) << after.out;
+}
+
 TEST_F(ToolsTest, OpenSslEngineSignsThroughPkcs11Uri) {
   GenerateAndExport("rsa:2048", "engine-rsa", "11");
   WriteTextFile(Path("msg"), "signed through libp11\n");
