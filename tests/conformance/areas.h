@@ -14,6 +14,11 @@ namespace signet::conformance {
 // and leaves it initialised.
 void RunGeneral(Suite& suite);
 
+// [session.handle_invalid.] Every function that takes a session handle
+// answers CKR_SESSION_HANDLE_INVALID for a closed session's handle (§5.1.2),
+// also the functions the module does not offer.
+void RunInvalidSessionHandles(Fixture& fixture);
+
 // [slot.] §5.5: slot list, slot / token info, mechanism list / info, the
 // free slot (issue 11 point 16).
 void RunSlots(Fixture& fixture);

@@ -14,14 +14,12 @@ namespace {
 
 CK_RV DummyCreateMutex(CK_VOID_PTR_PTR) { return CKR_OK; }
 
-// NotInitialized calls every function of the list with harmless, non-NULL
-// arguments (so a module that checks arguments first cannot crash).
-void CheckEveryFunctionNotInitialized(Suite& suite) {
-  CK_FUNCTION_LIST_PTR f = suite.p11();
+// Scratch: harmless, non-NULL arguments for every function (so a module
+// that checks arguments first cannot crash).
+struct Scratch {
   CK_BYTE buffer[256] = {};
   CK_ULONG length = sizeof buffer;
   CK_SLOT_ID slot = 0;
-  CK_SESSION_HANDLE session = 1;
   CK_OBJECT_HANDLE object = 1, object2 = 0;
   CK_MECHANISM mechanism = {CKM_SHA256, nullptr, 0};
   CK_ATTRIBUTE attribute = {CKA_LABEL, buffer, 8};
@@ -33,103 +31,144 @@ void CheckEveryFunctionNotInitialized(Suite& suite) {
   CK_MECHANISM_TYPE mechanisms[8];
   CK_UTF8CHAR pin[4] = {'1', '2', '3', '4'};
   CK_UTF8CHAR label[32];
-  std::memset(label, ' ', sizeof label);
-  const std::pair<const char*, std::function<CK_RV()>> calls[] = {
-      {"C_Finalize", [&] { return f->C_Finalize(nullptr); }},
-      {"C_GetInfo", [&] { return f->C_GetInfo(&info); }},
-      {"C_GetSlotList", [&] { return f->C_GetSlotList(CK_FALSE, &slot, &length); }},
-      {"C_GetSlotInfo", [&] { return f->C_GetSlotInfo(slot, &slot_info); }},
-      {"C_GetTokenInfo", [&] { return f->C_GetTokenInfo(slot, &token_info); }},
+};
+
+struct Call {
+  const char* name;
+  std::function<CK_RV()> call;
+};
+
+// TakesSession: whether the function's first argument is a session handle.
+bool TakesSession(const std::string& name) {
+  for (const char* other :
+       {"C_Finalize", "C_GetInfo", "C_GetSlotList", "C_GetSlotInfo", "C_GetTokenInfo",
+        "C_GetMechanismList", "C_GetMechanismInfo", "C_InitToken", "C_OpenSession",
+        "C_CloseAllSessions", "C_WaitForSlotEvent"}) {
+    if (name == other) return false;
+  }
+  return true;
+}
+
+// EveryFunction: each function of the list but C_GetFunctionList and
+// C_Initialize, called on `session` / `x.slot` with the scratch arguments.
+std::vector<Call> EveryFunction(CK_FUNCTION_LIST_PTR f, Scratch& x, CK_SESSION_HANDLE session) {
+  std::memset(x.label, ' ', sizeof x.label);
+  CK_BYTE* buffer = x.buffer;
+  CK_UTF8CHAR* pin = x.pin;
+  CK_UTF8CHAR* label = x.label;
+  CK_MECHANISM_TYPE* mechanisms = x.mechanisms;
+  return {
+      {"C_Finalize", [=, &x] { return f->C_Finalize(nullptr); }},
+      {"C_GetInfo", [=, &x] { return f->C_GetInfo(&x.info); }},
+      {"C_GetSlotList", [=, &x] { return f->C_GetSlotList(CK_FALSE, &x.slot, &x.length); }},
+      {"C_GetSlotInfo", [=, &x] { return f->C_GetSlotInfo(x.slot, &x.slot_info); }},
+      {"C_GetTokenInfo", [=, &x] { return f->C_GetTokenInfo(x.slot, &x.token_info); }},
       {"C_GetMechanismList",
-       [&] {
+       [=, &x] {
          CK_ULONG count = 8;
-         return f->C_GetMechanismList(slot, mechanisms, &count);
+         return f->C_GetMechanismList(x.slot, mechanisms, &count);
        }},
       {"C_GetMechanismInfo",
-       [&] { return f->C_GetMechanismInfo(slot, CKM_SHA256, &mechanism_info); }},
-      {"C_InitToken", [&] { return f->C_InitToken(slot, pin, 4, label); }},
-      {"C_InitPIN", [&] { return f->C_InitPIN(session, pin, 4); }},
-      {"C_SetPIN", [&] { return f->C_SetPIN(session, pin, 4, pin, 4); }},
+       [=, &x] { return f->C_GetMechanismInfo(x.slot, CKM_SHA256, &x.mechanism_info); }},
+      {"C_InitToken", [=, &x] { return f->C_InitToken(x.slot, pin, 4, label); }},
+      {"C_InitPIN", [=, &x] { return f->C_InitPIN(session, pin, 4); }},
+      {"C_SetPIN", [=, &x] { return f->C_SetPIN(session, pin, 4, pin, 4); }},
       {"C_OpenSession",
-       [&] {
+       [=, &x] {
          CK_SESSION_HANDLE opened;
-         return f->C_OpenSession(slot, CKF_SERIAL_SESSION, nullptr, nullptr, &opened);
+         return f->C_OpenSession(x.slot, CKF_SERIAL_SESSION, nullptr, nullptr, &opened);
        }},
-      {"C_CloseSession", [&] { return f->C_CloseSession(session); }},
-      {"C_CloseAllSessions", [&] { return f->C_CloseAllSessions(slot); }},
-      {"C_GetSessionInfo", [&] { return f->C_GetSessionInfo(session, &session_info); }},
-      {"C_GetOperationState", [&] { return f->C_GetOperationState(session, buffer, &length); }},
+      {"C_CloseSession", [=, &x] { return f->C_CloseSession(session); }},
+      {"C_CloseAllSessions", [=, &x] { return f->C_CloseAllSessions(x.slot); }},
+      {"C_GetSessionInfo", [=, &x] { return f->C_GetSessionInfo(session, &x.session_info); }},
+      {"C_GetOperationState",
+       [=, &x] { return f->C_GetOperationState(session, buffer, &x.length); }},
       {"C_SetOperationState",
-       [&] { return f->C_SetOperationState(session, buffer, 16, object2, object2); }},
-      {"C_Login", [&] { return f->C_Login(session, CKU_USER, pin, 4); }},
-      {"C_Logout", [&] { return f->C_Logout(session); }},
-      {"C_CreateObject", [&] { return f->C_CreateObject(session, &attribute, 1, &object); }},
-      {"C_CopyObject", [&] { return f->C_CopyObject(session, 1, &attribute, 1, &object); }},
-      {"C_DestroyObject", [&] { return f->C_DestroyObject(session, 1); }},
-      {"C_GetObjectSize", [&] { return f->C_GetObjectSize(session, 1, &length); }},
-      {"C_GetAttributeValue", [&] { return f->C_GetAttributeValue(session, 1, &attribute, 1); }},
-      {"C_SetAttributeValue", [&] { return f->C_SetAttributeValue(session, 1, &attribute, 1); }},
-      {"C_FindObjectsInit", [&] { return f->C_FindObjectsInit(session, &attribute, 1); }},
+       [=, &x] { return f->C_SetOperationState(session, buffer, 16, x.object2, x.object2); }},
+      {"C_Login", [=, &x] { return f->C_Login(session, CKU_USER, pin, 4); }},
+      {"C_Logout", [=, &x] { return f->C_Logout(session); }},
+      {"C_CreateObject",
+       [=, &x] { return f->C_CreateObject(session, &x.attribute, 1, &x.object); }},
+      {"C_CopyObject", [=, &x] { return f->C_CopyObject(session, 1, &x.attribute, 1, &x.object); }},
+      {"C_DestroyObject", [=, &x] { return f->C_DestroyObject(session, 1); }},
+      {"C_GetObjectSize", [=, &x] { return f->C_GetObjectSize(session, 1, &x.length); }},
+      {"C_GetAttributeValue",
+       [=, &x] { return f->C_GetAttributeValue(session, 1, &x.attribute, 1); }},
+      {"C_SetAttributeValue",
+       [=, &x] { return f->C_SetAttributeValue(session, 1, &x.attribute, 1); }},
+      {"C_FindObjectsInit", [=, &x] { return f->C_FindObjectsInit(session, &x.attribute, 1); }},
       {"C_FindObjects",
-       [&] {
+       [=, &x] {
          CK_ULONG count;
-         return f->C_FindObjects(session, &object, 1, &count);
+         return f->C_FindObjects(session, &x.object, 1, &count);
        }},
-      {"C_FindObjectsFinal", [&] { return f->C_FindObjectsFinal(session); }},
-      {"C_EncryptInit", [&] { return f->C_EncryptInit(session, &mechanism, 1); }},
-      {"C_Encrypt", [&] { return f->C_Encrypt(session, buffer, 16, buffer, &length); }},
-      {"C_EncryptUpdate", [&] { return f->C_EncryptUpdate(session, buffer, 16, buffer, &length); }},
-      {"C_EncryptFinal", [&] { return f->C_EncryptFinal(session, buffer, &length); }},
-      {"C_DecryptInit", [&] { return f->C_DecryptInit(session, &mechanism, 1); }},
-      {"C_Decrypt", [&] { return f->C_Decrypt(session, buffer, 16, buffer, &length); }},
-      {"C_DecryptUpdate", [&] { return f->C_DecryptUpdate(session, buffer, 16, buffer, &length); }},
-      {"C_DecryptFinal", [&] { return f->C_DecryptFinal(session, buffer, &length); }},
-      {"C_DigestInit", [&] { return f->C_DigestInit(session, &mechanism); }},
-      {"C_Digest", [&] { return f->C_Digest(session, buffer, 16, buffer, &length); }},
-      {"C_DigestUpdate", [&] { return f->C_DigestUpdate(session, buffer, 16); }},
-      {"C_DigestKey", [&] { return f->C_DigestKey(session, 1); }},
-      {"C_DigestFinal", [&] { return f->C_DigestFinal(session, buffer, &length); }},
-      {"C_SignInit", [&] { return f->C_SignInit(session, &mechanism, 1); }},
-      {"C_Sign", [&] { return f->C_Sign(session, buffer, 16, buffer, &length); }},
-      {"C_SignUpdate", [&] { return f->C_SignUpdate(session, buffer, 16); }},
-      {"C_SignFinal", [&] { return f->C_SignFinal(session, buffer, &length); }},
-      {"C_SignRecoverInit", [&] { return f->C_SignRecoverInit(session, &mechanism, 1); }},
-      {"C_SignRecover", [&] { return f->C_SignRecover(session, buffer, 16, buffer, &length); }},
-      {"C_VerifyInit", [&] { return f->C_VerifyInit(session, &mechanism, 1); }},
-      {"C_Verify", [&] { return f->C_Verify(session, buffer, 16, buffer, 16); }},
-      {"C_VerifyUpdate", [&] { return f->C_VerifyUpdate(session, buffer, 16); }},
-      {"C_VerifyFinal", [&] { return f->C_VerifyFinal(session, buffer, 16); }},
-      {"C_VerifyRecoverInit", [&] { return f->C_VerifyRecoverInit(session, &mechanism, 1); }},
-      {"C_VerifyRecover", [&] { return f->C_VerifyRecover(session, buffer, 16, buffer, &length); }},
+      {"C_FindObjectsFinal", [=, &x] { return f->C_FindObjectsFinal(session); }},
+      {"C_EncryptInit", [=, &x] { return f->C_EncryptInit(session, &x.mechanism, 1); }},
+      {"C_Encrypt", [=, &x] { return f->C_Encrypt(session, buffer, 16, buffer, &x.length); }},
+      {"C_EncryptUpdate",
+       [=, &x] { return f->C_EncryptUpdate(session, buffer, 16, buffer, &x.length); }},
+      {"C_EncryptFinal", [=, &x] { return f->C_EncryptFinal(session, buffer, &x.length); }},
+      {"C_DecryptInit", [=, &x] { return f->C_DecryptInit(session, &x.mechanism, 1); }},
+      {"C_Decrypt", [=, &x] { return f->C_Decrypt(session, buffer, 16, buffer, &x.length); }},
+      {"C_DecryptUpdate",
+       [=, &x] { return f->C_DecryptUpdate(session, buffer, 16, buffer, &x.length); }},
+      {"C_DecryptFinal", [=, &x] { return f->C_DecryptFinal(session, buffer, &x.length); }},
+      {"C_DigestInit", [=, &x] { return f->C_DigestInit(session, &x.mechanism); }},
+      {"C_Digest", [=, &x] { return f->C_Digest(session, buffer, 16, buffer, &x.length); }},
+      {"C_DigestUpdate", [=, &x] { return f->C_DigestUpdate(session, buffer, 16); }},
+      {"C_DigestKey", [=, &x] { return f->C_DigestKey(session, 1); }},
+      {"C_DigestFinal", [=, &x] { return f->C_DigestFinal(session, buffer, &x.length); }},
+      {"C_SignInit", [=, &x] { return f->C_SignInit(session, &x.mechanism, 1); }},
+      {"C_Sign", [=, &x] { return f->C_Sign(session, buffer, 16, buffer, &x.length); }},
+      {"C_SignUpdate", [=, &x] { return f->C_SignUpdate(session, buffer, 16); }},
+      {"C_SignFinal", [=, &x] { return f->C_SignFinal(session, buffer, &x.length); }},
+      {"C_SignRecoverInit", [=, &x] { return f->C_SignRecoverInit(session, &x.mechanism, 1); }},
+      {"C_SignRecover",
+       [=, &x] { return f->C_SignRecover(session, buffer, 16, buffer, &x.length); }},
+      {"C_VerifyInit", [=, &x] { return f->C_VerifyInit(session, &x.mechanism, 1); }},
+      {"C_Verify", [=, &x] { return f->C_Verify(session, buffer, 16, buffer, 16); }},
+      {"C_VerifyUpdate", [=, &x] { return f->C_VerifyUpdate(session, buffer, 16); }},
+      {"C_VerifyFinal", [=, &x] { return f->C_VerifyFinal(session, buffer, 16); }},
+      {"C_VerifyRecoverInit", [=, &x] { return f->C_VerifyRecoverInit(session, &x.mechanism, 1); }},
+      {"C_VerifyRecover",
+       [=, &x] { return f->C_VerifyRecover(session, buffer, 16, buffer, &x.length); }},
       {"C_DigestEncryptUpdate",
-       [&] { return f->C_DigestEncryptUpdate(session, buffer, 16, buffer, &length); }},
+       [=, &x] { return f->C_DigestEncryptUpdate(session, buffer, 16, buffer, &x.length); }},
       {"C_DecryptDigestUpdate",
-       [&] { return f->C_DecryptDigestUpdate(session, buffer, 16, buffer, &length); }},
+       [=, &x] { return f->C_DecryptDigestUpdate(session, buffer, 16, buffer, &x.length); }},
       {"C_SignEncryptUpdate",
-       [&] { return f->C_SignEncryptUpdate(session, buffer, 16, buffer, &length); }},
+       [=, &x] { return f->C_SignEncryptUpdate(session, buffer, 16, buffer, &x.length); }},
       {"C_DecryptVerifyUpdate",
-       [&] { return f->C_DecryptVerifyUpdate(session, buffer, 16, buffer, &length); }},
+       [=, &x] { return f->C_DecryptVerifyUpdate(session, buffer, 16, buffer, &x.length); }},
       {"C_GenerateKey",
-       [&] { return f->C_GenerateKey(session, &mechanism, &attribute, 1, &object); }},
+       [=, &x] { return f->C_GenerateKey(session, &x.mechanism, &x.attribute, 1, &x.object); }},
       {"C_GenerateKeyPair",
-       [&] {
-         return f->C_GenerateKeyPair(session, &mechanism, &attribute, 1, &attribute, 1, &object,
-                                     &object2);
+       [=, &x] {
+         return f->C_GenerateKeyPair(session, &x.mechanism, &x.attribute, 1, &x.attribute, 1,
+                                     &x.object, &x.object2);
        }},
-      {"C_WrapKey", [&] { return f->C_WrapKey(session, &mechanism, 1, 2, buffer, &length); }},
+      {"C_WrapKey",
+       [=, &x] { return f->C_WrapKey(session, &x.mechanism, 1, 2, buffer, &x.length); }},
       {"C_UnwrapKey",
-       [&] { return f->C_UnwrapKey(session, &mechanism, 1, buffer, 16, &attribute, 1, &object); }},
+       [=, &x] {
+         return f->C_UnwrapKey(session, &x.mechanism, 1, buffer, 16, &x.attribute, 1, &x.object);
+       }},
       {"C_DeriveKey",
-       [&] { return f->C_DeriveKey(session, &mechanism, 1, &attribute, 1, &object); }},
-      {"C_SeedRandom", [&] { return f->C_SeedRandom(session, buffer, 16); }},
-      {"C_GenerateRandom", [&] { return f->C_GenerateRandom(session, buffer, 16); }},
-      {"C_GetFunctionStatus", [&] { return f->C_GetFunctionStatus(session); }},
-      {"C_CancelFunction", [&] { return f->C_CancelFunction(session); }},
-      {"C_WaitForSlotEvent", [&] { return f->C_WaitForSlotEvent(CKF_DONT_BLOCK, &slot, nullptr); }},
+       [=, &x] { return f->C_DeriveKey(session, &x.mechanism, 1, &x.attribute, 1, &x.object); }},
+      {"C_SeedRandom", [=, &x] { return f->C_SeedRandom(session, buffer, 16); }},
+      {"C_GenerateRandom", [=, &x] { return f->C_GenerateRandom(session, buffer, 16); }},
+      {"C_GetFunctionStatus", [=, &x] { return f->C_GetFunctionStatus(session); }},
+      {"C_CancelFunction", [=, &x] { return f->C_CancelFunction(session); }},
+      {"C_WaitForSlotEvent",
+       [=, &x] { return f->C_WaitForSlotEvent(CKF_DONT_BLOCK, &x.slot, nullptr); }},
   };
-  for (const auto& [name, call] : calls) {
-    suite.Rv(std::string("general.not_initialized.") + name, "5.1.1", CKR_CRYPTOKI_NOT_INITIALIZED,
-             call());
+}
+
+void CheckEveryFunctionNotInitialized(Suite& suite) {
+  Scratch scratch;
+  for (const Call& c : EveryFunction(suite.p11(), scratch, 1)) {
+    suite.Rv(std::string("general.not_initialized.") + c.name, "5.1.1",
+             CKR_CRYPTOKI_NOT_INITIALIZED, c.call());
   }
 }
 
@@ -189,6 +228,19 @@ void CheckGetInfo(Suite& suite) {
 }
 
 }  // namespace
+
+void RunInvalidSessionHandles(Fixture& fixture) {
+  // A handle that was valid once: closed sessions' handles must not work.
+  CK_SESSION_HANDLE closed = fixture.Open(true);
+  fixture.p11()->C_CloseSession(closed);
+  Scratch scratch;
+  scratch.slot = fixture.slot();
+  for (const Call& c : EveryFunction(fixture.p11(), scratch, closed)) {
+    if (!TakesSession(c.name)) continue;
+    fixture.suite().Rv(std::string("session.handle_invalid.") + c.name, "5.1.2",
+                       CKR_SESSION_HANDLE_INVALID, c.call());
+  }
+}
 
 void RunGeneral(Suite& suite) {
   CheckEveryFunctionNotInitialized(suite);

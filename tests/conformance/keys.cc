@@ -200,6 +200,62 @@ void CheckKeyPolicies(Fixture& f) {
   f.CloseAll();
 }
 
+// Issue 11 point 13: CKA_WRAP_TEMPLATE limits what a key wraps (§5.14.3:
+// CKR_KEY_NOT_WRAPPABLE), CKA_UNWRAP_TEMPLATE is applied to what it unwraps
+// and conflicts with the caller's template are CKR_TEMPLATE_INCONSISTENT
+// (§5.14.4, §4.1.1).
+void CheckWrapTemplates(Fixture& f, CK_SESSION_HANDLE s, CK_MECHANISM& m, CK_OBJECT_HANDLE target) {
+  Suite& suite = f.suite();
+  CK_FUNCTION_LIST_PTR p = f.p11();
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ATTRIBUTE wrap_only[] = {{CKA_DECRYPT, &yes, 1}};  // the target (encrypt only) does not match
+  CK_ATTRIBUTE unwrap_as[] = {{CKA_EXTRACTABLE, &no, 1}};
+  KeyPair kek = f.Generate(s, KeyKind::kAes, {},
+                           Template()
+                               .Bool(CKA_WRAP, true)
+                               .Bool(CKA_UNWRAP, true)
+                               .Raw(CKA_WRAP_TEMPLATE, wrap_only, sizeof wrap_only)
+                               .Raw(CKA_UNWRAP_TEMPLATE, unwrap_as, sizeof unwrap_as));
+  if (!suite.True("key.wrap_template.accepted", "4.10", kek.ok(), "key generated", "refused"))
+    return;
+  CK_ATTRIBUTE stored = {CKA_WRAP_TEMPLATE, nullptr, 0};
+  suite.Rv("key.wrap_template.stored", "4.10 / 5.7.5", CKR_OK,
+           p->C_GetAttributeValue(s, kek.priv, &stored, 1));
+  suite.True("key.wrap_template.stored_length", "5.7.5", stored.ulValueLen == sizeof wrap_only,
+             std::to_string(sizeof wrap_only) + " (one CK_ATTRIBUTE)",
+             std::to_string(stored.ulValueLen));
+  std::vector<CK_BYTE> wrapped(512);
+  CK_ULONG size = wrapped.size();
+  suite.Rv("key.wrap_template.enforced", "5.14.3", CKR_KEY_NOT_WRAPPABLE,
+           p->C_WrapKey(s, &m, kek.priv, target, wrapped.data(), &size));
+  KeyPair matching = f.Generate(s, KeyKind::kAes, {},
+                                Template().Bool(CKA_DECRYPT, true).Bool(CKA_EXTRACTABLE, true));
+  if (!matching.ok()) return;
+  size = wrapped.size();
+  if (!suite.Rv("key.wrap_template.matching_key", "5.14.3", CKR_OK,
+                p->C_WrapKey(s, &m, kek.priv, matching.priv, wrapped.data(), &size))) {
+    return;
+  }
+  Template conflict;
+  conflict.Ulong(CKA_CLASS, CKO_SECRET_KEY)
+      .Ulong(CKA_KEY_TYPE, CKK_AES)
+      .Bool(CKA_TOKEN, false)
+      .Bool(CKA_EXTRACTABLE, true);
+  CK_OBJECT_HANDLE unwrapped = CK_INVALID_HANDLE;
+  suite.Rv("key.unwrap_template.conflict", "5.14.4 / 4.1.1", CKR_TEMPLATE_INCONSISTENT,
+           p->C_UnwrapKey(s, &m, kek.priv, wrapped.data(), size, conflict.data(), conflict.size(),
+                          &unwrapped));
+  Template fine;
+  fine.Ulong(CKA_CLASS, CKO_SECRET_KEY).Ulong(CKA_KEY_TYPE, CKK_AES).Bool(CKA_TOKEN, false);
+  if (suite.Rv("key.unwrap_template.ok", "5.14.4", CKR_OK,
+               p->C_UnwrapKey(s, &m, kek.priv, wrapped.data(), size, fine.data(), fine.size(),
+                              &unwrapped))) {
+    suite.True("key.unwrap_template.applied", "5.14.4",
+               f.Attribute(s, unwrapped, CKA_EXTRACTABLE) == std::vector<CK_BYTE>{CK_FALSE},
+               "CKA_EXTRACTABLE CK_FALSE from the unwrap template", "another value");
+  }
+}
+
 void CheckWrap(Fixture& f) {
   Suite& suite = f.suite();
   CK_MECHANISM_TYPE type = f.Offers(CKM_AES_KEY_WRAP_KWP, CKF_WRAP)   ? CKM_AES_KEY_WRAP_KWP
@@ -212,8 +268,9 @@ void CheckWrap(Fixture& f) {
   f.LoginUser(s);
   KeyPair kek =
       f.Generate(s, KeyKind::kAes, {}, Template().Bool(CKA_WRAP, true).Bool(CKA_UNWRAP, true));
-  KeyPair target = f.Generate(s, KeyKind::kAes, {},
-                              Template().Bool(CKA_EXTRACTABLE, true).Bool(CKA_ENCRYPT, true));
+  KeyPair target = f.Generate(
+      s, KeyKind::kAes, {},
+      Template().Bool(CKA_EXTRACTABLE, true).Bool(CKA_ENCRYPT, true).Bool(CKA_DECRYPT, false));
   KeyPair fixed = f.Generate(s, KeyKind::kAes, {},
                              Template().Bool(CKA_EXTRACTABLE, false).Bool(CKA_ENCRYPT, true));
   if (!kek.ok() || !target.ok() || !fixed.ok())
@@ -255,6 +312,7 @@ void CheckWrap(Fixture& f) {
   suite.Rv("key.unwrap.unwrapping_key_handle_invalid", "5.14.4", CKR_UNWRAPPING_KEY_HANDLE_INVALID,
            p->C_UnwrapKey(s, &m, 0x7ffff00d, wrapped.data(), got, unwrap.data(), unwrap.size(),
                           &unwrapped));
+  CheckWrapTemplates(f, s, m, target.priv);
   f.CloseAll();
 }
 

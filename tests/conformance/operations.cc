@@ -246,6 +246,7 @@ class Run {
     if (kind_ == Kind::kVerify) {
       VerifySingle();
       if (c_.multipart) VerifyMulti();
+      VerifyNullSignature();
     } else {
       Single();
       TooSmall();
@@ -254,6 +255,7 @@ class Run {
         Multi();
         UpdateThenSingle();
         FinalAfterSingleQuery();
+        NullUpdateArguments();
       }
       if (kind_ == Kind::kDecrypt) DecryptTampered();
     }
@@ -432,6 +434,64 @@ class Run {
       s_.Rv(Id("tampered.ends_operation"), "5.9.2", CKR_OPERATION_NOT_INITIALIZED,
             calls_.Single(s, input_, out.data(), &size));
     }
+    End(s);
+  }
+
+  // NULL pointers with an active operation (so no other rule applies) are
+  // CKR_ARGUMENTS_BAD (§5.1.6).
+  void NullUpdateArguments() {
+    CK_SESSION_HANDLE s = Begin("null_update");
+    if (s == 0) return;
+    CK_ULONG length = 64;
+    CK_RV rv = CKR_GENERAL_ERROR;
+    switch (kind_) {
+      case Kind::kSign:
+        rv = f_.p11()->C_SignUpdate(s, nullptr, 16);
+        break;
+      case Kind::kDigest:
+        rv = f_.p11()->C_DigestUpdate(s, nullptr, 16);
+        break;
+      case Kind::kEncrypt:
+        rv = f_.p11()->C_EncryptUpdate(s, nullptr, 16, nullptr, &length);
+        break;
+      case Kind::kDecrypt:
+        rv = f_.p11()->C_DecryptUpdate(s, nullptr, 16, nullptr, &length);
+        break;
+      case Kind::kVerify:
+        break;
+    }
+    s_.Rv(Id("null_update_input"), Section(kind_), CKR_ARGUMENTS_BAD, rv);
+    End(s);
+
+    s = Begin("null_final_length");
+    if (s == 0) return;
+    calls_.Update(s, input_.data(), input_.size(), nullptr);
+    CK_BYTE out[8];
+    switch (kind_) {
+      case Kind::kSign:
+        rv = f_.p11()->C_SignFinal(s, out, nullptr);
+        break;
+      case Kind::kDigest:
+        rv = f_.p11()->C_DigestFinal(s, out, nullptr);
+        break;
+      case Kind::kEncrypt:
+        rv = f_.p11()->C_EncryptFinal(s, out, nullptr);
+        break;
+      case Kind::kDecrypt:
+        rv = f_.p11()->C_DecryptFinal(s, out, nullptr);
+        break;
+      case Kind::kVerify:
+        break;
+    }
+    s_.Rv(Id("null_final_length"), Section(kind_), CKR_ARGUMENTS_BAD, rv);
+    End(s);
+  }
+
+  void VerifyNullSignature() {
+    CK_SESSION_HANDLE s = Begin("null_signature");
+    if (s == 0) return;
+    s_.Rv(Id("null_signature"), "5.12.2", CKR_ARGUMENTS_BAD,
+          f_.p11()->C_Verify(s, input_.data(), input_.size(), nullptr, signature_.size()));
     End(s);
   }
 
@@ -654,6 +714,24 @@ void CheckKinds(Fixture& f, const Keys& keys) {
     }
   }
   p->C_CloseSession(session);
+
+  // Operations belong to their session (§5.6: each session has its own state).
+  CK_SESSION_HANDLE a = f.Open(true), b = f.Open(true);
+  CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
+  if (f.Offers(CKM_SHA256, CKF_DIGEST) && p->C_DigestInit(a, &sha) == CKR_OK) {
+    s.Rv("op.digest.other_session_not_initialized", "5.10.3", CKR_OPERATION_NOT_INITIALIZED,
+         p->C_DigestUpdate(b, data.data(), data.size()));
+    s.Rv("op.digest.other_session_own_operation", "5.10.1", CKR_OK, p->C_DigestInit(b, &sha));
+    CK_ULONG length = out.size();
+    s.Rv("op.digest.session_keeps_operation", "5.10.2", CKR_OK,
+         p->C_Digest(a, data.data(), data.size(), out.data(), &length));
+    // Closing a session ends its operation; the other session's stays.
+    p->C_CloseSession(a);
+    length = out.size();
+    s.Rv("op.digest.close_other_session_keeps_operation", "5.6.2", CKR_OK,
+         p->C_Digest(b, data.data(), data.size(), out.data(), &length));
+  }
+  p->C_CloseSession(b);
 }
 
 }  // namespace
@@ -665,6 +743,18 @@ void RunOperations(Fixture& f) {
   Keys keys = MakeKeys(f, key_session);
   CheckKinds(f, keys);
   for (const MechanismCase& c : kMechanisms) RunMechanism(f, keys, c);
+  // The module's mechanisms this suite does not drive, for the record.
+  for (CK_MECHANISM_TYPE mechanism : f.Mechanisms()) {
+    bool known = false;
+    for (const MechanismCase& c : kMechanisms) known = known || c.mechanism == mechanism;
+    for (CK_MECHANISM_TYPE other :
+         {CKM_RSA_PKCS_KEY_PAIR_GEN, CKM_EC_KEY_PAIR_GEN, CKM_EC_EDWARDS_KEY_PAIR_GEN,
+          CKM_AES_KEY_GEN, CKM_AES_KEY_WRAP_PAD, CK_MECHANISM_TYPE{0x210B}}) {
+      known = known || other == mechanism;
+    }
+    if (!known)
+      f.suite().Skip("op.not_driven." + Hex(mechanism), "the suite does not drive this mechanism");
+  }
   f.CloseAll();
 }
 

@@ -156,6 +156,7 @@ void CheckSoLogin(Fixture& f) {
 
 void RunSessions(Fixture& fixture) {
   CheckOpenClose(fixture);
+  RunInvalidSessionHandles(fixture);
   CheckUserLogin(fixture);
   CheckSoLogin(fixture);
 }
