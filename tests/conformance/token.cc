@@ -118,7 +118,7 @@ void CheckInitToken(Fixture& f) {
       another = true;
   }
   s.True("token.init_token.new_free_slot", "5.5.1", another, "another present uninitialised token",
-         "none");
+         another ? "one" : "none");
 }
 
 }  // namespace
