@@ -7,18 +7,13 @@
 
 #include <atomic>
 
-#include "core/hsm.h"
+#include "core/hsm_fixture_test_util.h"
 
 namespace signet::core {
 namespace {
 
 using crypto::AsBytes;
 using namespace std::chrono_literals;
-
-constexpr std::string_view kSoPin = "so-pin-1234";
-constexpr std::string_view kUserPin = "user-pin-1234";
-constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-constexpr CK_FLAGS kRo = CKF_SERIAL_SESSION;
 
 Template DataObject(bool token, std::string_view label, std::size_t size = 16) {
   return {{CKA_CLASS, UlongBytes(CKO_DATA)},
@@ -27,65 +22,8 @@ Template DataObject(bool token, std::string_view label, std::size_t size = 16) {
           {CKA_VALUE, Bytes(size, 0x5a)}};
 }
 
-class HsmAccessTest : public ::testing::Test {
+class HsmAccessTest : public HsmFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/signet-access-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    Open({});
-  }
-  void TearDown() override {
-    Close();
-    std::filesystem::remove_all(dir_);
-  }
-
-  // Open (re)opens the data dir with `limits`; the first call makes token 0.
-  void Open(Limits limits, std::set<std::string> compat = {}) {
-    Close();
-    HsmOptions options;
-    options.data_dir = dir_ / "data";
-    options.token_options.kdf.n = 1u << 10;  // tests: cheap KDF
-    options.token_options.max_pin_failures = 3;
-    options.limits = limits;
-    options.public_rw_compat = std::move(compat);
-    options.clock = [this] { return std::chrono::steady_clock::time_point(now_.load() * 1ms); };
-    auto hsm = Hsm::Open(options);
-    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-    hsm_ = std::move(*hsm);
-    admin_ = hsm_->NewClient();
-    admin_->admin = true;
-    admin_->peer_identity = "uid=1000";
-    if (hsm_->Slots().size() == 1) {
-      auto init = hsm_->InitToken(*admin_, 0, AsBytes(kSoPin), "test", AsBytes(kUserPin));
-      ASSERT_TRUE(init.ok()) << init.error().message;
-      serial_ = init->second;
-    }
-    owner_ = hsm_->NewClient();
-    owner_->peer_identity = "uid=1000";
-    stranger_ = hsm_->NewClient();
-    stranger_->peer_identity = "uid=2000";
-  }
-  void Close() {
-    for (auto* c : {&admin_, &owner_, &stranger_}) {
-      if (*c) hsm_->Disconnect(**c);
-      c->reset();
-    }
-    hsm_.reset();
-  }
-  void Advance(std::chrono::milliseconds d) { now_ += d.count(); }
-
-  CK_SESSION_HANDLE Session(ClientState& c, CK_FLAGS flags = kRw, CK_SLOT_ID slot = 0) {
-    auto s = hsm_->OpenSession(c, slot, flags);
-    EXPECT_TRUE(s.ok()) << s.error().message;
-    return s.ok() ? *s : 0;
-  }
-  CK_SESSION_HANDLE LoggedIn(ClientState& c) {
-    CK_SESSION_HANDLE s = Session(c);
-    Status login = hsm_->Login(c, s, CKU_USER, AsBytes(kUserPin));
-    EXPECT_TRUE(login.ok()) << login.error().message;
-    return s;
-  }
   // OwnersPublicKey: a token P-256 pair made by the logged-in owner; returns
   // the public key's handle as `c` (not logged in) finds it.
   CK_OBJECT_HANDLE OwnersPublicKey(ClientState& c, CK_SESSION_HANDLE s) {
@@ -102,17 +40,6 @@ class HsmAccessTest : public ::testing::Test {
     EXPECT_EQ(found->size(), 1u);
     return found->empty() ? 0 : (*found)[0];
   }
-  CK_RV Code(const Status& s) { return s.ok() ? CKR_OK : s.error().code; }
-  template <typename T>
-  CK_RV Code(const Result<T>& r) {
-    return r.ok() ? CKR_OK : r.error().code;
-  }
-
-  std::filesystem::path dir_;
-  std::atomic<std::int64_t> now_{1'000'000};  // ms on the fake steady clock
-  std::unique_ptr<Hsm> hsm_;
-  std::shared_ptr<ClientState> admin_, owner_, stranger_;
-  std::string serial_;
 };
 
 // Defect 2: without a login, a R/W session could destroy the owner's public
