@@ -261,6 +261,20 @@ void Hsm::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
   c.session_object_bytes -= std::min(entry.bytes, c.session_object_bytes);
 }
 
+void Hsm::ForgetPrivateObjectsLocked(ClientState& c, const TokenSlot& slot) {
+  for (auto h = c.handles.begin(); h != c.handles.end();) {
+    const HandleEntry& entry = h->second;
+    RecordPtr record = entry.token_object ? slot.Get(entry.token_id) : entry.session_record;
+    if (entry.slot != slot.id() || (record != nullptr && !record->is_private())) {
+      ++h;
+      continue;
+    }
+    if (entry.token_object) c.token_handles.erase({entry.slot, entry.token_id});
+    ForgetSessionObjectLocked(c, entry);
+    h = c.handles.erase(h);
+  }
+}
+
 Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                           AttributeMap attrs,
                                           std::shared_ptr<const keystore::UnwrappedKey> secret) {

@@ -319,6 +319,11 @@ class Hsm {
   // ForgetSessionObjectLocked gives a removed session object's share of the
   // connection's limits back. REQUIRES: c.mu held.
   static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry);
+  // ForgetPrivateObjectsLocked is what a logout does to `slot`'s objects
+  // (PKCS#11 §5.6.4): private session objects are destroyed and handles to
+  // private token objects become invalid (a later login finds them again
+  // under new handles). REQUIRES: c.mu held.
+  static void ForgetPrivateObjectsLocked(ClientState& c, const TokenSlot& slot);
   void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
                           std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
 

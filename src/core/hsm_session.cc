@@ -112,6 +112,7 @@ void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
   if (last && login != c.logins.end()) {
     logouts->push_back(login->second);
     c.logins.erase(login);
+    if (slot != nullptr) ForgetPrivateObjectsLocked(c, *slot);
   }
 }
 
@@ -231,6 +232,7 @@ Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
     if (login == c.logins.end()) return MakeError(CKR_USER_NOT_LOGGED_IN, "not logged in");
     user = login->second;
     c.logins.erase(login);
+    ForgetPrivateObjectsLocked(c, *r.slot);
   }
   r.slot->Logout(user);
   return OkStatus();
