@@ -25,6 +25,10 @@ class TokenSlot;
 struct Session {
   CK_SLOT_ID slot = 0;
   bool rw = false;
+  // A C_Login(CKU_CONTEXT_SPECIFIC) succeeded in this session and no
+  // signature has used it yet: the next one with a CKA_ALWAYS_AUTHENTICATE
+  // key may go ahead (PKCS#11 §5.6.3).
+  bool context_authorized = false;
 };
 
 // HandleEntry: what one object handle of this connection refers to.

@@ -261,7 +261,10 @@ void Hsm::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
   c.session_object_bytes -= std::min(entry.bytes, c.session_object_bytes);
 }
 
-void Hsm::ForgetPrivateObjectsLocked(ClientState& c, const TokenSlot& slot) {
+void Hsm::EndLoginLocked(ClientState& c, const TokenSlot& slot) {
+  for (auto& [h, session] : c.sessions) {
+    if (session.slot == slot.id()) session.context_authorized = false;
+  }
   for (auto h = c.handles.begin(); h != c.handles.end();) {
     const HandleEntry& entry = h->second;
     RecordPtr record = entry.token_object ? slot.Get(entry.token_id) : entry.session_record;

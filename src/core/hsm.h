@@ -319,11 +319,18 @@ class Hsm {
   // ForgetSessionObjectLocked gives a removed session object's share of the
   // connection's limits back. REQUIRES: c.mu held.
   static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry);
-  // ForgetPrivateObjectsLocked is what a logout does to `slot`'s objects
-  // (PKCS#11 §5.6.4): private session objects are destroyed and handles to
-  // private token objects become invalid (a later login finds them again
-  // under new handles). REQUIRES: c.mu held.
-  static void ForgetPrivateObjectsLocked(ClientState& c, const TokenSlot& slot);
+  // EndLoginLocked is what a logout does to the connection's state on
+  // `slot` (PKCS#11 §5.6.4): private session objects are destroyed, handles
+  // to private token objects become invalid (a later login finds them again
+  // under new handles), and unused context-specific logins are dropped.
+  // REQUIRES: c.mu held.
+  static void EndLoginLocked(ClientState& c, const TokenSlot& slot);
+  // ContextLogin is C_Login(CKU_CONTEXT_SPECIFIC): the user PIN again, for
+  // the session's next signature with a CKA_ALWAYS_AUTHENTICATE key.
+  Status ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin);
+  // TakeContextAuthorization consumes session `s`'s context-specific login;
+  // CKR_USER_NOT_LOGGED_IN when it has none (§4.9 CKA_ALWAYS_AUTHENTICATE).
+  static Status TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s);
   void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
                           std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
 

@@ -94,9 +94,17 @@ Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HAN
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_SIGN));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
   if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+  const bool always_authenticate = BoolOr(obj.record->attributes, CKA_ALWAYS_AUTHENTICATE, false);
   std::vector<Result<Bytes>> out;
   out.reserve(inputs.size());
   for (ByteView input : inputs) {
+    if (always_authenticate) {
+      // One context-specific login per signature, batch or not.
+      if (Status authorized = TakeContextAuthorization(c, s); !authorized.ok()) {
+        out.emplace_back(std::move(authorized).error());
+        continue;
+      }
+    }
     auto params = SignParamsFor(*rule, m, input.size());
     if (!params.ok()) {
       out.emplace_back(std::move(params).error());

@@ -10,9 +10,6 @@ namespace {
 Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
   if (user == CKU_SO) return keystore::UserType::kSo;
   if (user == CKU_USER) return keystore::UserType::kUser;
-  if (user == CKU_CONTEXT_SPECIFIC) {
-    return MakeError(CKR_OPERATION_NOT_INITIALIZED, "no operation needs context-specific login");
-  }
   return MakeError(CKR_USER_TYPE_INVALID, "unknown user type");
 }
 
@@ -112,7 +109,7 @@ void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
   if (last && login != c.logins.end()) {
     logouts->push_back(login->second);
     c.logins.erase(login);
-    if (slot != nullptr) ForgetPrivateObjectsLocked(c, *slot);
+    if (slot != nullptr) EndLoginLocked(c, *slot);
   }
 }
 
@@ -183,6 +180,10 @@ Result<SessionInfo> Hsm::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
 }
 
 Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, ByteView pin) {
+  if (user_type == CKU_CONTEXT_SPECIFIC) {
+    SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+    return ContextLogin(c, s, r, pin);
+  }
   SIGNET_ASSIGN_OR_RETURN(keystore::UserType user, ToUserType(user_type));
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   {
@@ -223,6 +224,30 @@ Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, B
   return OkStatus();
 }
 
+Status Hsm::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin) {
+  if (!r.logged_in_user) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "context-specific login needs the user logged in");
+  }
+  SIGNET_TRY(ThrottledPinCheck(c, *r.slot, keystore::UserType::kUser,
+                               [&] { return r.slot->ReauthenticateUser(pin); }));
+  std::lock_guard lock(c.mu);
+  auto it = c.sessions.find(s);
+  if (it == c.sessions.end()) return MakeError(CKR_SESSION_CLOSED, "session closed");
+  it->second.context_authorized = true;
+  return OkStatus();
+}
+
+Status Hsm::TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) {
+  std::lock_guard lock(c.mu);
+  auto it = c.sessions.find(s);
+  if (it == c.sessions.end() || !it->second.context_authorized) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN,
+                     "this key has CKA_ALWAYS_AUTHENTICATE: C_Login(CKU_CONTEXT_SPECIFIC) first");
+  }
+  it->second.context_authorized = false;
+  return OkStatus();
+}
+
 Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   keystore::UserType user;
@@ -232,7 +257,7 @@ Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
     if (login == c.logins.end()) return MakeError(CKR_USER_NOT_LOGGED_IN, "not logged in");
     user = login->second;
     c.logins.erase(login);
-    ForgetPrivateObjectsLocked(c, *r.slot);
+    EndLoginLocked(c, *r.slot);
   }
   r.slot->Logout(user);
   return OkStatus();

@@ -215,6 +215,14 @@ Status TokenSlot::Login(keystore::UserType user, crypto::ByteView pin) {
   return OkStatus();
 }
 
+Status TokenSlot::ReauthenticateUser(crypto::ByteView pin) {
+  std::lock_guard lock(login_mu_);
+  if (user_logins_ == 0) return MakeError(CKR_USER_NOT_LOGGED_IN, "the user is not logged in");
+  // Token::Login with the right PIN re-seats the same KEK: nothing changes
+  // for the connections already logged in.
+  return token_->Login(keystore::UserType::kUser, pin);
+}
+
 void TokenSlot::Logout(keystore::UserType user) {
   std::lock_guard lock(login_mu_);
   int& count = user == keystore::UserType::kSo ? so_logins_ : user_logins_;

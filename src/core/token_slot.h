@@ -100,6 +100,12 @@ class TokenSlot {
   // connection is logged in as the other user type.
   Status Login(keystore::UserType user, crypto::ByteView pin);
 
+  // ReauthenticateUser checks the user PIN again for a connection that is
+  // already logged in as the user (C_Login(CKU_CONTEXT_SPECIFIC)): a wrong
+  // PIN counts toward the lockout like a Login; the login count is unchanged.
+  // CKR_USER_NOT_LOGGED_IN when no connection is logged in as the user.
+  Status ReauthenticateUser(crypto::ByteView pin);
+
   // Logout ends one connection's login; the last one makes the Token forget
   // its KEK and zeroise its key cache.
   void Logout(keystore::UserType user);

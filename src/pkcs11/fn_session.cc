@@ -105,6 +105,12 @@ CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
+    // A context-specific login authorises the signature or decryption this
+    // session has begun (PKCS#11 §5.6.3); without one it is misplaced.
+    if (user == CKU_CONTEXT_SPECIFIC && s.op(OpKind::kSign).phase == OpPhase::kIdle &&
+        s.op(OpKind::kDecrypt).phase == OpPhase::kIdle) {
+      return CKR_OPERATION_NOT_INITIALIZED;
+    }
     return RvOf(s.conn->Login(s.remote, user, ToView(pin, pin_len)));
   });
 }
