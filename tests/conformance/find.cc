@@ -33,6 +33,9 @@ void RunFind(Fixture& f) {
   s.Rv("find.objects_null_count", "5.7.8", CKR_ARGUMENTS_BAD,
        p->C_FindObjects(session, found, 8, nullptr));
   count = 99;
+  s.Rv("find.objects_null_handles", "5.7.8", CKR_ARGUMENTS_BAD,
+       p->C_FindObjects(session, nullptr, 8, &count));
+  count = 99;
   CK_RV rv = p->C_FindObjects(session, found, 1, &count);
   s.Rv("find.objects_one", "5.7.8", CKR_OK, rv);
   s.True("find.objects_one_count", "5.7.8", count == 1, "1", std::to_string(count));

@@ -79,6 +79,9 @@ void CheckGenerateArguments(Fixture& f, CK_SESSION_HANDLE s) {
   Template pub, priv;
   pub.Bool(CKA_TOKEN, false);
   priv.Bool(CKA_TOKEN, false);
+  suite.Rv("key.generate_pair.null_mechanism", "5.14.2", CKR_ARGUMENTS_BAD,
+           p->C_GenerateKeyPair(s, nullptr, pub.data(), pub.size(), priv.data(), priv.size(), &key,
+                                &key2));
   suite.Rv("key.generate_pair.null_handles", "5.14.2", CKR_ARGUMENTS_BAD,
            p->C_GenerateKeyPair(s, &ec, pub.data(), pub.size(), priv.data(), priv.size(), nullptr,
                                 nullptr));
@@ -306,6 +309,8 @@ void CheckWrap(Fixture& f) {
   suite.Rv("key.unwrap.ok", "5.14.4", CKR_OK,
            p->C_UnwrapKey(s, &m, kek.priv, wrapped.data(), got, unwrap.data(), unwrap.size(),
                           &unwrapped));
+  suite.Rv("key.unwrap.null_wrapped_key", "5.14.4", CKR_ARGUMENTS_BAD,
+           p->C_UnwrapKey(s, &m, kek.priv, nullptr, got, unwrap.data(), unwrap.size(), &unwrapped));
   suite.Rv(
       "key.unwrap.null_handle", "5.14.4", CKR_ARGUMENTS_BAD,
       p->C_UnwrapKey(s, &m, kek.priv, wrapped.data(), got, unwrap.data(), unwrap.size(), nullptr));

@@ -211,6 +211,14 @@ void CheckSessionStates(Fixture& f) {
            p->C_DestroyObject(rw, private_object));
   p->C_Logout(rw);
 
+  // Closing a session destroys its session objects (§5.6.2), also for the
+  // application's other sessions.
+  CK_SESSION_HANDLE maker = f.Open(true);
+  CK_OBJECT_HANDLE short_lived = f.CreateData(maker, "conf-short-lived", false, false);
+  p->C_CloseSession(maker);
+  f.Attribute(rw, short_lived, CKA_LABEL, &rv);
+  suite.Rv("object.session_object_dies_with_session", "5.6.2", CKR_OBJECT_HANDLE_INVALID, rv);
+
   // R/W SO functions: public token objects only.
   p->C_CloseSession(ro);
   if (f.Login(rw, CKU_SO) == CKR_OK) {

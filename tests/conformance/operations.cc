@@ -694,6 +694,11 @@ void CheckKinds(Fixture& f, const Keys& keys) {
       real.ulParameterLen = sizeof gcm;
     }
     if (!f.Offers(real.mechanism) || (signing ? !keys.ec.ok() : !keys.aes.ok())) continue;
+    if (!signing) {
+      CK_MECHANISM no_params = {CKM_AES_GCM, nullptr, 0};
+      s.Rv(id + "init_mechanism_param_invalid", Section(kind), CKR_MECHANISM_PARAM_INVALID,
+           calls.Init(session, &no_params, keys.aes.priv));
+    }
     s.Rv(id + "init_key_handle_invalid", Section(kind), CKR_KEY_HANDLE_INVALID,
          calls.Init(session, &real, 0x7ffff00d));
     // A key of another type that has the usage flag (so only one rule applies).

@@ -27,6 +27,8 @@ void CheckPins(Fixture& f) {
        p->C_SetPIN(ro, Utf8(user), user.size(), Utf8(other), other.size()));
   f.CloseAll();
   CK_SESSION_HANDLE rw = f.Open(true);
+  s.Rv("token.set_pin.null_new", "5.5.9", CKR_ARGUMENTS_BAD,
+       p->C_SetPIN(rw, Utf8(user), user.size(), nullptr, 4));
   s.Rv("token.set_pin.null_old", "5.5.9", CKR_ARGUMENTS_BAD,
        p->C_SetPIN(rw, nullptr, 4, Utf8(other), other.size()));
   s.Rv("token.init_pin.public_session", "5.5.8", CKR_USER_NOT_LOGGED_IN,
@@ -36,6 +38,17 @@ void CheckPins(Fixture& f) {
        p->C_InitPIN(rw, Utf8(user), user.size()));
   s.Rv("token.set_pin.wrong_old_pin", "5.5.9", CKR_PIN_INCORRECT,
        p->C_SetPIN(rw, Utf8(other), other.size(), Utf8(other), other.size()));
+  CK_TOKEN_INFO info;
+  if (p->C_GetTokenInfo(f.slot(), &info) == CKR_OK && info.ulMaxPinLen < 4096) {
+    const std::string too_long(info.ulMaxPinLen + 1, '7');
+    s.Rv("token.set_pin.too_long", "5.5.9", CKR_PIN_LEN_RANGE,
+         p->C_SetPIN(rw, Utf8(user), user.size(), Utf8(too_long), too_long.size()));
+    if (info.ulMinPinLen > 1) {
+      const std::string too_short(info.ulMinPinLen - 1, '7');
+      s.Rv("token.set_pin.too_short", "5.5.9", CKR_PIN_LEN_RANGE,
+           p->C_SetPIN(rw, Utf8(user), user.size(), Utf8(too_short), too_short.size()));
+    }
+  }
   if (s.Rv("token.set_pin.user", "5.5.9", CKR_OK,
            p->C_SetPIN(rw, Utf8(user), user.size(), Utf8(other), other.size()))) {
     p->C_Logout(rw);
@@ -60,6 +73,8 @@ void CheckInitToken(Fixture& f) {
   const std::string& user = f.options().user_pin;
   CK_UTF8CHAR label[32];
   Label(f.options().token_label, label);
+  s.Rv("token.init_token.null_pin", "5.5.7", CKR_ARGUMENTS_BAD,
+       p->C_InitToken(f.slot(), nullptr, so.size(), label));
   s.Rv("token.init_token.null_label", "5.5.7", CKR_ARGUMENTS_BAD,
        p->C_InitToken(f.slot(), Utf8(so), so.size(), nullptr));
   CK_SESSION_HANDLE session = f.Open(false);
@@ -74,7 +89,13 @@ void CheckInitToken(Fixture& f) {
   // Re-initialising forgets the user PIN: the SO sets it again.
   session = f.Open(true);
   CK_TOKEN_INFO info;
+  std::memset(&info, 0, sizeof info);
   p->C_GetTokenInfo(f.slot(), &info);
+  s.True("token.init_token.user_pin_forgotten", "5.5.7 / 3.2 CK_TOKEN_INFO",
+         (info.flags & CKF_USER_PIN_INITIALIZED) == 0, "CKF_USER_PIN_INITIALIZED clear",
+         Hex(info.flags));
+  s.Rv("token.init_token.user_login_before_init_pin", "5.6.7", CKR_USER_PIN_NOT_INITIALIZED,
+       f.LoginUser(session));
   s.Rv("token.init_token.so_login_after", "5.5.7", CKR_OK, f.Login(session, CKU_SO));
   s.Rv("token.init_token.init_pin_after", "5.5.8", CKR_OK,
        p->C_InitPIN(session, Utf8(user), user.size()));
