@@ -24,7 +24,7 @@ build: configure
 	cmake --build --preset $(PRESET)
 
 test: build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 300 --repeat until-pass:2 $(CTEST_ARGS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 300 $(CTEST_ARGS)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)

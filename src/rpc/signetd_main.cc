@@ -224,6 +224,13 @@ int Run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, while nothing secret exists: no lazy symbol binding later, which
+  // would leave copies of vector registers (request bytes) on the stacks.
+  if (signet::Status bound = signet::rpc::BindSymbolsAtStart(argv); !bound.ok()) {
+    signet::rpc::Log("warning: symbols are bound lazily, which may leave copies of secrets on "
+                     "thread stacks: " +
+                     bound.error().message);
+  }
   std::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an error code, not a signal
   Args args;
   CLI::App app{"signetd: the signet software HSM daemon"};
