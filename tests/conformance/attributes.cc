@@ -90,24 +90,25 @@ const char* AttributeName(CK_ATTRIBUTE_TYPE type) {
     NAME(CKA_PRIVATE)
     NAME(CKA_MODIFIABLE)
     NAME(CKA_LABEL)
-    NAME(CKA_COPYABLE) NAME(CKA_DESTROYABLE) NAME(CKA_APPLICATION) NAME(CKA_OBJECT_ID) NAME(
-        CKA_VALUE) NAME(CKA_CERTIFICATE_TYPE) NAME(CKA_TRUSTED) NAME(CKA_CERTIFICATE_CATEGORY)
-        NAME(CKA_CHECK_VALUE) NAME(CKA_START_DATE) NAME(CKA_END_DATE) NAME(CKA_SUBJECT) NAME(CKA_ID)
-            NAME(CKA_ISSUER) NAME(CKA_SERIAL_NUMBER) NAME(CKA_URL)
-                NAME(CKA_HASH_OF_SUBJECT_PUBLIC_KEY) NAME(CKA_HASH_OF_ISSUER_PUBLIC_KEY) NAME(
-                    CKA_JAVA_MIDP_SECURITY_DOMAIN) NAME(CKA_NAME_HASH_ALGORITHM) NAME(CKA_KEY_TYPE)
-                    NAME(CKA_DERIVE) NAME(CKA_LOCAL) NAME(CKA_KEY_GEN_MECHANISM)
-                        NAME(CKA_ALLOWED_MECHANISMS) NAME(CKA_ENCRYPT) NAME(CKA_VERIFY)
-                            NAME(CKA_VERIFY_RECOVER) NAME(CKA_WRAP) NAME(CKA_WRAP_TEMPLATE)
-                                NAME(CKA_PUBLIC_KEY_INFO) NAME(CKA_SENSITIVE) NAME(CKA_DECRYPT)
-                                    NAME(CKA_SIGN) NAME(CKA_SIGN_RECOVER) NAME(CKA_UNWRAP)
-                                        NAME(CKA_EXTRACTABLE) NAME(CKA_ALWAYS_SENSITIVE)
-                                            NAME(CKA_NEVER_EXTRACTABLE) NAME(CKA_WRAP_WITH_TRUSTED)
-                                                NAME(CKA_UNWRAP_TEMPLATE)
-                                                    NAME(CKA_ALWAYS_AUTHENTICATE)
-                                                        NAME(CKA_VALUE_LEN) NAME(CKA_EC_PARAMS)
-                                                            NAME(CKA_EC_POINT)
-                                                                NAME(CKA_DERIVE_TEMPLATE)
+    NAME(CKA_COPYABLE)
+    NAME(CKA_DESTROYABLE) NAME(CKA_APPLICATION) NAME(CKA_OBJECT_ID) NAME(CKA_VALUE) NAME(
+        CKA_CERTIFICATE_TYPE) NAME(CKA_TRUSTED) NAME(CKA_CERTIFICATE_CATEGORY) NAME(CKA_CHECK_VALUE)
+        NAME(CKA_START_DATE) NAME(CKA_END_DATE) NAME(CKA_SUBJECT) NAME(CKA_ID) NAME(CKA_ISSUER)
+            NAME(CKA_SERIAL_NUMBER) NAME(CKA_URL) NAME(CKA_HASH_OF_SUBJECT_PUBLIC_KEY)
+                NAME(CKA_HASH_OF_ISSUER_PUBLIC_KEY) NAME(CKA_JAVA_MIDP_SECURITY_DOMAIN) NAME(
+                    CKA_NAME_HASH_ALGORITHM) NAME(CKA_KEY_TYPE) NAME(CKA_DERIVE) NAME(CKA_LOCAL)
+                    NAME(CKA_KEY_GEN_MECHANISM) NAME(CKA_ALLOWED_MECHANISMS) NAME(CKA_ENCRYPT)
+                        NAME(CKA_VERIFY) NAME(CKA_VERIFY_RECOVER) NAME(CKA_WRAP)
+                            NAME(CKA_WRAP_TEMPLATE) NAME(CKA_PUBLIC_KEY_INFO) NAME(CKA_SENSITIVE)
+                                NAME(CKA_DECRYPT) NAME(CKA_SIGN) NAME(CKA_SIGN_RECOVER)
+                                    NAME(CKA_UNWRAP) NAME(CKA_EXTRACTABLE)
+                                        NAME(CKA_ALWAYS_SENSITIVE) NAME(CKA_NEVER_EXTRACTABLE)
+                                            NAME(CKA_WRAP_WITH_TRUSTED) NAME(CKA_UNWRAP_TEMPLATE)
+                                                NAME(CKA_ALWAYS_AUTHENTICATE) NAME(CKA_VALUE_LEN)
+                                                    NAME(CKA_EC_PARAMS) NAME(CKA_EC_POINT)
+                                                        NAME(CKA_DERIVE_TEMPLATE) NAME(CKA_MODULUS)
+                                                            NAME(CKA_MODULUS_BITS)
+                                                                NAME(CKA_PUBLIC_EXPONENT)
 #undef NAME
                                                                     default : return "CKA_?";
   }
@@ -130,6 +131,16 @@ void CheckBool(Fixture& f, CK_SESSION_HANDLE s, const std::string& cls, CK_OBJEC
   f.suite().True("class." + cls + ".default." + AttributeName(type), section, ok,
                  expected ? "CK_TRUE" : "CK_FALSE",
                  value.size() == 1 ? (value[0] ? "CK_TRUE" : "CK_FALSE") : "no 1-byte value");
+}
+
+void CheckUlong(Fixture& f, CK_SESSION_HANDLE s, const std::string& cls, CK_OBJECT_HANDLE object,
+                CK_ATTRIBUTE_TYPE type, CK_ULONG expected, const char* section) {
+  std::vector<CK_BYTE> value = f.Attribute(s, object, type);
+  CK_ULONG got = 0;
+  bool sized = value.size() == sizeof got;
+  if (sized) std::memcpy(&got, value.data(), sizeof got);
+  f.suite().True("class." + cls + ".default." + AttributeName(type), section,
+                 sized && got == expected, Hex(expected), sized ? Hex(got) : "no CK_ULONG value");
 }
 
 const std::vector<CK_ATTRIBUTE_TYPE> kStorage = {
@@ -168,6 +179,11 @@ void CheckClasses(Fixture& f, CK_SESSION_HANDLE s) {
     CheckBool(f, s, "data", object, CKA_MODIFIABLE, true, "4.4");
     CheckBool(f, s, "data", object, CKA_COPYABLE, true, "4.4");
     CheckBool(f, s, "data", object, CKA_DESTROYABLE, true, "4.4");
+    CheckBool(f, s, "data", object, CKA_TOKEN, false, "4.4");
+    CK_ATTRIBUTE label = {CKA_LABEL, nullptr, 0};
+    f.p11()->C_GetAttributeValue(s, object, &label, 1);
+    f.suite().True("class.data.default.CKA_LABEL", "4.4", label.ulValueLen == 0, "empty",
+                   std::to_string(label.ulValueLen) + " bytes");
   }
 
   // X.509 certificate (§4.6): the required attributes only.
@@ -191,6 +207,9 @@ void CheckClasses(Fixture& f, CK_SESSION_HANDLE s) {
                  CKA_JAVA_MIDP_SECURITY_DOMAIN, CKA_NAME_HASH_ALGORITHM},
                 "4.6.3");
     CheckBool(f, s, "x509", object, CKA_TRUSTED, false, "4.6.2");
+    CheckUlong(f, s, "x509", object, CKA_CERTIFICATE_CATEGORY, 0, "4.6.2");
+    CheckUlong(f, s, "x509", object, CKA_JAVA_MIDP_SECURITY_DOMAIN, 0, "4.6.3");
+    CheckUlong(f, s, "x509", object, CKA_NAME_HASH_ALGORITHM, CKM_SHA_1, "4.6.3");
   }
 
   // Generated keys (§4.7-4.10): every common, public, private and secret attribute.
@@ -213,6 +232,50 @@ void CheckClasses(Fixture& f, CK_SESSION_HANDLE s) {
       CheckBool(f, s, "ec_public", ec.pub, CKA_LOCAL, true, "4.7.2");
     }
   }
+  if (f.Offers(CKM_RSA_PKCS_KEY_PAIR_GEN)) {
+    KeyPair rsa = f.Generate(s, KeyKind::kRsa, Template().Bool(CKA_VERIFY, true),
+                             Template().Bool(CKA_SIGN, true).Bool(CKA_SENSITIVE, true));
+    if (rsa.ok()) {
+      CheckExists(f, s, "rsa_public", rsa.pub, {CKA_MODULUS, CKA_MODULUS_BITS, CKA_PUBLIC_EXPONENT},
+                  "RSA public key");
+      CheckExists(f, s, "rsa_private", rsa.priv, {CKA_MODULUS, CKA_PUBLIC_EXPONENT},
+                  "RSA private key");
+      for (CK_ATTRIBUTE_TYPE type : {CKA_PRIVATE_EXPONENT, CKA_PRIME_1, CKA_PRIME_2, CKA_EXPONENT_1,
+                                     CKA_EXPONENT_2, CKA_COEFFICIENT}) {
+        CK_ATTRIBUTE attribute = {type, nullptr, 0};
+        f.suite().Rv("class.rsa_private.sensitive." + Hex(type), "4.9 / 5.7.5",
+                     CKR_ATTRIBUTE_SENSITIVE,
+                     f.p11()->C_GetAttributeValue(s, rsa.priv, &attribute, 1));
+      }
+      CheckUlong(f, s, "rsa_public", rsa.pub, CKA_MODULUS_BITS, 2048, "RSA public key");
+      CheckUlong(f, s, "rsa_private", rsa.priv, CKA_KEY_GEN_MECHANISM, CKM_RSA_PKCS_KEY_PAIR_GEN,
+                 "4.7.2");
+    }
+  }
+  if (f.Offers(CKM_EC_EDWARDS_KEY_PAIR_GEN)) {
+    KeyPair ed = f.Generate(s, KeyKind::kEd25519, Template().Bool(CKA_VERIFY, true),
+                            Template().Bool(CKA_SIGN, true));
+    if (ed.ok()) {
+      CheckExists(f, s, "ed25519_public", ed.pub, {CKA_EC_PARAMS, CKA_EC_POINT},
+                  "EdDSA public key");
+      CheckExists(f, s, "ed25519_private", ed.priv, {CKA_EC_PARAMS}, "EdDSA private key");
+    }
+  }
+  // An AES key given by value: not local, never "always sensitive".
+  Template imported;
+  imported.Ulong(CKA_CLASS, CKO_SECRET_KEY)
+      .Ulong(CKA_KEY_TYPE, CKK_AES)
+      .Bool(CKA_TOKEN, false)
+      .Bytes(CKA_VALUE, std::vector<CK_BYTE>(16, 0x11))
+      .Bool(CKA_ENCRYPT, true);
+  if (f.p11()->C_CreateObject(s, imported.data(), imported.size(), &object) == CKR_OK) {
+    CheckBool(f, s, "aes_imported", object, CKA_LOCAL, false, "4.7.2");
+    CheckBool(f, s, "aes_imported", object, CKA_ALWAYS_SENSITIVE, false, "4.10");
+    CheckBool(f, s, "aes_imported", object, CKA_NEVER_EXTRACTABLE, false, "4.10");
+    CheckUlong(f, s, "aes_imported", object, CKA_KEY_GEN_MECHANISM, CK_UNAVAILABLE_INFORMATION,
+               "4.7.2");
+    CheckUlong(f, s, "aes_imported", object, CKA_VALUE_LEN, 16, "4.10 / AES");
+  }
   if (f.Offers(CKM_AES_KEY_GEN)) {
     KeyPair aes = f.Generate(s, KeyKind::kAes, {}, Template().Bool(CKA_ENCRYPT, true));
     if (aes.ok()) {
@@ -221,6 +284,8 @@ void CheckClasses(Fixture& f, CK_SESSION_HANDLE s) {
       CheckExists(f, s, "aes", aes.priv, kSecret, "4.10");
       CheckBool(f, s, "aes", aes.priv, CKA_LOCAL, true, "4.7.2");
       CheckBool(f, s, "aes", aes.priv, CKA_DERIVE, false, "4.7.2");
+      CheckUlong(f, s, "aes", aes.priv, CKA_KEY_GEN_MECHANISM, CKM_AES_KEY_GEN, "4.7.2");
+      CheckUlong(f, s, "aes", aes.priv, CKA_VALUE_LEN, 32, "4.10 / AES");
     }
   }
 }

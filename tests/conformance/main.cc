@@ -102,7 +102,16 @@ int main(int argc, char** argv) {
     run(fixture);
     fixture.Cleanup();
   }
+  // C_Finalize closes the application's sessions (§5.4.2): their handles
+  // are invalid after the next C_Initialize.
+  CK_SESSION_HANDLE open = fixture.Open(false);
   functions->C_Finalize(nullptr);
+  CK_SESSION_INFO info;
+  if (open != CK_INVALID_HANDLE && functions->C_Initialize(nullptr) == CKR_OK) {
+    suite.Rv("general.finalize_closes_sessions", "5.4.2", CKR_SESSION_HANDLE_INVALID,
+             functions->C_GetSessionInfo(open, &info));
+    functions->C_Finalize(nullptr);
+  }
   // The library stays loaded: some modules keep threads that outlive C_Finalize.
   return suite.Finish();
 }

@@ -210,6 +210,18 @@ void CheckSessionStates(Fixture& f) {
   suite.Rv("object.logout.destroy_after_logout", "5.7.3", CKR_OBJECT_HANDLE_INVALID,
            p->C_DestroyObject(rw, private_object));
   p->C_Logout(rw);
+  // §5.6.8: after C_Logout the application's handles to private objects
+  // are invalid, "even if a user is later logged back into the token".
+  f.LoginUser(rw);
+  CK_OBJECT_HANDLE private_token = f.CreateData(rw, "conf-logout-token", true, true);
+  p->C_Logout(rw);
+  f.Attribute(rw, private_token, CKA_LABEL, &rv);
+  suite.Rv("object.logout.private_token_handle_invalid", "5.6.8", CKR_OBJECT_HANDLE_INVALID, rv);
+  f.LoginUser(rw);
+  f.Attribute(rw, private_token, CKA_LABEL, &rv);
+  suite.Rv("object.logout.private_token_handle_stays_invalid", "5.6.8", CKR_OBJECT_HANDLE_INVALID,
+           rv);
+  p->C_Logout(rw);
 
   // Closing a session destroys its session objects (§5.6.2), also for the
   // application's other sessions.

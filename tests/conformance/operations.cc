@@ -9,8 +9,10 @@
 // of their own (session objects are visible to all the application's
 // sessions).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 #include "areas.h"
 
@@ -677,6 +679,12 @@ void CheckKinds(Fixture& f, const Keys& keys) {
                                                    : keys.aes.priv;
     s.Rv(id + "init_mechanism_invalid", Section(kind), CKR_MECHANISM_INVALID,
          calls.Init(session, &bogus, key));
+    // A mechanism the module has, but not for this function.
+    CK_MECHANISM other_function = {kind == Kind::kDigest ? CKM_ECDSA : CKM_SHA256, nullptr, 0};
+    if (f.Offers(other_function.mechanism)) {
+      s.Rv(id + "init_mechanism_of_other_function", Section(kind), CKR_MECHANISM_INVALID,
+           calls.Init(session, &other_function, key));
+    }
     CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
     s.Rv(id + "init_session_handle_invalid", "5.1.2", CKR_SESSION_HANDLE_INVALID,
          calls.Init(CK_INVALID_HANDLE, &sha, key));
@@ -719,6 +727,38 @@ void CheckKinds(Fixture& f, const Keys& keys) {
     }
   }
   p->C_CloseSession(session);
+
+  // Known answers (FIPS 180-4 examples: the digest of "abc").
+  const std::tuple<CK_MECHANISM_TYPE, const char*, const char*> known[] = {
+      {CKM_SHA_1, "SHA_1", "a9993e364706816aba3e25717850c26c9cd0d89d"},
+      {CKM_SHA256, "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {CKM_SHA384, "SHA384",
+       "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c"
+       "825a7"},
+      {CKM_SHA512, "SHA512",
+       "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3f"
+       "eebbd"
+       "454d4423643ce80e2a9ac94fa54ca49f"},
+  };
+  for (const auto& [mechanism, name, hex] : known) {
+    if (!f.Offers(mechanism, CKF_DIGEST)) continue;
+    CK_SESSION_HANDLE d = f.Open(false);
+    CK_MECHANISM m = {mechanism, nullptr, 0};
+    CK_BYTE abc[] = {'a', 'b', 'c'};
+    CK_ULONG length = out.size();
+    std::string got = "error";
+    if (p->C_DigestInit(d, &m) == CKR_OK &&
+        p->C_Digest(d, abc, sizeof abc, out.data(), &length) == CKR_OK) {
+      got.clear();
+      for (CK_ULONG i = 0; i < length; ++i) {
+        char two[3];
+        std::snprintf(two, sizeof two, "%02x", out[i]);
+        got += two;
+      }
+    }
+    s.True(std::string("op.digest.") + name + ".known_answer", "5.10.2", got == hex, hex, got);
+    p->C_CloseSession(d);
+  }
 
   // Operations belong to their session (§5.6: each session has its own state).
   CK_SESSION_HANDLE a = f.Open(true), b = f.Open(true);
