@@ -162,12 +162,27 @@ void CheckSessionStates(Fixture& f) {
   if (suite.Rv("object.state.rw_public.create_token_public", "5.7.1 / 4.4", CKR_OK,
                Create(f, rw, DataTemplate("conf-state-public", true), &object))) {
     f.Track(object);
-    suite.Rv("object.state.rw_public.set_token_public", "5.7.6", CKR_OK,
-             Set(f, rw, object, Template().Str(CKA_LABEL, "conf-state-public-2")));
+  }
+  // A public token object the user made, changed from public sessions.
+  f.LoginUser(rw);
+  CK_OBJECT_HANDLE shared = f.CreateData(rw, "conf-state-shared", true, false);
+  p->C_Logout(rw);
+  if (shared != CK_INVALID_HANDLE) {
+    suite.Rv("object.state.ro_public.set_token_public", "5.7.6", CKR_SESSION_READ_ONLY,
+             Set(f, ro, shared, Template().Str(CKA_LABEL, "conf-x")));
+    suite.Rv("object.state.rw_public.set_token_public", "5.7.6 / 4.4", CKR_OK,
+             Set(f, rw, shared, Template().Str(CKA_LABEL, "conf-state-shared-2")));
+    CK_OBJECT_HANDLE copy = CK_INVALID_HANDLE;
+    if (suite.Rv("object.state.rw_public.copy_token_public", "5.7.2 / 4.4", CKR_OK,
+                 Copy(f, rw, shared, Template().Str(CKA_LABEL, "conf-state-copy"), &copy))) {
+      f.Track(copy);
+    }
+    suite.Rv("object.state.ro_public.copy_token_to_session", "5.7.2", CKR_OK,
+             Copy(f, ro, shared, Template().Bool(CKA_TOKEN, false)));
     suite.Rv("object.state.ro_public.destroy_token_public", "5.7.3", CKR_SESSION_READ_ONLY,
-             p->C_DestroyObject(ro, object));
-    suite.Rv("object.state.rw_public.destroy_token_public", "5.7.3", CKR_OK,
-             p->C_DestroyObject(rw, object));
+             p->C_DestroyObject(ro, shared));
+    suite.Rv("object.state.rw_public.destroy_token_public", "5.7.3 / 4.4", CKR_OK,
+             p->C_DestroyObject(rw, shared));
   }
 
   // R/O and R/W user functions.
