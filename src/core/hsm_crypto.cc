@@ -8,36 +8,16 @@
 namespace signet::core {
 namespace {
 
-crypto::DigestAlg DigestForLength(std::size_t n) {
-  switch (n) {
-    case 20:
-      return crypto::DigestAlg::kSha1;
-    case 32:
-      return crypto::DigestAlg::kSha256;
-    case 48:
-      return crypto::DigestAlg::kSha384;
-    case 64:
-      return crypto::DigestAlg::kSha512;
-    default:
-      return crypto::DigestAlg::kNone;
-  }
-}
-
 // SignParamsFor maps a mechanism (and its PSS parameters) to crypto/'s
-// parameters. ECDSA signatures use PKCS#11's raw r||s form.
-Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechanism& m,
-                                         std::size_t input_len) {
+// parameters. ECDSA signatures use PKCS#11's raw r||s form. CKM_ECDSA signs
+// its input as given, of any length: OpenSSL keeps its leftmost bits up to
+// the order's length (FIPS 186-4 §6.4; issue 11 point 8).
+Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechanism& m) {
   crypto::SignParams p;
   p.scheme = rule.scheme;
   p.digest = rule.digest;
   p.prehashed = rule.prehashed;
   p.ecdsa_format = crypto::EcdsaFormat::kRaw;
-  if (rule.scheme == crypto::SignScheme::kEcdsa && rule.prehashed) {
-    p.digest = DigestForLength(input_len);
-    if (p.digest == crypto::DigestAlg::kNone) {
-      return MakeError(CKR_DATA_LEN_RANGE, "CKM_ECDSA takes a 20/32/48/64-byte digest");
-    }
-  }
   if (rule.scheme == crypto::SignScheme::kRsaPss) {
     if (!m.pss) {
       if (rule.prehashed)
@@ -105,7 +85,7 @@ Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HAN
         continue;
       }
     }
-    auto params = SignParamsFor(*rule, m, input.size());
+    auto params = SignParamsFor(*rule, m);
     if (!params.ok()) {
       out.emplace_back(std::move(params).error());
       continue;
@@ -135,7 +115,7 @@ Status Hsm::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, co
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
-  SIGNET_ASSIGN_OR_RETURN(crypto::SignParams params, SignParamsFor(*rule, m, data.size()));
+  SIGNET_ASSIGN_OR_RETURN(crypto::SignParams params, SignParamsFor(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(obj.record->attributes));
   ScopedPhase phase(counters_, Phase::kVerify);
   return crypto::Verify(pub, params, data, signature);
