@@ -139,11 +139,12 @@ void CheckMechanismRules(Fixture& f, CK_SESSION_HANDLE s) {
   std::memcpy(list.data(), &allowed, sizeof allowed);
   KeyPair limited = f.Generate(s, KeyKind::kEc, Template().Bool(CKA_VERIFY, true),
                                Template().Bool(CKA_SIGN, true).Bytes(CKA_ALLOWED_MECHANISMS, list));
-  suite.True("key.allowed_mechanisms.accepted", "4.7.2", limited.ok(), "key generated", "refused");
+  suite.True("key.allowed_mechanisms.accepted", "4.7.2", limited.ok(), "key generated",
+             limited.ok() ? "generated" : "refused");
   if (limited.ok()) {
-    suite.True("key.allowed_mechanisms.stored", "4.7.2",
-               f.Attribute(s, limited.priv, CKA_ALLOWED_MECHANISMS) == list, "the list given",
-               "another value");
+    bool same = f.Attribute(s, limited.priv, CKA_ALLOWED_MECHANISMS) == list;
+    suite.True("key.allowed_mechanisms.stored", "4.7.2", same, "the list given",
+               same ? "the list given" : "another value");
     CK_MECHANISM other = {allowed == CKM_ECDSA ? CKM_ECDSA_SHA256 : CKM_ECDSA, nullptr, 0};
     if (f.Offers(other.mechanism, CKF_SIGN)) {
       suite.Rv("key.allowed_mechanisms.enforced", "4.7.2 / 5.11.1", CKR_MECHANISM_INVALID,
@@ -219,7 +220,8 @@ void CheckWrapTemplates(Fixture& f, CK_SESSION_HANDLE s, CK_MECHANISM& m, CK_OBJ
                                .Bool(CKA_UNWRAP, true)
                                .Raw(CKA_WRAP_TEMPLATE, wrap_only, sizeof wrap_only)
                                .Raw(CKA_UNWRAP_TEMPLATE, unwrap_as, sizeof unwrap_as));
-  if (!suite.True("key.wrap_template.accepted", "4.10", kek.ok(), "key generated", "refused"))
+  if (!suite.True("key.wrap_template.accepted", "4.10", kek.ok(), "key generated",
+                  kek.ok() ? "generated" : "refused"))
     return;
   CK_ATTRIBUTE stored = {CKA_WRAP_TEMPLATE, nullptr, 0};
   suite.Rv("key.wrap_template.stored", "4.10 / 5.7.5", CKR_OK,
@@ -227,6 +229,23 @@ void CheckWrapTemplates(Fixture& f, CK_SESSION_HANDLE s, CK_MECHANISM& m, CK_OBJ
   suite.True("key.wrap_template.stored_length", "5.7.5", stored.ulValueLen == sizeof wrap_only,
              std::to_string(sizeof wrap_only) + " (one CK_ATTRIBUTE)",
              std::to_string(stored.ulValueLen));
+  // An array attribute is read like a template (§5.7.5, CKF_ARRAY_ATTRIBUTE):
+  // element lengths first, then element values.
+  CK_ATTRIBUTE element = {0, nullptr, 0};
+  stored = {CKA_WRAP_TEMPLATE, &element, sizeof element};
+  CK_RV rv = p->C_GetAttributeValue(s, kek.priv, &stored, 1);
+  suite.True(
+      "key.wrap_template.read_element_length", "5.7.5 / 4.1.4",
+      rv == CKR_OK && element.type == CKA_DECRYPT && element.ulValueLen == 1,
+      "CKR_OK, CKA_DECRYPT of length 1",
+      RvName(rv) + ", " + Hex(element.type) + " of length " + std::to_string(element.ulValueLen));
+  CK_BBOOL value = 7;
+  element.pValue = &value;
+  element.ulValueLen = sizeof value;
+  rv = p->C_GetAttributeValue(s, kek.priv, &stored, 1);
+  suite.True("key.wrap_template.read_element_value", "5.7.5 / 4.1.4",
+             rv == CKR_OK && value == CK_TRUE, "CKR_OK, CK_TRUE",
+             RvName(rv) + ", " + std::to_string(value));
   std::vector<CK_BYTE> wrapped(512);
   CK_ULONG size = wrapped.size();
   suite.Rv("key.wrap_template.enforced", "5.14.3", CKR_KEY_NOT_WRAPPABLE,
@@ -253,9 +272,10 @@ void CheckWrapTemplates(Fixture& f, CK_SESSION_HANDLE s, CK_MECHANISM& m, CK_OBJ
   if (suite.Rv("key.unwrap_template.ok", "5.14.4", CKR_OK,
                p->C_UnwrapKey(s, &m, kek.priv, wrapped.data(), size, fine.data(), fine.size(),
                               &unwrapped))) {
-    suite.True("key.unwrap_template.applied", "5.14.4",
-               f.Attribute(s, unwrapped, CKA_EXTRACTABLE) == std::vector<CK_BYTE>{CK_FALSE},
-               "CKA_EXTRACTABLE CK_FALSE from the unwrap template", "another value");
+    bool applied = f.Attribute(s, unwrapped, CKA_EXTRACTABLE) == std::vector<CK_BYTE>{CK_FALSE};
+    suite.True("key.unwrap_template.applied", "5.14.4", applied,
+               "CKA_EXTRACTABLE CK_FALSE from the unwrap template",
+               applied ? "CK_FALSE" : "another value");
   }
 }
 

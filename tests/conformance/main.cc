@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
   Suite suite(functions, options);
   RunGeneral(suite);  // leaves the module initialised
   Fixture fixture(suite);
-  if (!suite.True("general.token_found", "5.5.3", fixture.FindToken(),
-                  "a token labelled " + options.token_label, "none")) {
+  const bool found = fixture.FindToken();
+  if (!suite.True("general.token_found", "5.5.3", found, "a token labelled " + options.token_label,
+                  found ? "found" : "none")) {
     functions->C_Finalize(nullptr);
     return suite.Finish();
   }

@@ -57,7 +57,8 @@ void CheckSlotList(Fixture& f) {
     }
   }
   s.True("slot.free_slot_token_present_uninitialized", "3.2 CK_TOKEN_INFO", free_slot,
-         "a slot with CKF_TOKEN_PRESENT and a token without CKF_TOKEN_INITIALIZED", "none");
+         "a slot with CKF_TOKEN_PRESENT and a token without CKF_TOKEN_INITIALIZED",
+         free_slot ? "one" : "none");
 }
 
 void CheckSlotAndTokenInfo(Fixture& f) {
