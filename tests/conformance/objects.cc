@@ -136,11 +136,10 @@ void CheckRequired(Fixture& f, CK_SESSION_HANDLE s) {
 
 // The session-state table (§4.4 storage objects, session states; issue 11
 // point 3): which session may create / change / destroy which objects.
-void CheckSessionStates(Fixture& f) {
+// The public states: what R/O and R/W public sessions may do.
+void CheckPublicStates(Fixture& f, CK_SESSION_HANDLE ro, CK_SESSION_HANDLE rw) {
   Suite& suite = f.suite();
   CK_FUNCTION_LIST_PTR p = f.p11();
-  f.CloseAll();
-  CK_SESSION_HANDLE ro = f.Open(false), rw = f.Open(true);
   CK_OBJECT_HANDLE object = CK_INVALID_HANDLE;
   suite.Rv("object.state.ro_public.create_token", "5.7.1", CKR_SESSION_READ_ONLY,
            Create(f, ro, DataTemplate("conf-state", true)));
@@ -184,7 +183,12 @@ void CheckSessionStates(Fixture& f) {
     suite.Rv("object.state.rw_public.destroy_token_public", "5.7.3 / 4.4", CKR_OK,
              p->C_DestroyObject(rw, shared));
   }
+}
 
+void CheckUserStates(Fixture& f, CK_SESSION_HANDLE ro, CK_SESSION_HANDLE rw) {
+  Suite& suite = f.suite();
+  CK_FUNCTION_LIST_PTR p = f.p11();
+  CK_OBJECT_HANDLE object = CK_INVALID_HANDLE;
   // R/O and R/W user functions.
   f.LoginUser(rw);
   CK_OBJECT_HANDLE token_object = f.CreateData(rw, "conf-state-user", true, true);
@@ -206,7 +210,12 @@ void CheckSessionStates(Fixture& f) {
              Copy(f, ro, token_object, Template().Str(CKA_LABEL, "conf-copy")));
   }
   p->C_Logout(rw);
+}
 
+// What logging out and closing sessions do to objects (§5.6.2, §5.6.8).
+void CheckLogoutRules(Fixture& f, CK_SESSION_HANDLE rw) {
+  Suite& suite = f.suite();
+  CK_FUNCTION_LIST_PTR p = f.p11();
   // Issue 11 point 1: private session objects die with the login; public ones stay.
   f.LoginUser(rw);
   CK_OBJECT_HANDLE private_object = f.CreateData(rw, "conf-logout-private", false, true);
@@ -245,9 +254,13 @@ void CheckSessionStates(Fixture& f) {
   p->C_CloseSession(maker);
   f.Attribute(rw, short_lived, CKA_LABEL, &rv);
   suite.Rv("object.session_object_dies_with_session", "5.6.2", CKR_OBJECT_HANDLE_INVALID, rv);
+}
 
-  // R/W SO functions: public token objects only.
-  p->C_CloseSession(ro);
+// R/W SO functions: public token objects only.
+void CheckSoStates(Fixture& f, CK_SESSION_HANDLE rw) {
+  Suite& suite = f.suite();
+  CK_FUNCTION_LIST_PTR p = f.p11();
+  CK_OBJECT_HANDLE object = CK_INVALID_HANDLE;
   if (f.Login(rw, CKU_SO) == CKR_OK) {
     suite.Rv("object.state.rw_so.create_token_private", "5.7.1", CKR_USER_NOT_LOGGED_IN,
              Create(f, rw, DataTemplate("conf-so", true, true)));
@@ -260,6 +273,16 @@ void CheckSessionStates(Fixture& f) {
     }
     p->C_Logout(rw);
   }
+}
+
+void CheckSessionStates(Fixture& f) {
+  f.CloseAll();
+  CK_SESSION_HANDLE ro = f.Open(false), rw = f.Open(true);
+  CheckPublicStates(f, ro, rw);
+  CheckUserStates(f, ro, rw);
+  CheckLogoutRules(f, rw);
+  f.p11()->C_CloseSession(ro);
+  CheckSoStates(f, rw);
   f.CloseAll();
 }
 

@@ -15,13 +15,19 @@
 #include <tuple>
 
 #include "areas.h"
+#include "operation_calls.h"
 
 namespace signet::conformance {
 namespace {
 
-using Bytes = std::vector<CK_BYTE>;
+using op::Bytes;
+using op::Calls;
+using op::Data;
+using op::Keys;
+using op::Kind;
+using op::KindName;
+using op::Section;
 
-enum class Kind { kSign, kVerify, kEncrypt, kDecrypt, kDigest };
 enum class Params { kNone, kPssSha256, kPssSha384, kPssSha512, kGcm };
 
 struct MechanismCase {
@@ -100,133 +106,6 @@ struct Mechanism {
   Mechanism(const Mechanism&) = delete;
   Mechanism& operator=(const Mechanism&) = delete;
 };
-
-const char* KindName(Kind kind) {
-  switch (kind) {
-    case Kind::kSign:
-      return "sign";
-    case Kind::kVerify:
-      return "verify";
-    case Kind::kEncrypt:
-      return "encrypt";
-    case Kind::kDecrypt:
-      return "decrypt";
-    case Kind::kDigest:
-      return "digest";
-  }
-  return "?";
-}
-
-const char* Section(Kind kind) {
-  switch (kind) {
-    case Kind::kSign:
-      return "5.11";
-    case Kind::kVerify:
-      return "5.12";
-    case Kind::kEncrypt:
-      return "5.8";
-    case Kind::kDecrypt:
-      return "5.9";
-    case Kind::kDigest:
-      return "5.10";
-  }
-  return "?";
-}
-
-// Calls: one operation kind's entry points behind one shape. Verify's
-// "output" is the signature it is given (in / in_len of Single and Final).
-class Calls {
- public:
-  Calls(CK_FUNCTION_LIST_PTR p, Kind kind) : p_(p), kind_(kind) {}
-
-  CK_RV Init(CK_SESSION_HANDLE s, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key) const {
-    switch (kind_) {
-      case Kind::kSign:
-        return p_->C_SignInit(s, m, key);
-      case Kind::kVerify:
-        return p_->C_VerifyInit(s, m, key);
-      case Kind::kEncrypt:
-        return p_->C_EncryptInit(s, m, key);
-      case Kind::kDecrypt:
-        return p_->C_DecryptInit(s, m, key);
-      case Kind::kDigest:
-        return p_->C_DigestInit(s, m);
-    }
-    return CKR_GENERAL_ERROR;
-  }
-  // Single: C_Sign / C_Encrypt / C_Decrypt / C_Digest; C_Verify takes `out`
-  // as the signature and `*out_len` as its length.
-  CK_RV Single(CK_SESSION_HANDLE s, Bytes& in, CK_BYTE_PTR out, CK_ULONG_PTR out_len) const {
-    switch (kind_) {
-      case Kind::kSign:
-        return p_->C_Sign(s, in.data(), in.size(), out, out_len);
-      case Kind::kVerify:
-        return p_->C_Verify(s, in.data(), in.size(), out, *out_len);
-      case Kind::kEncrypt:
-        return p_->C_Encrypt(s, in.data(), in.size(), out, out_len);
-      case Kind::kDecrypt:
-        return p_->C_Decrypt(s, in.data(), in.size(), out, out_len);
-      case Kind::kDigest:
-        return p_->C_Digest(s, in.data(), in.size(), out, out_len);
-    }
-    return CKR_GENERAL_ERROR;
-  }
-  // Update feeds `in`; encrypt / decrypt output goes to a scratch buffer
-  // appended to `produced`.
-  CK_RV Update(CK_SESSION_HANDLE s, CK_BYTE_PTR in, CK_ULONG in_len, Bytes* produced) const {
-    CK_BYTE scratch[4096];
-    CK_ULONG length = sizeof scratch;
-    CK_RV rv = CKR_GENERAL_ERROR;
-    switch (kind_) {
-      case Kind::kSign:
-        return p_->C_SignUpdate(s, in, in_len);
-      case Kind::kVerify:
-        return p_->C_VerifyUpdate(s, in, in_len);
-      case Kind::kDigest:
-        return p_->C_DigestUpdate(s, in, in_len);
-      case Kind::kEncrypt:
-        rv = p_->C_EncryptUpdate(s, in, in_len, scratch, &length);
-        break;
-      case Kind::kDecrypt:
-        rv = p_->C_DecryptUpdate(s, in, in_len, scratch, &length);
-        break;
-    }
-    if (rv == CKR_OK && produced != nullptr)
-      produced->insert(produced->end(), scratch, scratch + length);
-    return rv;
-  }
-  CK_RV Final(CK_SESSION_HANDLE s, CK_BYTE_PTR out, CK_ULONG_PTR out_len) const {
-    switch (kind_) {
-      case Kind::kSign:
-        return p_->C_SignFinal(s, out, out_len);
-      case Kind::kVerify:
-        return p_->C_VerifyFinal(s, out, *out_len);
-      case Kind::kEncrypt:
-        return p_->C_EncryptFinal(s, out, out_len);
-      case Kind::kDecrypt:
-        return p_->C_DecryptFinal(s, out, out_len);
-      case Kind::kDigest:
-        return p_->C_DigestFinal(s, out, out_len);
-    }
-    return CKR_GENERAL_ERROR;
-  }
-
- private:
-  CK_FUNCTION_LIST_PTR p_;
-  Kind kind_;
-};
-
-// Keys: the keys of the operation checks, generated once in `session`.
-struct Keys {
-  KeyPair rsa_sign, rsa_crypt, ec, ed, aes;
-  KeyPair ec_no_usage, aes_no_usage;
-};
-
-Bytes Data(size_t length) {
-  Bytes data(length);
-  for (size_t i = 0; i < length; ++i) data[i] = static_cast<CK_BYTE>('a' + i % 26);
-  return data;
-}
 
 // Run: one (mechanism, kind) pair's state machine.
 class Run {
@@ -654,131 +533,6 @@ void RunMechanism(Fixture& f, const Keys& keys, const MechanismCase& c) {
   }
 }
 
-// Checks that do not depend on the mechanism: calls without an operation,
-// *Init argument, handle and key checks.
-void CheckKinds(Fixture& f, const Keys& keys) {
-  Suite& s = f.suite();
-  CK_FUNCTION_LIST_PTR p = f.p11();
-  CK_SESSION_HANDLE session = f.Open(true);
-  Bytes data = Data(32), out(512);
-  for (Kind kind : {Kind::kSign, Kind::kVerify, Kind::kEncrypt, Kind::kDecrypt, Kind::kDigest}) {
-    Calls calls(p, kind);
-    const std::string id = std::string("op.") + KindName(kind) + ".";
-    CK_ULONG length = out.size();
-    s.Rv(id + "single_not_initialized", Section(kind), CKR_OPERATION_NOT_INITIALIZED,
-         calls.Single(session, data, out.data(), &length));
-    s.Rv(id + "update_not_initialized", Section(kind), CKR_OPERATION_NOT_INITIALIZED,
-         calls.Update(session, data.data(), data.size(), nullptr));
-    length = out.size();
-    s.Rv(id + "final_not_initialized", Section(kind), CKR_OPERATION_NOT_INITIALIZED,
-         calls.Final(session, out.data(), &length));
-    CK_MECHANISM bogus = {CKM_VENDOR_DEFINED + 0x5157, nullptr, 0};
-    CK_OBJECT_HANDLE key = kind == Kind::kDigest   ? CK_INVALID_HANDLE
-                           : kind == Kind::kSign   ? keys.ec.priv
-                           : kind == Kind::kVerify ? keys.ec.pub
-                                                   : keys.aes.priv;
-    s.Rv(id + "init_mechanism_invalid", Section(kind), CKR_MECHANISM_INVALID,
-         calls.Init(session, &bogus, key));
-    // A mechanism the module has, but not for this function.
-    CK_MECHANISM other_function = {kind == Kind::kDigest ? CKM_ECDSA : CKM_SHA256, nullptr, 0};
-    if (f.Offers(other_function.mechanism)) {
-      s.Rv(id + "init_mechanism_of_other_function", Section(kind), CKR_MECHANISM_INVALID,
-           calls.Init(session, &other_function, key));
-    }
-    CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
-    s.Rv(id + "init_session_handle_invalid", "5.1.2", CKR_SESSION_HANDLE_INVALID,
-         calls.Init(CK_INVALID_HANDLE, &sha, key));
-    if (kind == Kind::kDigest) continue;
-    bool signing = kind == Kind::kSign || kind == Kind::kVerify;
-    CK_MECHANISM real = {signing ? CKM_ECDSA_SHA256 : CKM_AES_GCM, nullptr, 0};
-    CK_GCM_PARAMS gcm = {};
-    CK_BYTE iv[12] = {};
-    gcm.pIv = iv;
-    gcm.ulIvLen = 12;
-    gcm.ulIvBits = 96;
-    gcm.ulTagBits = 128;
-    if (!signing) {
-      real.pParameter = &gcm;
-      real.ulParameterLen = sizeof gcm;
-    }
-    if (!f.Offers(real.mechanism) || (signing ? !keys.ec.ok() : !keys.aes.ok())) continue;
-    if (!signing) {
-      CK_MECHANISM no_params = {CKM_AES_GCM, nullptr, 0};
-      s.Rv(id + "init_mechanism_param_invalid", Section(kind), CKR_MECHANISM_PARAM_INVALID,
-           calls.Init(session, &no_params, keys.aes.priv));
-    }
-    s.Rv(id + "init_key_handle_invalid", Section(kind), CKR_KEY_HANDLE_INVALID,
-         calls.Init(session, &real, 0x7ffff00d));
-    // A key of another type that has the usage flag (so only one rule applies).
-    CK_OBJECT_HANDLE wrong_type = kind == Kind::kSign      ? keys.rsa_sign.priv
-                                  : kind == Kind::kVerify  ? keys.rsa_sign.pub
-                                  : kind == Kind::kEncrypt ? keys.rsa_crypt.pub
-                                                           : keys.rsa_crypt.priv;
-    if (wrong_type != CK_INVALID_HANDLE) {
-      s.Rv(id + "init_key_type_inconsistent", Section(kind), CKR_KEY_TYPE_INCONSISTENT,
-           calls.Init(session, &real, wrong_type));
-    }
-    CK_OBJECT_HANDLE no_usage = kind == Kind::kSign     ? keys.ec_no_usage.priv
-                                : kind == Kind::kVerify ? keys.ec_no_usage.pub
-                                                        : keys.aes_no_usage.priv;
-    if (no_usage != CK_INVALID_HANDLE) {
-      s.Rv(id + "init_key_function_not_permitted", Section(kind), CKR_KEY_FUNCTION_NOT_PERMITTED,
-           calls.Init(session, &real, no_usage));
-    }
-  }
-  p->C_CloseSession(session);
-
-  // Known answers (FIPS 180-4 examples: the digest of "abc").
-  const std::tuple<CK_MECHANISM_TYPE, const char*, const char*> known[] = {
-      {CKM_SHA_1, "SHA_1", "a9993e364706816aba3e25717850c26c9cd0d89d"},
-      {CKM_SHA256, "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-      {CKM_SHA384, "SHA384",
-       "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c"
-       "825a7"},
-      {CKM_SHA512, "SHA512",
-       "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3f"
-       "eebbd"
-       "454d4423643ce80e2a9ac94fa54ca49f"},
-  };
-  for (const auto& [mechanism, name, hex] : known) {
-    if (!f.Offers(mechanism, CKF_DIGEST)) continue;
-    CK_SESSION_HANDLE d = f.Open(false);
-    CK_MECHANISM m = {mechanism, nullptr, 0};
-    CK_BYTE abc[] = {'a', 'b', 'c'};
-    CK_ULONG length = out.size();
-    std::string got = "error";
-    if (p->C_DigestInit(d, &m) == CKR_OK &&
-        p->C_Digest(d, abc, sizeof abc, out.data(), &length) == CKR_OK) {
-      got.clear();
-      for (CK_ULONG i = 0; i < length; ++i) {
-        char two[3];
-        std::snprintf(two, sizeof two, "%02x", out[i]);
-        got += two;
-      }
-    }
-    s.True(std::string("op.digest.") + name + ".known_answer", "5.10.2", got == hex, hex, got);
-    p->C_CloseSession(d);
-  }
-
-  // Operations belong to their session (§5.6: each session has its own state).
-  CK_SESSION_HANDLE a = f.Open(true), b = f.Open(true);
-  CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
-  if (f.Offers(CKM_SHA256, CKF_DIGEST) && p->C_DigestInit(a, &sha) == CKR_OK) {
-    s.Rv("op.digest.other_session_not_initialized", "5.10.3", CKR_OPERATION_NOT_INITIALIZED,
-         p->C_DigestUpdate(b, data.data(), data.size()));
-    s.Rv("op.digest.other_session_own_operation", "5.10.1", CKR_OK, p->C_DigestInit(b, &sha));
-    CK_ULONG length = out.size();
-    s.Rv("op.digest.session_keeps_operation", "5.10.2", CKR_OK,
-         p->C_Digest(a, data.data(), data.size(), out.data(), &length));
-    // Closing a session ends its operation; the other session's stays.
-    p->C_CloseSession(a);
-    length = out.size();
-    s.Rv("op.digest.close_other_session_keeps_operation", "5.6.2", CKR_OK,
-         p->C_Digest(b, data.data(), data.size(), out.data(), &length));
-  }
-  p->C_CloseSession(b);
-}
-
 }  // namespace
 
 void RunOperations(Fixture& f) {
@@ -786,7 +540,7 @@ void RunOperations(Fixture& f) {
   if (key_session == CK_INVALID_HANDLE) return f.suite().Skip("op.", "no session");
   f.LoginUser(key_session);
   Keys keys = MakeKeys(f, key_session);
-  CheckKinds(f, keys);
+  op::CheckOperationKinds(f, keys);
   for (const MechanismCase& c : kMechanisms) RunMechanism(f, keys, c);
   // The module's mechanisms this suite does not drive, for the record.
   for (CK_MECHANISM_TYPE mechanism : f.Mechanisms()) {
