@@ -95,25 +95,25 @@ const char* AttributeName(CK_ATTRIBUTE_TYPE type) {
     NAME(CKA_APPLICATION)
     NAME(CKA_OBJECT_ID)
     NAME(CKA_VALUE)
-    NAME(CKA_CERTIFICATE_TYPE) NAME(CKA_TRUSTED) NAME(CKA_CERTIFICATE_CATEGORY) NAME(
-        CKA_CHECK_VALUE) NAME(CKA_START_DATE) NAME(CKA_END_DATE) NAME(CKA_SUBJECT) NAME(CKA_ID)
-        NAME(CKA_ISSUER) NAME(CKA_SERIAL_NUMBER) NAME(CKA_URL) NAME(CKA_HASH_OF_SUBJECT_PUBLIC_KEY)
-            NAME(CKA_HASH_OF_ISSUER_PUBLIC_KEY) NAME(CKA_JAVA_MIDP_SECURITY_DOMAIN)
-                NAME(CKA_NAME_HASH_ALGORITHM) NAME(CKA_KEY_TYPE) NAME(CKA_DERIVE) NAME(CKA_LOCAL)
-                    NAME(CKA_KEY_GEN_MECHANISM) NAME(CKA_ALLOWED_MECHANISMS) NAME(CKA_ENCRYPT)
-                        NAME(CKA_VERIFY) NAME(CKA_VERIFY_RECOVER) NAME(CKA_WRAP)
-                            NAME(CKA_WRAP_TEMPLATE) NAME(CKA_PUBLIC_KEY_INFO) NAME(CKA_SENSITIVE)
-                                NAME(CKA_DECRYPT) NAME(CKA_SIGN) NAME(CKA_SIGN_RECOVER)
-                                    NAME(CKA_UNWRAP) NAME(CKA_EXTRACTABLE)
-                                        NAME(CKA_ALWAYS_SENSITIVE) NAME(CKA_NEVER_EXTRACTABLE)
-                                            NAME(CKA_WRAP_WITH_TRUSTED) NAME(CKA_UNWRAP_TEMPLATE)
-                                                NAME(CKA_ALWAYS_AUTHENTICATE) NAME(CKA_VALUE_LEN)
-                                                    NAME(CKA_EC_PARAMS) NAME(CKA_EC_POINT)
-                                                        NAME(CKA_DERIVE_TEMPLATE) NAME(CKA_MODULUS)
-                                                            NAME(CKA_MODULUS_BITS)
-                                                                NAME(CKA_PUBLIC_EXPONENT)
+    NAME(CKA_CERTIFICATE_TYPE)
+    NAME(CKA_TRUSTED) NAME(CKA_CERTIFICATE_CATEGORY) NAME(CKA_CHECK_VALUE) NAME(CKA_START_DATE)
+        NAME(CKA_END_DATE) NAME(CKA_SUBJECT) NAME(CKA_ID) NAME(CKA_ISSUER) NAME(CKA_SERIAL_NUMBER)
+            NAME(CKA_URL) NAME(CKA_HASH_OF_SUBJECT_PUBLIC_KEY) NAME(CKA_HASH_OF_ISSUER_PUBLIC_KEY)
+                NAME(CKA_JAVA_MIDP_SECURITY_DOMAIN) NAME(CKA_NAME_HASH_ALGORITHM) NAME(CKA_KEY_TYPE)
+                    NAME(CKA_DERIVE) NAME(CKA_LOCAL) NAME(CKA_KEY_GEN_MECHANISM)
+                        NAME(CKA_ALLOWED_MECHANISMS) NAME(CKA_ENCRYPT) NAME(CKA_VERIFY)
+                            NAME(CKA_VERIFY_RECOVER) NAME(CKA_WRAP) NAME(CKA_WRAP_TEMPLATE)
+                                NAME(CKA_PUBLIC_KEY_INFO) NAME(CKA_SENSITIVE) NAME(CKA_DECRYPT)
+                                    NAME(CKA_SIGN) NAME(CKA_SIGN_RECOVER) NAME(CKA_UNWRAP)
+                                        NAME(CKA_EXTRACTABLE) NAME(CKA_ALWAYS_SENSITIVE) NAME(
+                                            CKA_NEVER_EXTRACTABLE) NAME(CKA_WRAP_WITH_TRUSTED)
+                                            NAME(CKA_UNWRAP_TEMPLATE) NAME(CKA_ALWAYS_AUTHENTICATE)
+                                                NAME(CKA_VALUE_LEN) NAME(CKA_EC_PARAMS)
+                                                    NAME(CKA_EC_POINT) NAME(CKA_DERIVE_TEMPLATE)
+                                                        NAME(CKA_MODULUS) NAME(CKA_MODULUS_BITS)
+                                                            NAME(CKA_PUBLIC_EXPONENT)
 #undef NAME
-                                                                    default : return "CKA_?";
+                                                                default : return "CKA_?";
   }
 }
 

@@ -139,6 +139,7 @@ class Run {
         NullUpdateArguments();
       }
       if (kind_ == Kind::kDecrypt) DecryptTampered();
+      if (kind_ == Kind::kSign && c_.mechanism == CKM_RSA_PKCS) SignTooLong();
     }
     InitTwice();
   }
@@ -298,6 +299,22 @@ class Run {
     CK_ULONG size = out.size();
     s_.Rv(Id("final_after_single_query"), Section(kind_), CKR_OPERATION_ACTIVE,
           calls_.Final(s, out.data(), &size));
+    End(s);
+  }
+
+  // Raw PKCS #1 v1.5 signs at most k - 11 bytes: more is
+  // CKR_DATA_LEN_RANGE, and that failure ends the operation (§5.11.2).
+  void SignTooLong() {
+    CK_SESSION_HANDLE s = Begin("data_too_long");
+    if (s == 0) return;
+    Bytes long_input(2048 / 8 - 10, 0x44);
+    Bytes out(512);
+    CK_ULONG size = out.size();
+    s_.Rv(Id("data_too_long"), "5.11.2 / RSA PKCS #1 v1.5", CKR_DATA_LEN_RANGE,
+          calls_.Single(s, long_input, out.data(), &size));
+    size = out.size();
+    s_.Rv(Id("data_too_long.ends_operation"), "5.11.2", CKR_OPERATION_NOT_INITIALIZED,
+          calls_.Single(s, input_, out.data(), &size));
     End(s);
   }
 

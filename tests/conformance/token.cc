@@ -62,6 +62,13 @@ void CheckPins(Fixture& f) {
   if (f.Login(rw, CKU_SO) == CKR_OK) {
     s.Rv("token.init_pin.null_pin", "5.5.8", CKR_ARGUMENTS_BAD, p->C_InitPIN(rw, nullptr, 4));
     s.Rv("token.init_pin.so", "5.5.8", CKR_OK, p->C_InitPIN(rw, Utf8(user), user.size()));
+    const std::string& so = f.options().so_pin;
+    const std::string so_other = so + "-2";
+    if (s.Rv("token.set_pin.so", "5.5.9", CKR_OK,
+             p->C_SetPIN(rw, Utf8(so), so.size(), Utf8(so_other), so_other.size()))) {
+      s.Rv("token.set_pin.so_restore", "5.5.9", CKR_OK,
+           p->C_SetPIN(rw, Utf8(so_other), so_other.size(), Utf8(so), so.size()));
+    }
   }
   f.CloseAll();
 }
