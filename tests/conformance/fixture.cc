@@ -1,5 +1,6 @@
 #include "fixture.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -157,7 +158,8 @@ std::vector<CK_BYTE> Fixture::Attribute(CK_SESSION_HANDLE session, CK_OBJECT_HAN
   CK_RV rv = p11()->C_GetAttributeValue(session, object, &attribute, 1);
   std::vector<CK_BYTE> value;
   if (rv == CKR_OK && attribute.ulValueLen != CK_UNAVAILABLE_INFORMATION) {
-    value.resize(attribute.ulValueLen);
+    value.resize(std::min<CK_ULONG>(attribute.ulValueLen, 1u << 20));  // never an absurd allocation
+    attribute.ulValueLen = value.size();
     attribute.pValue = value.data();
     rv = p11()->C_GetAttributeValue(session, object, &attribute, 1);
     value.resize(rv == CKR_OK ? attribute.ulValueLen : 0);
