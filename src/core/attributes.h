@@ -1,8 +1,9 @@
 // Attribute rules: the one table that says, for every PKCS#11 attribute
-// signet knows, its value shape, whether C_SetAttributeValue may change it,
-// and whether it is a secret component (never returned, PKCS#11 §4.9
-// "sensitive"). Every layer that checks templates reads it; nobody copies a
-// switch over attribute types.
+// signet knows, its value shape and whether it is a secret component (never
+// returned while the key is sensitive, PKCS#11 §4.9). Which class has which
+// attribute, its default and whether it may change: core/object_classes.h.
+// Every layer that checks templates reads these; nobody copies a switch
+// over attribute types.
 //
 // Also: helpers to read/write CK_ULONG and CK_BBOOL values in their C ABI
 // byte form (the form the wire, the keystore and the PKCS#11 module use).
@@ -22,16 +23,17 @@ using crypto::Bytes;
 using crypto::ByteView;
 using keystore::AttributeMap;
 
-// AttrShape: how an attribute's value is laid out.
-enum class AttrShape { kBool, kUlong, kBytes };
+// AttrShape: how an attribute's value is laid out. kUlongArray: an array
+// of CK_ULONG (CKA_ALLOWED_MECHANISMS); kTemplate: an array of attributes
+// in signet/attribute_array.hpp's byte form.
+enum class AttrShape { kBool, kUlong, kBytes, kUlongArray, kTemplate };
 
 struct AttributeRule {
   CK_ATTRIBUTE_TYPE type;
   std::string_view name;
   AttrShape shape;
-  bool modifiable;  // may change after creation (C_SetAttributeValue)
-  bool secret;      // a secret key component: never readable, never stored in clear
-  bool derived;     // computed by the token; a template may not set it on generation
+  bool secret;   // a secret key component: never readable, never stored in clear
+  bool derived;  // computed by the token; a template may not set it on generation
 };
 
 // FindAttributeRule returns the rule for `type`, or nullptr for types signet
@@ -50,9 +52,19 @@ using Template = std::vector<Attribute>;
 
 // ValidateTemplate checks every attribute against the table and converts the
 // template into a map. CKR_ATTRIBUTE_TYPE_INVALID for unknown types,
-// CKR_ATTRIBUTE_VALUE_INVALID for a value of the wrong size,
+// CKR_ATTRIBUTE_VALUE_INVALID for a value of the wrong size (or a
+// template-valued attribute that is malformed or holds invalid attributes),
 // CKR_TEMPLATE_INCONSISTENT when a type repeats with different values.
 Result<AttributeMap> ValidateTemplate(const Template& tmpl);
+
+// DecodeTemplateValue reads a template-valued attribute (CKA_WRAP_TEMPLATE,
+// ...; signet/attribute_array.hpp's form) and validates its attributes as
+// ValidateTemplate does. CKR_ATTRIBUTE_VALUE_INVALID when malformed.
+Result<Template> DecodeTemplateValue(ByteView value);
+
+// UlongArray reads an array-of-CK_ULONG attribute (CKA_ALLOWED_MECHANISMS);
+// empty when absent.
+std::vector<CK_ULONG> UlongArray(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
 
 // BoolBytes / UlongBytes: the C ABI byte form of a value.
 Bytes BoolBytes(bool value);

@@ -243,6 +243,10 @@ class Hsm {
   // FetchSecret returns a key's secret (cached unwrap for token keys).
   Result<std::shared_ptr<const keystore::UnwrappedKey>> FetchSecret(const Resolved& r,
                                                                     const ResolvedObject& obj);
+  // ReadSecretComponent returns a readable key's secret attribute `type`
+  // (CKA_VALUE, CKA_PRIVATE_EXPONENT, ...) from its key material.
+  Result<Bytes> ReadSecretComponent(const Resolved& r, const ResolvedObject& obj,
+                                    CK_ATTRIBUTE_TYPE type);
   // CheckTokenWrite: may this session create, change or destroy a token
   // object (`private_object`: one with CKA_PRIVATE true)? A RW session is
   // needed (CKR_SESSION_READ_ONLY), and a login (CKR_USER_NOT_LOGGED_IN):

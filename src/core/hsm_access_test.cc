@@ -222,7 +222,7 @@ TEST_F(HsmAccessTest, SessionObjectsPerConnectionAreLimitedInCountAndBytes) {
   auto d = hsm_->FindObjects(*stranger_, s, {{CKA_LABEL, Bytes{'d'}}}, 0);
   ASSERT_EQ(d->size(), 1u);
   EXPECT_EQ(Code(hsm_->SetAttributeValue(*stranger_, s, (*d)[0],
-                                         {{CKA_APPLICATION, Bytes(64 * 1024, 1)}})),
+                                         {{CKA_LABEL, Bytes(64 * 1024, 1)}})),
             CKR_DEVICE_MEMORY);
 }
 
@@ -240,7 +240,7 @@ TEST_F(HsmAccessTest, TokenQuotaLimitsObjectsAndBytes) {
   ASSERT_TRUE(hsm_->CreateObject(*owner_, s, DataObject(true, "c")).ok());
   EXPECT_EQ(Code(hsm_->CreateObject(*owner_, s, DataObject(true, "d"))), CKR_DEVICE_MEMORY);
   EXPECT_EQ(
-      Code(hsm_->SetAttributeValue(*owner_, s, *first, {{CKA_APPLICATION, Bytes(16 * 1024, 1)}})),
+      Code(hsm_->SetAttributeValue(*owner_, s, *first, {{CKA_LABEL, Bytes(16 * 1024, 1)}})),
       CKR_DEVICE_MEMORY);
   ASSERT_TRUE(hsm_->DestroyObject(*owner_, s, *first).ok());
   EXPECT_TRUE(hsm_->CreateObject(*owner_, s, DataObject(true, "d")).ok());

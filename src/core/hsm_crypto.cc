@@ -3,6 +3,7 @@
 // hits under short locks, the key comes from the keystore's unwrapped-key
 // cache, and nothing is copied but the signature.
 #include "core/hsm.h"
+#include "core/object_classes.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -51,7 +52,7 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED,
                      std::string(FindAttributeRule(usage)->name) + " is false for this key");
   }
-  return OkStatus();
+  return CheckMechanismAllowed(rec.attributes, rule.type);
 }
 
 Result<const MechanismRule*> MechanismFor(const Mechanism& m, CK_FLAGS needed) {

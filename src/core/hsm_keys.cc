@@ -4,6 +4,7 @@
 #include "core/hsm.h"
 #include "core/key_defaults.h"
 #include "core/key_pair_attributes.h"
+#include "core/object_classes.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -52,6 +53,15 @@ Status CheckKeyTypeAttr(const AttributeMap& attrs, CK_KEY_TYPE want) {
   return OkStatus();
 }
 
+// TemplateAttribute reads a template-valued attribute of a key as a map
+// (empty when absent).
+Result<AttributeMap> TemplateAttribute(const AttributeMap& key, CK_ATTRIBUTE_TYPE type) {
+  auto it = key.find(type);
+  if (it == key.end() || it->second.empty()) return AttributeMap{};
+  SIGNET_ASSIGN_OR_RETURN(Template nested, DecodeTemplateValue(it->second));
+  return ValidateTemplate(nested);
+}
+
 Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
   auto cls = GetUlong(attrs, CKA_CLASS);
   if (cls && *cls != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_CLASS does not fit");
@@ -76,6 +86,8 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
   SIGNET_TRY(CheckClassAttr(priv, CKO_PRIVATE_KEY));
   SIGNET_TRY(CheckKeyTypeAttr(pub, rule->key_type));
   SIGNET_TRY(CheckKeyTypeAttr(priv, rule->key_type));
+  SIGNET_TRY(CheckFitsGeneratedClass(pub, CKO_PUBLIC_KEY, rule->key_type));
+  SIGNET_TRY(CheckFitsGeneratedClass(priv, CKO_PRIVATE_KEY, rule->key_type));
   SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, KeySpecFromTemplates(*rule, pub));
   // Check permissions before the (possibly long) generation.
   bool any_token = BoolOr(pub, CKA_TOKEN, false) || BoolOr(priv, CKA_TOKEN, false);
@@ -146,6 +158,7 @@ Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, c
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
   SIGNET_TRY(CheckKeyTypeAttr(attrs, rule->key_type));
+  SIGNET_TRY(CheckFitsGeneratedClass(attrs, CKO_SECRET_KEY, rule->key_type));
   auto len = GetUlong(attrs, CKA_VALUE_LEN);
   if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
   if (*len != 16 && *len != 24 && *len != 32)
@@ -170,10 +183,17 @@ Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism&
     return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT, "wrapping key must be AES");
   if (!BoolOr(wa, CKA_WRAP, false))
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
+  SIGNET_TRY(CheckMechanismAllowed(wa, m.type));
   if (!target.record->has_secret)
     return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
   if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
     return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
+  }
+  // CKA_WRAP_TEMPLATE (§4.8, §4.10): keys that do not match it cannot be
+  // wrapped with this key.
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap wrap_template, TemplateAttribute(wa, CKA_WRAP_TEMPLATE));
+  if (!Matches(target.record->attributes, wrap_template)) {
+    return MakeError(CKR_KEY_NOT_WRAPPABLE, "key does not match the wrapping key's template");
   }
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
   SIGNET_ASSIGN_OR_RETURN(auto value, FetchSecret(r, target));
@@ -194,7 +214,19 @@ Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, con
   if (!BoolOr(unwrapper->record->attributes, CKA_UNWRAP, false)) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_UNWRAP is false");
   }
+  SIGNET_TRY(CheckMechanismAllowed(unwrapper->record->attributes, m.type));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
+  // CKA_UNWRAP_TEMPLATE (§4.9, §4.10) applies first; the caller's template
+  // may repeat its values but not contradict them.
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap unwrap_template,
+                          TemplateAttribute(unwrapper->record->attributes, CKA_UNWRAP_TEMPLATE));
+  for (auto& [type, value] : unwrap_template) {
+    auto [it, inserted] = attrs.emplace(type, value);
+    if (!inserted && it->second != value) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                       "the template contradicts the unwrapping key's CKA_UNWRAP_TEMPLATE");
+    }
+  }
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
   auto cls = GetUlong(attrs, CKA_CLASS);
   if (!cls || (*cls != CKO_PRIVATE_KEY && *cls != CKO_SECRET_KEY)) {

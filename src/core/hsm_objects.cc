@@ -2,6 +2,9 @@
 // find, get and set attributes.
 #include "core/hsm.h"
 #include "core/key_defaults.h"
+#include "core/object_classes.h"
+#include "crypto/digest.h"
+#include "crypto/private_components.h"
 
 namespace signet::core {
 namespace {
@@ -98,6 +101,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   key->value.assign(der.begin(), der.end());
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, priv.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
+  derived.erase(CKA_MODULUS_BITS);  // a public-key attribute only
   for (auto& [t, v] : derived) attrs[t] = std::move(v);
   key->private_key = std::move(priv);
   return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
@@ -108,6 +112,39 @@ bool IsSecretComponent(const ObjectRecord& rec, CK_ATTRIBUTE_TYPE type) {
   if (rule != nullptr && rule->secret) return true;
   CK_OBJECT_CLASS cls = rec.object_class();
   return type == CKA_VALUE && (cls == CKO_PRIVATE_KEY || cls == CKO_SECRET_KEY);
+}
+
+// ComponentOf maps a private key attribute to crypto/'s component.
+std::optional<crypto::PrivateComponent> ComponentOf(CK_ATTRIBUTE_TYPE type) {
+  using C = crypto::PrivateComponent;
+  switch (type) {
+    case CKA_PRIVATE_EXPONENT:
+      return C::kRsaPrivateExponent;
+    case CKA_PRIME_1:
+      return C::kRsaPrime1;
+    case CKA_PRIME_2:
+      return C::kRsaPrime2;
+    case CKA_EXPONENT_1:
+      return C::kRsaExponent1;
+    case CKA_EXPONENT_2:
+      return C::kRsaExponent2;
+    case CKA_COEFFICIENT:
+      return C::kRsaCoefficient;
+    case CKA_VALUE:
+      return C::kEcValue;
+    default:
+      return std::nullopt;
+  }
+}
+
+// CertificateCheckValue: CKA_CHECK_VALUE of a certificate, the first three
+// bytes of the SHA-1 hash of its CKA_VALUE (PKCS#11 v2.40 §4.6.3).
+Result<Bytes> CertificateCheckValue(const AttributeMap& attrs) {
+  auto value = attrs.find(CKA_VALUE);
+  if (value == attrs.end()) return Bytes{};
+  SIGNET_ASSIGN_OR_RETURN(Bytes hash, crypto::Digest(crypto::DigestAlg::kSha1, value->second));
+  hash.resize(3);
+  return hash;
 }
 
 }  // namespace
@@ -128,13 +165,30 @@ Result<Hsm::PendingObject> Hsm::PrepareImport(const Template& t, bool value_is_p
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
   auto cls = GetUlong(attrs, CKA_CLASS);
   if (!cls) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS is required");
+  const bool key = *cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY;
+  if (!key && *cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
+  }
+  auto cert_type = GetUlong(attrs, CKA_CERTIFICATE_TYPE);
+  if (*cls == CKO_CERTIFICATE && cert_type && *cert_type != CKC_X_509) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "signet stores X.509 certificates only");
+  }
+  // The class's attributes only, and the ones C_CreateObject needs (§4's
+  // footnote 1). An unwrapped key may take its type from the wrapped
+  // PKCS#8 (docs/PKCS11.md).
+  if (!value_is_pkcs8) {
+    SIGNET_TRY(CheckTemplateFitsClass(attrs, /*check_required=*/true));
+  } else if (attrs.count(CKA_KEY_TYPE) != 0) {
+    SIGNET_TRY(CheckTemplateFitsClass(attrs, /*check_required=*/false));
+  }
   std::shared_ptr<const keystore::UnwrappedKey> secret;
-  if (*cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY) {
+  if (key) {
     SIGNET_ASSIGN_OR_RETURN(secret,
                             ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false),
                                               value_is_pkcs8));
-  } else if (*cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
-    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
+  }
+  if (*cls == CKO_CERTIFICATE) {
+    SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE], CertificateCheckValue(attrs));
   }
   ApplyObjectDefaults(attrs, *cls, KeyOrigin{});
   return PendingObject{std::move(attrs), std::move(secret)};
@@ -149,11 +203,12 @@ Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK
     return MakeError(CKR_ACTION_PROHIBITED, "object is not copyable");
   }
   AttributeMap attrs = obj.record->attributes;
+  // §5.7 C_CopyObject: only what may ordinarily change (footnote 8), the
+  // one-way switches only one way, plus CKA_TOKEN / CKA_PRIVATE (and
+  // CKA_MODIFIABLE / CKA_DESTROYABLE, TRUE -> FALSE only).
   for (auto& [type, value] : changes) {
-    const AttributeRule* rule = FindAttributeRule(type);
-    if (!rule->modifiable && type != CKA_TOKEN && type != CKA_PRIVATE) {
-      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " cannot change on copy");
-    }
+    SIGNET_TRY(CheckAttributeChange(obj.record->attributes, type, value, /*copy=*/true,
+                                    CKR_TEMPLATE_INCONSISTENT));
     attrs[type] = value;
   }
   std::shared_ptr<const keystore::UnwrappedKey> secret;
@@ -215,35 +270,60 @@ Result<std::vector<AttributeValue>> Hsm::GetAttributeValue(
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
   const ObjectRecord& rec = *obj.record;
-  bool readable = !BoolOr(rec.attributes, CKA_SENSITIVE, false) &&
-                  BoolOr(rec.attributes, CKA_EXTRACTABLE, true);
+  // Footnote 7 of §4's tables: a key's secret components are revealed only
+  // when CKA_SENSITIVE is false and CKA_EXTRACTABLE true.
+  const bool readable = !BoolOr(rec.attributes, CKA_SENSITIVE, false) &&
+                        BoolOr(rec.attributes, CKA_EXTRACTABLE, true);
+  const bool secret_class =
+      rec.object_class() == CKO_PRIVATE_KEY || rec.object_class() == CKO_SECRET_KEY;
   *overall = CKR_OK;
   std::vector<AttributeValue> out;
   out.reserve(types.size());
   for (CK_ATTRIBUTE_TYPE type : types) {
     AttributeValue v{type, CKR_OK, {}};
     auto it = rec.attributes.find(type);
-    if (IsSecretComponent(rec, type)) {
-      // Only a non-sensitive, extractable AES key reveals CKA_VALUE; private
-      // key components never leave except wrapped (C_WrapKey).
-      if (readable && type == CKA_VALUE && rec.object_class() == CKO_SECRET_KEY) {
-        SIGNET_ASSIGN_OR_RETURN(auto key, FetchSecret(r, obj));
-        v.value.assign(key->value.begin(), key->value.end());
-      } else if (it != rec.attributes.end() && rec.object_class() != CKO_PRIVATE_KEY &&
-                 rec.object_class() != CKO_SECRET_KEY) {
-        v.value = it->second;
+    const bool has = it != rec.attributes.end() || ClassHasAttribute(rec.attributes, type);
+    if (!has) {
+      v.rv = CKR_ATTRIBUTE_TYPE_INVALID;
+    } else if (secret_class && IsSecretComponent(rec, type)) {
+      // A component the key material cannot give (an RSA key held without
+      // its CRT values) cannot be revealed either.
+      Result<Bytes> value = readable ? ReadSecretComponent(r, obj, type)
+                                     : Result<Bytes>(Error{CKR_ATTRIBUTE_SENSITIVE, ""});
+      if (value.ok()) {
+        v.value = std::move(*value);
       } else {
         v.rv = CKR_ATTRIBUTE_SENSITIVE;
       }
     } else if (it != rec.attributes.end()) {
       v.value = it->second;
     } else {
-      v.rv = CKR_ATTRIBUTE_TYPE_INVALID;
+      // A class attribute the record lacks (written before it had a
+      // default): its default, or empty.
+      v.value = ClassDefault(rec.attributes, type).value_or(Bytes{});
     }
     if (v.rv != CKR_OK && *overall == CKR_OK) *overall = v.rv;
     out.push_back(std::move(v));
   }
   return out;
+}
+
+Result<Bytes> Hsm::ReadSecretComponent(const Resolved& r, const ResolvedObject& obj,
+                                       CK_ATTRIBUTE_TYPE type) {
+  SIGNET_ASSIGN_OR_RETURN(auto key, FetchSecret(r, obj));
+  if (!key) return MakeError(CKR_GENERAL_ERROR, "key without its secret");
+  if (obj.record->object_class() == CKO_SECRET_KEY) {
+    if (type != CKA_VALUE) return MakeError(CKR_GENERAL_ERROR, "not a secret key component");
+    return Bytes(key->value.begin(), key->value.end());
+  }
+  std::optional<crypto::PrivateComponent> component = ComponentOf(type);
+  if (!component || !key->private_key) {
+    return MakeError(CKR_GENERAL_ERROR, "not a private key component");
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes value,
+                          crypto::ExportPrivateComponent(*key->private_key, *component));
+  // The reply's buffer is wiped by the wire layer after sending (docs/SECURITY.md).
+  return Bytes(value.begin(), value.end());
 }
 
 Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
@@ -255,16 +335,11 @@ Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HAN
   if (!BoolOr(attrs, CKA_MODIFIABLE, true)) {
     return MakeError(CKR_ACTION_PROHIBITED, "object is not modifiable");
   }
+  // Footnote 8 (may be modified) and the one-way switches 11 / 12 of §4's
+  // tables; re-setting a latched attribute to its value is no change.
   for (const auto& [type, value] : changes) {
-    const AttributeRule* rule = FindAttributeRule(type);
-    if (!rule->modifiable)
-      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " is read-only");
-    bool now = !value.empty() && value[0] != CK_FALSE;
-    // One-way switches (PKCS#11 §4.9): sensitive only on, extractable only off.
-    if ((type == CKA_SENSITIVE && !now && BoolOr(attrs, CKA_SENSITIVE, false)) ||
-        (type == CKA_EXTRACTABLE && now && !BoolOr(attrs, CKA_EXTRACTABLE, true))) {
-      return MakeError(CKR_ATTRIBUTE_READ_ONLY, std::string(rule->name) + " can only be tightened");
-    }
+    SIGNET_TRY(
+        CheckAttributeChange(attrs, type, value, /*copy=*/false, CKR_ATTRIBUTE_TYPE_INVALID));
   }
   if (obj.token_object) {
     SIGNET_TRY(CheckTokenWrite(r, obj.record->is_private()));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/object_classes.h"
+
 namespace signet::core {
 
 std::size_t ObjectBytes(const AttributeMap& attributes, std::size_t secret_size) {
@@ -65,6 +67,9 @@ Status TokenSlot::LoadObjects() {
   object_bytes_.clear();
   std::size_t bytes = 0;
   for (auto& obj : stored) {
+    // Records written before an attribute of their class had a default get
+    // it now (object_classes.h), so reading old token files needs no migration.
+    FillClassDefaults(obj.attributes);
     // Loaded objects count without their wrapped value (kObjectOverhead
     // stands for it): the quota bounds growth, not what is already there.
     std::size_t size = ObjectBytes(obj.attributes, 0);

@@ -189,10 +189,11 @@ Reply GetAttributeValue(Ctx& c, const wire::Request& req) {
   auto values = c.hsm.GetAttributeValue(c.client, r->session(), r->object(), types, &overall);
   if (!values.ok()) return FromError(values.error());
   std::vector<fb::Offset<wire::AttributeResult>> out;
-  for (const core::AttributeValue& v : *values) {
+  for (core::AttributeValue& v : *values) {
     auto bytes =
         v.rv == CKR_OK ? c.fbb.CreateVector(v.value) : fb::Offset<fb::Vector<std::uint8_t>>();
     out.push_back(wire::CreateAttributeResult(c.fbb, v.type, v.rv, bytes));
+    crypto::WipeBytes(v.value);  // a non-sensitive key's component may be among them
   }
   Reply reply = Body(ResponseBody::GetAttributeValueResponse,
                      wire::CreateGetAttributeValueResponse(c.fbb, c.fbb.CreateVector(out)));
