@@ -104,17 +104,52 @@ std::string_view TrimPadded(const unsigned char* field, std::size_t size) {
   return end == std::string_view::npos ? std::string_view{} : text.substr(0, end + 1);
 }
 
+namespace {
+
+// EncodeNestedTemplate turns a template-valued attribute (an array of
+// CK_ATTRIBUTE) into signet/attribute_array.hpp's byte form.
+// CKR_ATTRIBUTE_VALUE_INVALID for a length that is not a whole number of
+// CK_ATTRIBUTEs or a nested array; CKR_ARGUMENTS_BAD for a NULL value.
+Result<client::Bytes> EncodeNestedTemplate(const CK_ATTRIBUTE& a) {
+  if (a.ulValueLen % sizeof(CK_ATTRIBUTE) != 0) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "not an array of CK_ATTRIBUTE");
+  }
+  const auto* nested = static_cast<const CK_ATTRIBUTE*>(a.pValue);
+  std::vector<NestedAttribute> elements;
+  for (CK_ULONG i = 0; i < a.ulValueLen / sizeof(CK_ATTRIBUTE); ++i) {
+    const CK_ATTRIBUTE& e = nested[i];
+    if ((e.type & CKF_ARRAY_ATTRIBUTE) != 0) {
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "nested array attributes are not supported");
+    }
+    if (e.pValue == nullptr && e.ulValueLen != 0) {
+      return MakeError(CKR_ARGUMENTS_BAD, "NULL nested attribute value");
+    }
+    auto value = ToView(static_cast<const CK_BYTE*>(e.pValue), e.ulValueLen);
+    elements.push_back({e.type, std::vector<std::uint8_t>(value.begin(), value.end())});
+  }
+  return EncodeAttributeArray(elements);
+}
+
+}  // namespace
+
 Result<client::Template> ToTemplate(CK_ATTRIBUTE_PTR attrs, CK_ULONG count) {
   if (attrs == nullptr && count != 0) return MakeError(CKR_ARGUMENTS_BAD, "NULL template");
   client::Template out;
   out.reserve(count);
   for (CK_ULONG i = 0; i < count; ++i) {
     const CK_ATTRIBUTE& a = attrs[i];
-    if ((a.type & CKF_ARRAY_ATTRIBUTE) != 0) {
-      return MakeError(CKR_ATTRIBUTE_TYPE_INVALID, "array attributes are not supported");
-    }
     if (a.pValue == nullptr && a.ulValueLen != 0) {
       return MakeError(CKR_ARGUMENTS_BAD, "NULL attribute value");
+    }
+    if (IsTemplateAttribute(a.type)) {
+      SIGNET_ASSIGN_OR_RETURN(client::Bytes encoded, EncodeNestedTemplate(a));
+      out.push_back(client::Attribute{a.type, std::move(encoded)});
+      continue;
+    }
+    // CKA_ALLOWED_MECHANISMS is an array of CK_ULONG: its C bytes travel as
+    // they are. Other array types are unknown to signet.
+    if ((a.type & CKF_ARRAY_ATTRIBUTE) != 0 && a.type != CKA_ALLOWED_MECHANISMS) {
+      return MakeError(CKR_ATTRIBUTE_TYPE_INVALID, "unknown array attribute");
     }
     auto value = ToView(static_cast<const CK_BYTE*>(a.pValue), a.ulValueLen);
     out.push_back(client::Attribute{a.type, client::Bytes(value.begin(), value.end())});

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "crypto/secure_bytes.h"
+#include "signet/attribute_array.hpp"
 #include "signet/client.hpp"
 
 namespace signet::pkcs11 {
@@ -33,9 +34,12 @@ void PadCopy(std::string_view text, unsigned char* field, std::size_t size);
 std::string_view TrimPadded(const unsigned char* field, std::size_t size);
 
 // ToTemplate copies a caller's attribute array. CKR_ARGUMENTS_BAD for a NULL
-// array with a non-zero count or a NULL value with a non-zero length;
-// CKR_ATTRIBUTE_TYPE_INVALID for array-valued attributes (CKF_ARRAY_ATTRIBUTE,
-// e.g. CKA_WRAP_TEMPLATE), which signet does not support.
+// array with a non-zero count or a NULL value with a non-zero length.
+// Template-valued attributes (CKA_WRAP_TEMPLATE, CKA_UNWRAP_TEMPLATE,
+// CKA_DERIVE_TEMPLATE) travel in signet/attribute_array.hpp's byte form
+// (CKR_ATTRIBUTE_VALUE_INVALID when not an array of CK_ATTRIBUTE);
+// CKA_ALLOWED_MECHANISMS as its C bytes; other CKF_ARRAY_ATTRIBUTE types are
+// CKR_ATTRIBUTE_TYPE_INVALID.
 [[nodiscard]] Result<client::Template> ToTemplate(CK_ATTRIBUTE_PTR attrs, CK_ULONG count);
 
 // ToMechanism copies a CK_MECHANISM with its parameter in typed form:

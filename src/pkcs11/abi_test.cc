@@ -33,17 +33,36 @@ TEST(PaddedStrings, PadAndTrim) {
   EXPECT_EQ(TrimPadded(field, sizeof(field)), "01234567");
 }
 
-TEST(ToTemplate, RejectsNullsAndArrays) {
+TEST(ToTemplate, RejectsNullsAndUnknownArrays) {
   EXPECT_EQ(ToTemplate(nullptr, 1).error().code, CKR_ARGUMENTS_BAD);
   CK_ATTRIBUTE null_value = {CKA_LABEL, nullptr, 4};
   EXPECT_EQ(ToTemplate(&null_value, 1).error().code, CKR_ARGUMENTS_BAD);
-  CK_ATTRIBUTE array = {CKA_WRAP_TEMPLATE, nullptr, 0};
-  EXPECT_EQ(ToTemplate(&array, 1).error().code, CKR_ATTRIBUTE_TYPE_INVALID);
+  CK_ATTRIBUTE unknown_array = {CKF_ARRAY_ATTRIBUTE | 0x999, nullptr, 0};
+  EXPECT_EQ(ToTemplate(&unknown_array, 1).error().code, CKR_ATTRIBUTE_TYPE_INVALID);
+  CK_BYTE odd[3] = {};
+  CK_ATTRIBUTE not_attributes = {CKA_WRAP_TEMPLATE, odd, sizeof odd};
+  EXPECT_EQ(ToTemplate(&not_attributes, 1).error().code, CKR_ATTRIBUTE_VALUE_INVALID);
   CK_BBOOL yes = CK_TRUE;
   CK_ATTRIBUTE sign = {CKA_SIGN, &yes, sizeof(yes)};
   Result<client::Template> ok = ToTemplate(&sign, 1);
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)[0].value, client::Bytes{1});
+}
+
+TEST(ToTemplate, TemplateAttributesTravelInTheirByteForm) {
+  CK_BBOOL yes = CK_TRUE;
+  CK_ATTRIBUTE nested[] = {{CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_ATTRIBUTE wrap = {CKA_WRAP_TEMPLATE, nested, sizeof nested};
+  Result<client::Template> got = ToTemplate(&wrap, 1);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  auto decoded = DecodeAttributeArray((*got)[0].value);
+  ASSERT_TRUE(decoded.has_value());
+  ASSERT_EQ(decoded->size(), 1u);
+  EXPECT_EQ((*decoded)[0].type, CKA_EXTRACTABLE);
+  EXPECT_EQ((*decoded)[0].value, std::vector<std::uint8_t>{CK_TRUE});
+  CK_ATTRIBUTE inner_array[] = {{CKA_WRAP_TEMPLATE, nullptr, 0}};
+  CK_ATTRIBUTE nested_array = {CKA_UNWRAP_TEMPLATE, inner_array, sizeof inner_array};
+  EXPECT_EQ(ToTemplate(&nested_array, 1).error().code, CKR_ATTRIBUTE_VALUE_INVALID);
 }
 
 TEST(ToMechanism, TypedParameters) {

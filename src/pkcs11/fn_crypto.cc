@@ -42,11 +42,17 @@ Status CheckMechanism(ModuleState& state, const client::Mechanism& mech, const O
   return MakeError(CKR_MECHANISM_INVALID, "mechanism not offered for this operation");
 }
 
-// KeyFits: the mechanism's key type (when it has one) is the key's.
-Status KeyFits(CK_KEY_TYPE key_type, const client::Mechanism& mech) {
+// KeyFits: the mechanism's key type (when it has one) is the key's, and
+// the key's CKA_ALLOWED_MECHANISMS (when not empty) lists the mechanism
+// (CKR_MECHANISM_INVALID, PKCS#11 v2.40 §4.7; the daemon checks it again).
+Status KeyFits(const Session::CheckedKey& key, const client::Mechanism& mech) {
   const CK_KEY_TYPE wanted = KeyTypeFor(mech.type);
-  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != key_type) {
+  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != key.key_type) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
+  }
+  if (!key.allowed.empty() &&
+      std::find(key.allowed.begin(), key.allowed.end(), mech.type) == key.allowed.end()) {
+    return MakeError(CKR_MECHANISM_INVALID, "mechanism not in the key's CKA_ALLOWED_MECHANISMS");
   }
   return OkStatus();
 }
@@ -63,10 +69,10 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key,
   if (auto it = s.checked_keys.find({key, rules.kind}); it != s.checked_keys.end()) {
     return KeyFits(it->second, mech);
   }
-  const CK_ATTRIBUTE_TYPE types[] = {CKA_KEY_TYPE, rules.key_usage};
+  const CK_ATTRIBUTE_TYPE types[] = {CKA_KEY_TYPE, rules.key_usage, CKA_ALLOWED_MECHANISMS};
   Result<std::vector<client::AttributeValue>> got = s.conn->GetAttributeValue(s.remote, key, types);
   if (!got.ok()) return MakeError(KeyHandleRv(got.error().code), got.error().message);
-  if (got->size() != 2) return MakeError(CKR_DEVICE_ERROR, "short attribute answer");
+  if (got->size() != 3) return MakeError(CKR_DEVICE_ERROR, "short attribute answer");
   const std::optional<CK_ULONG> key_type = client::UlongValue((*got)[0].value);
   if ((*got)[0].rv != CKR_OK || !key_type) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object is not a key");
@@ -75,8 +81,17 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key,
   if ((*got)[1].rv != CKR_OK || !allowed || !*allowed) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "key usage attribute is false");
   }
-  s.checked_keys[{key, rules.kind}] = *key_type;
-  return KeyFits(*key_type, mech);
+  Session::CheckedKey checked{*key_type, {}};
+  if ((*got)[2].rv == CKR_OK) {
+    const client::Bytes& list = (*got)[2].value;
+    checked.allowed.resize(list.size() / sizeof(CK_MECHANISM_TYPE));
+    if (!checked.allowed.empty()) {
+      std::memcpy(checked.allowed.data(), list.data(), checked.allowed.size() * sizeof(CK_ULONG));
+    }
+  }
+  const Status fits = KeyFits(checked, mech);
+  s.checked_keys[{key, rules.kind}] = std::move(checked);
+  return fits;
 }
 
 CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,

@@ -4,6 +4,7 @@
 // daemon always sends full values).
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
@@ -38,6 +39,34 @@ CK_RV FillAttribute(const client::AttributeValue& answer, CK_ATTRIBUTE& slot) {
   if (!answer.value.empty()) std::memcpy(slot.pValue, answer.value.data(), answer.value.size());
   slot.ulValueLen = answer.value.size();
   return CKR_OK;
+}
+
+// FillTemplateAttribute applies §5.7's rules to a template-valued attribute
+// (CKF_ARRAY_ATTRIBUTE): its length is that of a CK_ATTRIBUTE array; with a
+// large enough array each element gets its type and, by the same rules, its
+// value (NULL pValue: length only), so a caller asks for the count, then
+// the lengths, then the values.
+CK_RV FillTemplateAttribute(const client::AttributeValue& answer, CK_ATTRIBUTE& slot) {
+  std::optional<std::vector<NestedAttribute>> nested = DecodeAttributeArray(answer.value);
+  if (!nested) return CKR_DEVICE_ERROR;  // the daemon stores only well-formed ones
+  const CK_ULONG size = nested->size() * sizeof(CK_ATTRIBUTE);
+  if (slot.pValue == nullptr) {
+    slot.ulValueLen = size;
+    return CKR_OK;
+  }
+  if (slot.ulValueLen < size) {
+    slot.ulValueLen = CK_UNAVAILABLE_INFORMATION;
+    return CKR_BUFFER_TOO_SMALL;
+  }
+  auto* out = static_cast<CK_ATTRIBUTE*>(slot.pValue);
+  CK_RV rv = CKR_OK;
+  for (std::size_t i = 0; i < nested->size(); ++i) {
+    out[i].type = (*nested)[i].type;
+    const client::AttributeValue element{(*nested)[i].type, CKR_OK, std::move((*nested)[i].value)};
+    if (CK_RV element_rv = FillAttribute(element, out[i]); element_rv != CKR_OK) rv = element_rv;
+  }
+  slot.ulValueLen = size;
+  return rv;
 }
 
 // Worst: §5.7 lets any of the codes be returned when several apply; signet
@@ -108,7 +137,12 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
     if (!answers.ok()) return answers.error().code;
     if (answers->size() != count) return CKR_DEVICE_ERROR;  // the daemon broke the protocol
     CK_RV rv = CKR_OK;
-    for (CK_ULONG i = 0; i < count; ++i) rv = Worst(rv, FillAttribute((*answers)[i], tmpl[i]));
+    for (CK_ULONG i = 0; i < count; ++i) {
+      const client::AttributeValue& answer = (*answers)[i];
+      const bool nested = answer.rv == CKR_OK && IsTemplateAttribute(tmpl[i].type);
+      rv = Worst(rv,
+                 nested ? FillTemplateAttribute(answer, tmpl[i]) : FillAttribute(answer, tmpl[i]));
+    }
     return rv;
   });
 }

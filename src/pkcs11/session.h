@@ -84,12 +84,15 @@ struct Session {
   std::array<Operation, kOpKindCount> ops;
   FindState find;
   // Keys already checked for an operation kind (C_*Init) and their
-  // CKA_KEY_TYPE, so a hot loop of C_SignInit + C_Sign costs one round trip
-  // per signature. The daemon checks again on every use; this only saves
-  // the extra query. Cleared when ModuleState::key_generation() moves away
-  // from `checked_generation` (any session changed or destroyed objects,
-  // logged out, or closed).
-  std::map<std::pair<client::Handle, OpKind>, CK_KEY_TYPE> checked_keys;
+  // CKA_KEY_TYPE and CKA_ALLOWED_MECHANISMS, so a hot loop of C_SignInit + C_Sign costs one round
+  // trip per signature. The daemon checks again on every use; this only saves the extra query.
+  // Cleared when ModuleState::key_generation() moves away from `checked_generation` (any session
+  // changed or destroyed objects, logged out, or closed).
+  struct CheckedKey {
+    CK_KEY_TYPE key_type = 0;
+    std::vector<CK_MECHANISM_TYPE> allowed;  // CKA_ALLOWED_MECHANISMS; empty: any
+  };
+  std::map<std::pair<client::Handle, OpKind>, CheckedKey> checked_keys;
   std::uint64_t checked_generation = 0;
 
   Operation& op(OpKind kind) { return ops[static_cast<std::size_t>(kind)]; }
