@@ -11,6 +11,20 @@ const std::vector<CK_BYTE> kP256Params = {0x06, 0x08, 0x2a, 0x86, 0x48,
 const std::vector<CK_BYTE> kEd25519Params = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r',
                                              'd',  's',  '2', '5', '5', '1', '9'};
 
+Template::Template(const Template& other) { *this = other; }
+
+Template& Template::operator=(const Template& other) {
+  if (this == &other) return *this;
+  values_ = other.values_;
+  attributes_ = other.attributes_;
+  for (CK_ATTRIBUTE& a : attributes_) {
+    for (std::size_t i = 0; i < other.values_.size(); ++i) {
+      if (a.pValue != nullptr && a.pValue == other.values_[i].data()) a.pValue = values_[i].data();
+    }
+  }
+  return *this;
+}
+
 Template& Template::Raw(CK_ATTRIBUTE_TYPE type, void* value, CK_ULONG length) {
   attributes_.push_back({type, value, length});
   return *this;

@@ -17,6 +17,14 @@ namespace signet::conformance {
 // Template: a CK_ATTRIBUTE array that owns its values.
 class Template {
  public:
+  Template() = default;
+  // A copy owns copies of the values, so its pointers must point at them
+  // (a copied `return Template().Ulong(...)` otherwise dangles).
+  Template(const Template& other);
+  Template& operator=(const Template& other);
+  Template(Template&&) = default;
+  Template& operator=(Template&&) = default;
+
   Template& Bool(CK_ATTRIBUTE_TYPE type, bool value);
   Template& Ulong(CK_ATTRIBUTE_TYPE type, CK_ULONG value);
   Template& Bytes(CK_ATTRIBUTE_TYPE type, const std::vector<CK_BYTE>& value);
