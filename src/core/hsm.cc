@@ -233,9 +233,15 @@ Status Hsm::CheckTokenWrite(const Resolved& r, bool private_object) const {
 
 Status Hsm::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
   bool priv = BoolOr(attrs, CKA_PRIVATE, false);
-  if (BoolOr(attrs, CKA_TOKEN, false)) return CheckTokenWrite(r, priv);
-  if (priv && !r.logged_in_user) {
+  if (BoolOr(attrs, CKA_TOKEN, false)) {
+    SIGNET_TRY(CheckTokenWrite(r, priv));
+  } else if (priv && !r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "private objects need a user login");
+  }
+  // §4 footnote 10: only the SO may make an object CKA_TRUSTED (what
+  // CKA_WRAP_WITH_TRUSTED keys may be wrapped with).
+  if (BoolOr(attrs, CKA_TRUSTED, false) && !r.logged_in_so) {
+    return MakeError(CKR_ATTRIBUTE_READ_ONLY, "only the SO may set CKA_TRUSTED");
   }
   return OkStatus();
 }

@@ -189,6 +189,12 @@ Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism&
   if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
     return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
   }
+  // CKA_WRAP_WITH_TRUSTED (§4.9, §4.10): such a key wraps only under a
+  // CKA_TRUSTED key.
+  if (BoolOr(target.record->attributes, CKA_WRAP_WITH_TRUSTED, false) &&
+      !BoolOr(wa, CKA_TRUSTED, false)) {
+    return MakeError(CKR_KEY_NOT_WRAPPABLE, "the key may be wrapped only with a trusted key");
+  }
   // CKA_WRAP_TEMPLATE (§4.8, §4.10): keys that do not match it cannot be
   // wrapped with this key.
   SIGNET_ASSIGN_OR_RETURN(AttributeMap wrap_template, TemplateAttribute(wa, CKA_WRAP_TEMPLATE));

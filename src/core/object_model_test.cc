@@ -312,6 +312,30 @@ TEST_F(ObjectModelTest, UnwrapTemplateIsAppliedAndMustAgree) {
   EXPECT_EQ(refused.error().code, CKR_TEMPLATE_INCONSISTENT);
 }
 
+TEST_F(ObjectModelTest, OnlyTheSoMakesTrustedObjectsAndTrustedWrappingIsEnforced) {
+  Template trusted = Certificate();
+  trusted.push_back({CKA_TRUSTED, BoolBytes(true)});
+  EXPECT_EQ(CreateRv(trusted), CKR_ATTRIBUTE_READ_ONLY);  // the user may not
+  ASSERT_TRUE(hsm_->Logout(*c_, s_).ok());  // the SO may not log in beside the user
+  auto so = hsm_->NewClient();
+  auto so_session = hsm_->OpenSession(*so, 0, kRw);
+  ASSERT_TRUE(so_session.ok());
+  Status so_login = hsm_->Login(*so, *so_session, CKU_SO, AsBytes(kSoPin));
+  ASSERT_TRUE(so_login.ok()) << so_login.error().message;
+  EXPECT_TRUE(hsm_->CreateObject(*so, *so_session, trusted).ok());
+  hsm_->Disconnect(*so);
+  ASSERT_TRUE(hsm_->Login(*c_, s_, CKU_USER, AsBytes(kUserPin)).ok());
+
+  CK_OBJECT_HANDLE kek = Aes();
+  CK_OBJECT_HANDLE guarded =
+      Aes({{CKA_EXTRACTABLE, BoolBytes(true)}, {CKA_WRAP_WITH_TRUSTED, BoolBytes(true)}});
+  Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
+  auto wrapped = hsm_->WrapKey(*c_, s_, kwp, kek, guarded);
+  ASSERT_FALSE(wrapped.ok());
+  EXPECT_EQ(wrapped.error().code, CKR_KEY_NOT_WRAPPABLE);
+  EXPECT_EQ(SetRv(guarded, {{CKA_WRAP_WITH_TRUSTED, BoolBytes(false)}}), CKR_ATTRIBUTE_READ_ONLY);
+}
+
 // --- point 14: a non-sensitive, extractable key's components are readable
 
 BIGNUM* Bn(const Bytes& b) { return BN_bin2bn(b.data(), static_cast<int>(b.size()), nullptr); }
