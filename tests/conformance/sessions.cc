@@ -91,6 +91,8 @@ void CheckUserLogin(Fixture& f) {
   s.Rv("login.logout_not_logged_in", "5.6.8", CKR_USER_NOT_LOGGED_IN, p->C_Logout(rw));
   // Issue 11 point 9: no protected authentication path, so a NULL PIN is bad arguments.
   s.Rv("login.null_pin", "5.6.7", CKR_ARGUMENTS_BAD, p->C_Login(rw, CKU_USER, nullptr, 4));
+  s.Rv("login.null_pin_zero_length", "5.6.7", CKR_ARGUMENTS_BAD,
+       p->C_Login(rw, CKU_USER, nullptr, 0));
   s.Rv("login.user_type_invalid", "5.6.7", CKR_USER_TYPE_INVALID,
        LoginWith(f, rw, 7, f.options().user_pin));
   s.Rv("login.context_specific_without_operation", "5.6.7", CKR_OPERATION_NOT_INITIALIZED,
