@@ -5,6 +5,7 @@
 #include "core/key_defaults.h"
 #include "core/key_pair_attributes.h"
 #include "core/object_classes.h"
+#include "crypto/key_check_value.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -166,6 +167,7 @@ Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, c
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(*len));
   attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
+  SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE], crypto::AesKeyCheckValue(secret->value));
   ApplyObjectDefaults(attrs, CKO_SECRET_KEY, KeyOrigin{true, m.type});
   return StoreObject(c, s, r, std::move(attrs), std::move(secret));
 }

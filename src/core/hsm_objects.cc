@@ -4,6 +4,7 @@
 #include "core/key_defaults.h"
 #include "core/object_classes.h"
 #include "crypto/digest.h"
+#include "crypto/key_check_value.h"
 #include "crypto/private_components.h"
 
 namespace signet::core {
@@ -86,6 +87,13 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     }
     attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
     attrs[CKA_VALUE_LEN] = UlongBytes(n);
+    // CKA_CHECK_VALUE (§2.8.2): computed; a given one must match the key.
+    SIGNET_ASSIGN_OR_RETURN(Bytes check, crypto::AesKeyCheckValue(key->value));
+    auto given = attrs.find(CKA_CHECK_VALUE);
+    if (given != attrs.end() && given->second != check) {
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "CKA_CHECK_VALUE does not match the key");
+    }
+    attrs[CKA_CHECK_VALUE] = std::move(check);
     return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
   }
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey priv, PrivateKeyFromTemplate(attrs, value_is_pkcs8));

@@ -151,6 +151,24 @@ TEST_F(ObjectModelTest, KeysHaveEveryAttributeOfTheirClass) {
   EXPECT_EQ(Get(aes, CKA_TRUSTED).second, BoolBytes(false));
 }
 
+TEST_F(ObjectModelTest, AesKeysCarryTheirCheckValue) {
+  // AES-128 of a zero block under the zero key: 66e94bd4... (FIPS-197 style
+  // known answer), so the check value is 66 e9 4b.
+  Template aes = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                  {CKA_KEY_TYPE, UlongBytes(CKK_AES)},
+                  {CKA_VALUE, Bytes(16, 0)}};
+  auto h = Create(aes);
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(Get(*h, CKA_CHECK_VALUE).second, (Bytes{0x66, 0xe9, 0x4b}));
+  Template wrong = aes;
+  wrong.push_back({CKA_CHECK_VALUE, Bytes{1, 2, 3}});
+  EXPECT_EQ(CreateRv(wrong), CKR_ATTRIBUTE_VALUE_INVALID);
+  Template right = aes;
+  right.push_back({CKA_CHECK_VALUE, Bytes{0x66, 0xe9, 0x4b}});
+  EXPECT_EQ(CreateRv(right), CKR_OK);
+  EXPECT_EQ(Get(Aes(), CKA_CHECK_VALUE).second.size(), 3u);
+}
+
 TEST(ObjectClasses, OldRecordsGetTheirDefaultsWhenRead) {
   AttributeMap old = {{CKA_CLASS, UlongBytes(CKO_DATA)}, {CKA_TOKEN, BoolBytes(true)}};
   FillClassDefaults(old);
