@@ -11,7 +11,8 @@ namespace signet::core {
 namespace {
 
 // kRsaPrivateComponents: the attributes of an RSA private key in the
-// PKCS#11 form (§2.1.4); all eight are needed.
+// PKCS#11 form (§2.1.4). Only CKA_MODULUS and CKA_PRIVATE_EXPONENT are
+// required; crypto recovers the others (issue 11 point 7).
 constexpr CK_ATTRIBUTE_TYPE kRsaPrivateComponents[] = {
     CKA_MODULUS, CKA_PUBLIC_EXPONENT, CKA_PRIVATE_EXPONENT, CKA_PRIME_1,
     CKA_PRIME_2, CKA_EXPONENT_1,      CKA_EXPONENT_2,       CKA_COEFFICIENT,
@@ -38,12 +39,11 @@ Result<crypto::PrivateKey> PrivateKeyFromTemplate(AttributeMap& attrs, bool valu
     std::vector<crypto::SecureBytes> parts;
     for (CK_ATTRIBUTE_TYPE type : kRsaPrivateComponents) {
       std::optional<crypto::SecureBytes> part = TakeBytes(attrs, type);
-      if (!part) {
+      if (!part && type == CKA_MODULUS) {
         return MakeError(CKR_TEMPLATE_INCOMPLETE,
-                         std::string(FindAttributeRule(type)->name) +
-                             " is required with CKA_PRIVATE_EXPONENT");
+                         "CKA_MODULUS is required with CKA_PRIVATE_EXPONENT");
       }
-      parts.push_back(std::move(*part));
+      parts.push_back(part ? std::move(*part) : crypto::SecureBytes());
     }
     return crypto::PrivateKey::FromRsaComponents(
         {parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6], parts[7]});

@@ -84,9 +84,17 @@ class PrivateKey {
     ByteView modulus, public_exponent, private_exponent, prime_1, prime_2, exponent_1,
         exponent_2, coefficient;
   };
-  // FromRsaComponents builds an RSA key from all eight components and checks
-  // that they belong together. CKR_ATTRIBUTE_VALUE_INVALID for an empty or
-  // inconsistent component; the type errors of FromPkcs8Der otherwise.
+  // FromRsaComponents builds an RSA key and checks that its components
+  // belong together. PKCS#11 requires only the modulus and the private
+  // exponent (v2.40 §2.1.4); an empty view is an absent component. Without
+  // the five CRT components they are recovered from n, e and d (the primes
+  // by the factoring of HAC 8.2.2); without e, it is d^-1 mod lcm(p-1, q-1)
+  // when the primes are given, else the first of 65537, 3, 5, 17, 257 that
+  // fits n and d (OpenSSL's RSA cannot run without e). Errors:
+  // CKR_TEMPLATE_INCOMPLETE for some but not all CRT components, or no e
+  // given and none of those fits; CKR_ATTRIBUTE_VALUE_INVALID for an empty
+  // n or d or inconsistent components; the type errors of FromPkcs8Der
+  // otherwise.
   static Result<PrivateKey> FromRsaComponents(const RsaComponents& components);
 
   // FromEcPrivateValue builds an ECDSA or Ed25519 key from CKA_EC_PARAMS and

@@ -5,6 +5,10 @@
 #include <openssl/ec.h>
 #include <openssl/param_build.h>
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "crypto/key_types.h"
 #include "crypto/keys.h"
 #include "crypto/ossl_error.h"
@@ -44,33 +48,210 @@ Result<EvpPkeyPtr> FromKeypairParams(const char* type, OSSL_PARAM_BLD* bld, cons
   return pkey;
 }
 
+
+// RsaBignums: the eight numbers of an RSA private key, in secure memory.
+struct RsaBignums {
+  BignumPtr n, e, d, p, q, dp, dq, qinv;
+};
+
+// NewSecret returns a zero bignum in secure memory, cleared when freed.
+Result<BignumPtr> NewSecret() {
+  BignumPtr bn(BN_secure_new());
+  if (!bn) return OsslError(CKR_HOST_MEMORY, "bignum allocation failed");
+  BN_set_flags(bn.get(), BN_FLG_CONSTTIME);
+  return bn;
+}
+
+// ExponentFromPrimes: e = d^-1 mod lcm(p - 1, q - 1), for a key given with
+// its CRT components but without CKA_PUBLIC_EXPONENT.
+Result<BignumPtr> ExponentFromPrimes(const RsaBignums& k, BN_CTX* ctx) {
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr p1, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr q1, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr gcd, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr product, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr lambda, NewSecret());
+  BignumPtr e(BN_new());  // public
+  if (!e) return OsslError(CKR_HOST_MEMORY, "bignum allocation failed");
+  if (!BN_sub(p1.get(), k.p.get(), BN_value_one()) ||
+      !BN_sub(q1.get(), k.q.get(), BN_value_one()) ||
+      !BN_gcd(gcd.get(), p1.get(), q1.get(), ctx) ||
+      !BN_mul(product.get(), p1.get(), q1.get(), ctx) ||
+      !BN_div(lambda.get(), nullptr, product.get(), gcd.get(), ctx) ||
+      BN_mod_inverse(e.get(), k.d.get(), lambda.get(), ctx) == nullptr) {
+    return OsslError(CKR_ATTRIBUTE_VALUE_INVALID,
+                     "bad RSA key: d has no inverse modulo lcm(p - 1, q - 1)");
+  }
+  return e;
+}
+
+// UsualPublicExponent finds e for a key given as n and d only: OpenSSL's
+// RSA (its blinding included) needs e, so the public exponents in use are
+// tried, each checked by (m^d)^e = m mod n for two values of m. Another e:
+// CKR_TEMPLATE_INCOMPLETE (the caller must give CKA_PUBLIC_EXPONENT).
+Result<BignumPtr> UsualPublicExponent(const RsaBignums& k, BN_CTX* ctx) {
+  constexpr BN_ULONG kCandidates[] = {65537, 3, 5, 17, 257};
+  constexpr BN_ULONG kProbes[] = {2, 3};
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr m, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr signed_m, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr back, NewSecret());
+  BignumPtr e(BN_new());
+  if (!e) return OsslError(CKR_HOST_MEMORY, "bignum allocation failed");
+  for (BN_ULONG candidate : kCandidates) {
+    bool fits = BN_set_word(e.get(), candidate) == 1;
+    for (BN_ULONG probe : kProbes) {
+      fits = fits && BN_set_word(m.get(), probe) == 1 &&
+             BN_mod_exp(signed_m.get(), m.get(), k.d.get(), k.n.get(), ctx) == 1 &&
+             BN_mod_exp(back.get(), signed_m.get(), e.get(), k.n.get(), ctx) == 1 &&
+             BN_cmp(back.get(), m.get()) == 0;
+    }
+    if (fits) return e;
+  }
+  ERR_clear_error();
+  return MakeError(CKR_TEMPLATE_INCOMPLETE,
+                   "CKA_PUBLIC_EXPONENT is needed: it is none of 65537, 3, 5, 17, 257 "
+                   "(or d does not belong to n)");
+}
+
+// FactorModulus sets k->p and k->q from n, e and d (Handbook of Applied
+// Cryptography 8.2.2 (i); NIST SP 800-56B Rev. 2 Appendix C.2): with
+// e*d - 1 = 2^t * r, r odd, a random g gives y = g^r; squaring y up to t
+// times reaches 1, and the last value before 1, if not -1, is a square root
+// of 1 other than +-1, so gcd(y - 1, n) is a prime factor. Each g succeeds
+// with probability at least 1/2. CKR_ATTRIBUTE_VALUE_INVALID when no factor
+// comes out (d does not belong to n and e).
+Status FactorModulus(RsaBignums* k, BN_CTX* ctx) {
+  const BIGNUM* n = k->n.get();
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr r, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr n_minus_1, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr range, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr g, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr y, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr x, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr p, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr q, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr rem, NewSecret());
+  if (!BN_mul(r.get(), k->e.get(), k->d.get(), ctx) || !BN_sub_word(r.get(), 1) ||
+      !BN_sub(n_minus_1.get(), n, BN_value_one()) || !BN_copy(range.get(), n) ||
+      !BN_sub_word(range.get(), 3)) {
+    return OsslError(CKR_HOST_MEMORY, "bignum arithmetic failed");
+  }
+  if (BN_is_zero(r.get()) || BN_is_odd(r.get()) || BN_is_negative(range.get()) ||
+      BN_is_zero(range.get())) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "bad RSA key: e*d - 1 is not even");
+  }
+  int t = 0;
+  while (!BN_is_odd(r.get())) {
+    if (!BN_rshift1(r.get(), r.get())) return OsslError(CKR_HOST_MEMORY, "bignum shift failed");
+    ++t;
+  }
+  constexpr int kAttempts = 64;  // failure odds at most 2^-64 for a real key
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    // g in [2, n - 2]
+    if (BN_priv_rand_range_ex(g.get(), range.get(), 0, ctx) != 1 || !BN_add_word(g.get(), 2) ||
+        BN_mod_exp(y.get(), g.get(), r.get(), n, ctx) != 1) {
+      return OsslError(CKR_FUNCTION_FAILED, "RSA factor recovery failed");
+    }
+    if (BN_is_one(y.get()) || BN_cmp(y.get(), n_minus_1.get()) == 0) continue;
+    for (int i = 0; i < t; ++i) {
+      if (BN_mod_sqr(x.get(), y.get(), n, ctx) != 1) {
+        return OsslError(CKR_FUNCTION_FAILED, "RSA factor recovery failed");
+      }
+      if (BN_is_one(x.get())) {
+        // y is a square root of 1 other than +-1.
+        if (!BN_sub_word(y.get(), 1) || !BN_gcd(p.get(), y.get(), n, ctx) ||
+            !BN_div(q.get(), rem.get(), n, p.get(), ctx)) {
+          return OsslError(CKR_FUNCTION_FAILED, "RSA factor recovery failed");
+        }
+        if (!BN_is_zero(rem.get()) || BN_is_one(p.get()) || BN_is_one(q.get())) break;
+        k->p = std::move(p);
+        k->q = std::move(q);
+        return OkStatus();
+      }
+      if (BN_cmp(x.get(), n_minus_1.get()) == 0) break;  // this g tells nothing
+      if (i + 1 == t) {
+        // g^(e*d - 1) is not 1: e*d is not 1 modulo the group's order.
+        return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                         "bad RSA key: CKA_PRIVATE_EXPONENT does not invert the public exponent");
+      }
+      std::swap(x, y);
+    }
+  }
+  return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                   "bad RSA key: no factor of CKA_MODULUS follows from its exponents");
+}
+
+// CrtExponents sets dP = d mod (p - 1), dQ = d mod (q - 1), qInv = q^-1 mod p.
+Status CrtExponents(RsaBignums* k, BN_CTX* ctx) {
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr p1, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr q1, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(k->dp, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(k->dq, NewSecret());
+  SIGNET_ASSIGN_OR_RETURN(k->qinv, NewSecret());
+  if (!BN_sub(p1.get(), k->p.get(), BN_value_one()) ||
+      !BN_sub(q1.get(), k->q.get(), BN_value_one()) ||
+      !BN_mod(k->dp.get(), k->d.get(), p1.get(), ctx) ||
+      !BN_mod(k->dq.get(), k->d.get(), q1.get(), ctx) ||
+      BN_mod_inverse(k->qinv.get(), k->q.get(), k->p.get(), ctx) == nullptr) {
+    return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "bad RSA key: CRT values failed");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<PrivateKey> PrivateKey::FromRsaComponents(const RsaComponents& c) {
-  struct Part {
-    ByteView bytes;
-    const char* pkcs11_name;
-    const char* param;
-  };
-  const Part parts[] = {
-      {c.modulus, "CKA_MODULUS", OSSL_PKEY_PARAM_RSA_N},
-      {c.public_exponent, "CKA_PUBLIC_EXPONENT", OSSL_PKEY_PARAM_RSA_E},
-      {c.private_exponent, "CKA_PRIVATE_EXPONENT", OSSL_PKEY_PARAM_RSA_D},
-      {c.prime_1, "CKA_PRIME_1", OSSL_PKEY_PARAM_RSA_FACTOR1},
-      {c.prime_2, "CKA_PRIME_2", OSSL_PKEY_PARAM_RSA_FACTOR2},
-      {c.exponent_1, "CKA_EXPONENT_1", OSSL_PKEY_PARAM_RSA_EXPONENT1},
-      {c.exponent_2, "CKA_EXPONENT_2", OSSL_PKEY_PARAM_RSA_EXPONENT2},
-      {c.coefficient, "CKA_COEFFICIENT", OSSL_PKEY_PARAM_RSA_COEFFICIENT1},
+  const ByteView crt[] = {c.prime_1, c.prime_2, c.exponent_1, c.exponent_2, c.coefficient};
+  const auto given = static_cast<std::size_t>(std::count_if(
+      std::begin(crt), std::end(crt), [](ByteView part) { return !part.empty(); }));
+  if (given != 0 && given != std::size(crt)) {
+    return MakeError(CKR_TEMPLATE_INCOMPLETE,
+                     "give all five RSA CRT components (CKA_PRIME_1, CKA_PRIME_2, "
+                     "CKA_EXPONENT_1, CKA_EXPONENT_2, CKA_COEFFICIENT) or none");
+  }
+  BnCtxPtr ctx(BN_CTX_secure_new());
+  if (!ctx) return OsslError(CKR_HOST_MEMORY, "BN_CTX allocation failed");
+  RsaBignums k;
+  SIGNET_ASSIGN_OR_RETURN(k.n, SecretBignum(c.modulus, "CKA_MODULUS"));
+  SIGNET_ASSIGN_OR_RETURN(k.d, SecretBignum(c.private_exponent, "CKA_PRIVATE_EXPONENT"));
+  if (!BN_is_odd(k.n.get()) || BN_cmp(k.d.get(), k.n.get()) >= 0) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "bad RSA key: n even or d not below n");
+  }
+  if (given != 0) {
+    SIGNET_ASSIGN_OR_RETURN(k.p, SecretBignum(c.prime_1, "CKA_PRIME_1"));
+    SIGNET_ASSIGN_OR_RETURN(k.q, SecretBignum(c.prime_2, "CKA_PRIME_2"));
+    SIGNET_ASSIGN_OR_RETURN(k.dp, SecretBignum(c.exponent_1, "CKA_EXPONENT_1"));
+    SIGNET_ASSIGN_OR_RETURN(k.dq, SecretBignum(c.exponent_2, "CKA_EXPONENT_2"));
+    SIGNET_ASSIGN_OR_RETURN(k.qinv, SecretBignum(c.coefficient, "CKA_COEFFICIENT"));
+    if (c.public_exponent.empty()) {
+      SIGNET_ASSIGN_OR_RETURN(k.e, ExponentFromPrimes(k, ctx.get()));
+    } else {
+      SIGNET_ASSIGN_OR_RETURN(k.e, SecretBignum(c.public_exponent, "CKA_PUBLIC_EXPONENT"));
+    }
+  } else {
+    if (c.public_exponent.empty()) {
+      SIGNET_ASSIGN_OR_RETURN(k.e, UsualPublicExponent(k, ctx.get()));
+    } else {
+      SIGNET_ASSIGN_OR_RETURN(k.e, SecretBignum(c.public_exponent, "CKA_PUBLIC_EXPONENT"));
+    }
+    SIGNET_TRY(FactorModulus(&k, ctx.get()));
+    SIGNET_TRY(CrtExponents(&k, ctx.get()));
+  }
+  const std::pair<const BIGNUM*, const char*> params[] = {
+      {k.n.get(), OSSL_PKEY_PARAM_RSA_N},
+      {k.e.get(), OSSL_PKEY_PARAM_RSA_E},
+      {k.d.get(), OSSL_PKEY_PARAM_RSA_D},
+      {k.p.get(), OSSL_PKEY_PARAM_RSA_FACTOR1},
+      {k.q.get(), OSSL_PKEY_PARAM_RSA_FACTOR2},
+      {k.dp.get(), OSSL_PKEY_PARAM_RSA_EXPONENT1},
+      {k.dq.get(), OSSL_PKEY_PARAM_RSA_EXPONENT2},
+      {k.qinv.get(), OSSL_PKEY_PARAM_RSA_COEFFICIENT1},
   };
   OsslParamBldPtr bld(OSSL_PARAM_BLD_new());
   if (!bld) return OsslError(CKR_HOST_MEMORY, "OSSL_PARAM_BLD failed");
-  std::vector<BignumPtr> held;  // the builder points into these until it is done
-  for (const Part& part : parts) {
-    SIGNET_ASSIGN_OR_RETURN(BignumPtr bn, SecretBignum(part.bytes, part.pkcs11_name));
-    if (!OSSL_PARAM_BLD_push_BN(bld.get(), part.param, bn.get())) {
+  for (const auto& [bn, name] : params) {
+    if (!OSSL_PARAM_BLD_push_BN(bld.get(), name, bn)) {
       return OsslError(CKR_HOST_MEMORY, "OSSL_PARAM_BLD failed");
     }
-    held.push_back(std::move(bn));
   }
   SIGNET_ASSIGN_OR_RETURN(EvpPkeyPtr pkey, FromKeypairParams("RSA", bld.get(), "bad RSA key"));
   SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));

@@ -8,14 +8,15 @@
 namespace signet::crypto {
 namespace {
 
-Bytes Param(const PrivateKey& key, const char* name) {
+Bytes Param(const EVP_PKEY* key, const char* name) {
   BIGNUM* bn = nullptr;
-  EXPECT_EQ(EVP_PKEY_get_bn_param(key.get0_pkey(), name, &bn), 1) << name;
+  EXPECT_EQ(EVP_PKEY_get_bn_param(key, name, &bn), 1) << name;
   Bytes out(static_cast<std::size_t>(BN_num_bytes(bn)));
   BN_bn2bin(bn, out.data());
   BN_clear_free(bn);
   return out;
 }
+Bytes Param(const PrivateKey& key, const char* name) { return Param(key.get0_pkey(), name); }
 
 TEST(PrivateKeyImport, RsaComponentsRebuildTheSameKey) {
   auto original = PrivateKey::Generate({KeyType::kRsa, 2048});
@@ -42,6 +43,99 @@ TEST(PrivateKeyImport, RsaComponentsRebuildTheSameKey) {
   auto empty = PrivateKey::FromRsaComponents({n, e, {}, p, q, dp, dq, qinv});
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().code, CKR_ATTRIBUTE_VALUE_INVALID);
+}
+
+// RsaParts: the eight PKCS#11 components of `key`, big-endian.
+struct RsaParts {
+  Bytes n, e, d, p, q, dp, dq, qinv;
+  explicit RsaParts(const PrivateKey& key) : RsaParts(key.get0_pkey()) {}
+  explicit RsaParts(const EVP_PKEY* key)
+      : n(Param(key, OSSL_PKEY_PARAM_RSA_N)),
+        e(Param(key, OSSL_PKEY_PARAM_RSA_E)),
+        d(Param(key, OSSL_PKEY_PARAM_RSA_D)),
+        p(Param(key, OSSL_PKEY_PARAM_RSA_FACTOR1)),
+        q(Param(key, OSSL_PKEY_PARAM_RSA_FACTOR2)),
+        dp(Param(key, OSSL_PKEY_PARAM_RSA_EXPONENT1)),
+        dq(Param(key, OSSL_PKEY_PARAM_RSA_EXPONENT2)),
+        qinv(Param(key, OSSL_PKEY_PARAM_RSA_COEFFICIENT1)) {}
+};
+
+// RsaWithExponent generates an RSA key whose public exponent is `e`.
+EvpPkeyPtr RsaWithExponent(int bits, unsigned long e) {
+  EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr));
+  BignumPtr exponent(BN_new());
+  EVP_PKEY* out = nullptr;
+  if (!ctx || !exponent || BN_set_word(exponent.get(), e) != 1 ||
+      EVP_PKEY_keygen_init(ctx.get()) != 1 ||
+      EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), bits) != 1 ||
+      EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx.get(), exponent.get()) != 1 ||
+      EVP_PKEY_generate(ctx.get(), &out) != 1) {
+    return nullptr;
+  }
+  return EvpPkeyPtr(out);
+}
+
+// Issue 11 point 7: PKCS#11 requires only CKA_MODULUS and
+// CKA_PRIVATE_EXPONENT of an RSA private key (§2.1.4). With e the primes are
+// recovered (HAC 8.2.2); without it, e is found among the usual exponents.
+// PKCS#1 v1.5 is deterministic, so equal signatures mean the same key.
+TEST(PrivateKeyImport, RsaKeyFromModulusAndExponentsRecoversTheCrtKey) {
+  auto original = PrivateKey::Generate({KeyType::kRsa, 2048});
+  ASSERT_TRUE(original.ok());
+  const RsaParts k(*original);
+  SignParams params{.scheme = SignScheme::kRsaPkcs1, .digest = DigestAlg::kSha256};
+  const Bytes expected = *Sign(*original, params, AsBytes("n and d"));
+
+  auto from_ned = PrivateKey::FromRsaComponents({k.n, k.e, k.d, {}, {}, {}, {}, {}});
+  ASSERT_TRUE(from_ned.ok()) << from_ned.error().message;
+  EXPECT_EQ(from_ned->spec().rsa_bits, 2048);
+  EXPECT_EQ(*Sign(*from_ned, params, AsBytes("n and d")), expected);
+  const RsaParts recovered(*from_ned);
+  EXPECT_TRUE((recovered.p == k.p && recovered.q == k.q) ||
+              (recovered.p == k.q && recovered.q == k.p));
+
+  auto from_nd = PrivateKey::FromRsaComponents({k.n, {}, k.d, {}, {}, {}, {}, {}});
+  ASSERT_TRUE(from_nd.ok()) << from_nd.error().message;
+  EXPECT_EQ(*Sign(*from_nd, params, AsBytes("n and d")), expected);
+  EXPECT_EQ(RsaParts(*from_nd).e, k.e);
+
+  // The five CRT components without e: e follows from d and the primes.
+  auto crt_no_e = PrivateKey::FromRsaComponents({k.n, {}, k.d, k.p, k.q, k.dp, k.dq, k.qinv});
+  ASSERT_TRUE(crt_no_e.ok()) << crt_no_e.error().message;
+  EXPECT_EQ(*Sign(*crt_no_e, params, AsBytes("n and d")), expected);
+}
+
+TEST(PrivateKeyImport, RsaKeyFromModulusAndExponentsRefusesWhatItCannotComplete) {
+  auto original = PrivateKey::Generate({KeyType::kRsa, 2048});
+  ASSERT_TRUE(original.ok());
+  const RsaParts k(*original);
+  // Some CRT components but not all five.
+  auto partial = PrivateKey::FromRsaComponents({k.n, k.e, k.d, k.p, {}, {}, {}, {}});
+  ASSERT_FALSE(partial.ok());
+  EXPECT_EQ(partial.error().code, CKR_TEMPLATE_INCOMPLETE);
+  // A d that does not belong to n and e: no factor of n comes out.
+  Bytes wrong_d = k.d;
+  wrong_d.back() ^= 2;
+  auto bad = PrivateKey::FromRsaComponents({k.n, k.e, wrong_d, {}, {}, {}, {}, {}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, CKR_ATTRIBUTE_VALUE_INVALID);
+  auto bad_nd = PrivateKey::FromRsaComponents({k.n, {}, wrong_d, {}, {}, {}, {}, {}});
+  ASSERT_FALSE(bad_nd.ok());
+  EXPECT_EQ(bad_nd.error().code, CKR_TEMPLATE_INCOMPLETE);
+  auto no_n = PrivateKey::FromRsaComponents({{}, k.e, k.d, {}, {}, {}, {}, {}});
+  ASSERT_FALSE(no_n.ok());
+  EXPECT_EQ(no_n.error().code, CKR_ATTRIBUTE_VALUE_INVALID);
+}
+
+TEST(PrivateKeyImport, RsaKeyWithAnUnusualExponentNeedsIt) {
+  EvpPkeyPtr unusual = RsaWithExponent(1024, 65539);
+  ASSERT_TRUE(unusual);
+  const RsaParts k(unusual.get());
+  auto with_e = PrivateKey::FromRsaComponents({k.n, k.e, k.d, {}, {}, {}, {}, {}});
+  ASSERT_TRUE(with_e.ok()) << with_e.error().message;
+  auto without_e = PrivateKey::FromRsaComponents({k.n, {}, k.d, {}, {}, {}, {}, {}});
+  ASSERT_FALSE(without_e.ok());
+  EXPECT_EQ(without_e.error().code, CKR_TEMPLATE_INCOMPLETE);
 }
 
 // RFC 6979 A.2.5: the P-256 key x and its public point U.
