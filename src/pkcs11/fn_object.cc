@@ -2,6 +2,8 @@
 // access. The daemon applies the object policy; the module converts the C
 // ABI and plays the caller-buffer rules of C_GetAttributeValue locally (the
 // daemon always sends full values).
+#include <string.h>
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -142,6 +144,10 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
       const bool nested = answer.rv == CKR_OK && IsTemplateAttribute(tmpl[i].type);
       rv = Worst(rv,
                  nested ? FillTemplateAttribute(answer, tmpl[i]) : FillAttribute(answer, tmpl[i]));
+    }
+    // A non-sensitive key's components may be among the answers.
+    for (client::AttributeValue& answer : *answers) {
+      if (!answer.value.empty()) explicit_bzero(answer.value.data(), answer.value.size());
     }
     return rv;
   });
