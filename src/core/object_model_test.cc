@@ -14,6 +14,7 @@
 
 #include "core/hsm.h"
 #include "core/object_classes.h"
+#include "keystore/token.h"
 #include "signet/attribute_array.hpp"
 
 namespace signet::core {
@@ -167,6 +168,48 @@ TEST_F(ObjectModelTest, AesKeysCarryTheirCheckValue) {
   right.push_back({CKA_CHECK_VALUE, Bytes{0x66, 0xe9, 0x4b}});
   EXPECT_EQ(CreateRv(right), CKR_OK);
   EXPECT_EQ(Get(Aes(), CKA_CHECK_VALUE).second.size(), 3u);
+}
+
+TEST_F(ObjectModelTest, TokenObjectsWrittenBeforeTheDefaultsGetThemWhenLoaded) {
+  // A record as an older signet stored it: only what the template gave.
+  std::filesystem::path file;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "data")) {
+    if (entry.path().extension() == ".token") file = entry.path();
+  }
+  ASSERT_FALSE(file.empty());
+  hsm_->Disconnect(*c_);
+  c_.reset();
+  hsm_.reset();
+  HsmOptions options;
+  options.data_dir = dir_ / "data";
+  options.token_options.kdf.n = 1u << 10;
+  {
+    auto token = keystore::Token::Open(file, options.token_options);
+    ASSERT_TRUE(token.ok()) << token.error().message;
+    AttributeMap old = {{CKA_CLASS, UlongBytes(CKO_DATA)},
+                        {CKA_TOKEN, BoolBytes(true)},
+                        {CKA_LABEL, Str("old")}};
+    ASSERT_TRUE((*token)->CreateObject(old, nullptr).ok());
+  }
+  auto hsm = Hsm::Open(options);
+  ASSERT_TRUE(hsm.ok()) << hsm.error().message;
+  hsm_ = std::move(*hsm);
+  c_ = hsm_->NewClient();
+  auto s = hsm_->OpenSession(*c_, 0, kRw);
+  ASSERT_TRUE(s.ok());
+  s_ = *s;
+  // Found by its defaults, and every attribute of its class reads.
+  auto found = hsm_->FindObjects(*c_, s_,
+                                 {{CKA_LABEL, Str("old")},
+                                  {CKA_APPLICATION, Bytes{}},
+                                  {CKA_PRIVATE, BoolBytes(false)}},
+                                 0);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  for (CK_ATTRIBUTE_TYPE t : {CKA_APPLICATION, CKA_OBJECT_ID, CKA_VALUE}) {
+    EXPECT_EQ(Get((*found)[0], t).first, CKR_OK) << t;
+  }
+  EXPECT_EQ(Get((*found)[0], CKA_MODIFIABLE).second, BoolBytes(true));
 }
 
 TEST(ObjectClasses, OldRecordsGetTheirDefaultsWhenRead) {
