@@ -155,6 +155,9 @@ TEST_F(KeyPoolTest, PooledKeyLooksLikeAFreshOne) {
     EXPECT_NE(fa.at(CKA_EC_POINT), pa.at(CKA_EC_POINT));
     fa.erase(CKA_EC_POINT);
     pa.erase(CKA_EC_POINT);
+    EXPECT_NE(fa.at(CKA_PUBLIC_KEY_INFO), pa.at(CKA_PUBLIC_KEY_INFO));  // holds the point too
+    fa.erase(CKA_PUBLIC_KEY_INFO);
+    pa.erase(CKA_PUBLIC_KEY_INFO);
     EXPECT_EQ(fa, pa);  // CKA_LOCAL, KEY_GEN_MECHANISM, ALWAYS_SENSITIVE, label, id, ...
   }
   // The pooled key signs, and its public half verifies.

@@ -29,6 +29,7 @@ Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key) {
   AttributeMap attrs;
   crypto::KeySpec spec = key.spec();
   attrs[CKA_KEY_TYPE] = UlongBytes(PkcsKeyType(spec.type));
+  SIGNET_ASSIGN_OR_RETURN(attrs[CKA_PUBLIC_KEY_INFO], key.ToDer());
   if (spec.type == crypto::KeyType::kRsa) {
     SIGNET_ASSIGN_OR_RETURN(Bytes modulus, key.RsaModulus());
     SIGNET_ASSIGN_OR_RETURN(Bytes exponent, key.RsaPublicExponent());

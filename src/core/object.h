@@ -40,8 +40,9 @@ Bytes DerOctetString(ByteView bytes);
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type);
 
 // PublicKeyAttributes returns the attributes a public key determines:
-// CKA_KEY_TYPE, and CKA_MODULUS, CKA_MODULUS_BITS, CKA_PUBLIC_EXPONENT (RSA)
-// or CKA_EC_PARAMS, CKA_EC_POINT (EC, EdDSA).
+// CKA_KEY_TYPE, CKA_PUBLIC_KEY_INFO (the SubjectPublicKeyInfo DER), and
+// CKA_MODULUS, CKA_MODULUS_BITS, CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS,
+// CKA_EC_POINT (EC, EdDSA).
 Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key);
 
 // PublicKeyFromAttributes rebuilds a public key from a key object's

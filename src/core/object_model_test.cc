@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/obj_mac.h>
+#include <openssl/x509.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -210,6 +213,27 @@ TEST_F(ObjectModelTest, TokenObjectsWrittenBeforeTheDefaultsGetThemWhenLoaded) {
     EXPECT_EQ(Get((*found)[0], t).first, CKR_OK) << t;
   }
   EXPECT_EQ(Get((*found)[0], CKA_MODIFIABLE).second, BoolBytes(true));
+}
+
+TEST_F(ObjectModelTest, KeysCarryTheirSubjectPublicKeyInfo) {
+  auto [pub, priv] = P256();
+  Bytes point_der = Get(pub, CKA_EC_POINT).second;
+  ASSERT_EQ(point_der.size(), 67u);
+  for (CK_OBJECT_HANDLE h : {pub, priv}) {
+    Bytes spki = Get(h, CKA_PUBLIC_KEY_INFO).second;
+    ASSERT_FALSE(spki.empty());
+    // OpenSSL's own parser: the same point as CKA_EC_POINT.
+    const unsigned char* p = spki.data();
+    EVP_PKEY* parsed = d2i_PUBKEY(nullptr, &p, static_cast<long>(spki.size()));
+    ASSERT_NE(parsed, nullptr);
+    unsigned char raw[65];
+    std::size_t len = 0;
+    ASSERT_EQ(EVP_PKEY_get_octet_string_param(parsed, OSSL_PKEY_PARAM_PUB_KEY, raw, sizeof raw,
+                                              &len),
+              1);
+    EXPECT_EQ(Bytes(raw, raw + len), Bytes(point_der.begin() + 2, point_der.end()));
+    EVP_PKEY_free(parsed);
+  }
 }
 
 TEST(ObjectClasses, OldRecordsGetTheirDefaultsWhenRead) {
