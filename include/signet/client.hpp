@@ -320,6 +320,7 @@ class Client {
                                         Handle unwrapping_key, ByteView wrapped,
                                         const Template& key_template);
   Result<Pending<Bytes>> SendGenerateRandom(Handle session, std::size_t length);
+  Result<Pending<void>> SendSeedRandom(Handle session, ByteView seed);
   Result<Pending<ServerStats>> SendGetStats();
 
   // ---- Blocking operations: Wait(Send*(...)). Semantics and errors are the
@@ -448,6 +449,9 @@ class Client {
   Result<Bytes> GenerateRandom(Handle session, std::size_t length) {
     return Call(SendGenerateRandom(session, length));
   }
+  // SeedRandom: mixes `seed` (at most SIGNET_MAX_SEED_LEN bytes) into the
+  // daemon's DRBG as additional input.
+  Status SeedRandom(Handle session, ByteView seed) { return Call(SendSeedRandom(session, seed)); }
   Result<ServerStats> GetStats() { return Call(SendGetStats()); }
 
   // in_flight: requests sent whose replies were not yet waited for.

@@ -12,6 +12,11 @@
 #define CKM_AES_KEY_WRAP_KWP (0x210BUL)
 #endif
 
+// SIGNET_MAX_SEED_LEN: the most bytes one SeedRandomRequest (C_SeedRandom)
+// may carry; the daemon answers CKR_ARGUMENTS_BAD beyond, and the module
+// refuses longer seeds before sending them.
+#define SIGNET_MAX_SEED_LEN (64UL * 1024UL)
+
 // SIGNET_RV_BUSY: the daemon's work queue is full; retry later. Nothing was
 // done for the request.
 #define SIGNET_RV_BUSY (CKR_VENDOR_DEFINED | 1UL)

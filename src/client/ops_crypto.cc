@@ -100,4 +100,13 @@ Result<Pending<Bytes>> Client::SendGenerateRandom(Handle session, std::size_t le
   return request.Enqueue(RequestBody::GenerateRandomRequest, body.Union(), DecodeData);
 }
 
+Result<Pending<void>> Client::SendSeedRandom(Handle session, ByteView seed) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto body = wire::CreateSeedRandomRequest(fbb, session, EncodeBytes(fbb, seed));
+  // The seed may be secret to the application: wipe the builder after.
+  return request.Enqueue(RequestBody::SeedRandomRequest, body.Union(), DecodeStatus,
+                         /*secret=*/true);
+}
+
 }  // namespace signet::client

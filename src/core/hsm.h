@@ -225,6 +225,10 @@ class Hsm {
   Result<Bytes> Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
                         const Mechanism& m, ByteView data);
   Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length);
+  // SeedRandom mixes `seed` into the DRBG as additional input
+  // (crypto::MixIntoRandom; PKCS#11 v2.40 §5.15 C_SeedRandom).
+  // CKR_ARGUMENTS_BAD beyond kMaxSeedBytes.
+  Status SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed);
 
   // Internal helpers shared by the hsm_*.cc files (public for them only).
   struct Resolved {

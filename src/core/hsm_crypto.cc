@@ -172,4 +172,12 @@ Result<Bytes> Hsm::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size
   return out;
 }
 
+Status Hsm::SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed) {
+  SIGNET_TRY(ResolveSession(c, s));
+  if (seed.size() > kMaxSeedBytes) {
+    return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of seed per call");
+  }
+  return crypto::MixIntoRandom(seed);
+}
+
 }  // namespace signet::core

@@ -100,6 +100,18 @@ TEST_F(HsmTest, SessionHandlesAreBoundToTheirConnection) {
   EXPECT_TRUE(hsm_->GetSessionInfo(*a_, *s).ok());
 }
 
+// C_SeedRandom (issue 11 point 12): a seed of up to kMaxSeedBytes is mixed
+// in; a longer one is a bad argument; the session must be the caller's.
+TEST_F(HsmTest, SeedRandomIsBoundedAndNeedsASession) {
+  auto s = hsm_->OpenSession(*a_, 0, kRw);
+  ASSERT_TRUE(s.ok());
+  const Bytes seed(kMaxSeedBytes, 0x5a);
+  EXPECT_TRUE(hsm_->SeedRandom(*a_, *s, seed).ok());
+  const Bytes too_long(kMaxSeedBytes + 1, 0x5a);
+  EXPECT_EQ(hsm_->SeedRandom(*a_, *s, too_long).error().code, CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(hsm_->SeedRandom(*b_, *s, seed).error().code, CKR_SESSION_HANDLE_INVALID);
+}
+
 TEST_F(HsmTest, SessionKeyInvisibleToOtherConnectionAndGoneAfterDisconnect) {
   CK_SESSION_HANDLE sa = OpenLoggedIn(*a_);
   CK_SESSION_HANDLE sb = OpenLoggedIn(*b_);

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstddef>
 
+#include "signet/protocol.hpp"
+
 namespace signet::core {
 
 struct Limits {
@@ -35,6 +37,10 @@ struct Limits {
   std::chrono::milliseconds login_delay_base{500};
   std::chrono::milliseconds login_delay_cap{30000};
 };
+
+// kMaxSeedBytes: the most one C_SeedRandom mixes in (CKR_ARGUMENTS_BAD
+// beyond); the wire's bound, shared with the module (signet/protocol.hpp).
+inline constexpr std::size_t kMaxSeedBytes = SIGNET_MAX_SEED_LEN;
 
 // kObjectOverhead: bytes counted per object besides its attribute values
 // (the attribute types, the row, the wrapped key of a loaded key object).

@@ -191,6 +191,12 @@ Status FillRandom(std::span<std::uint8_t> out) {
   return OkStatus();
 }
 
+Status MixIntoRandom(ByteView seed) {
+  if (!FitsInt(seed.size())) return MakeError(CKR_ARGUMENTS_BAD, "seed too long");
+  if (!seed.empty()) RAND_add(seed.data(), static_cast<int>(seed.size()), 0.0);
+  return OkStatus();
+}
+
 Result<SecureBytes> Scrypt(ByteView secret, ByteView salt, const ScryptParams& params,
                            std::size_t out_len) {
   if (params.n < 2 || (params.n & (params.n - 1)) != 0 || params.r == 0 || params.p == 0) {

@@ -45,6 +45,12 @@ Result<SecureBytes> RandomBytes(std::size_t n);
 // FillRandom fills `out` from the DRBG (public randomness: IVs, salts, nonces).
 Status FillRandom(std::span<std::uint8_t> out);
 
+// MixIntoRandom gives `seed` to OpenSSL's primary DRBG as additional input
+// (RAND_add: the DRBG reseeds from its own entropy source and mixes `seed`
+// in; it never replaces that entropy, and is credited with none). Safe
+// from any thread. CKR_ARGUMENTS_BAD when `seed` is longer than an int.
+Status MixIntoRandom(ByteView seed);
+
 // ScryptParams: the memory-hard KDF cost, stored beside every record it
 // protects so it can be raised later without breaking old records.
 struct ScryptParams {

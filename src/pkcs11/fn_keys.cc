@@ -88,11 +88,14 @@ CK_RV C_UnwrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
   });
 }
 
+// C_SeedRandom (§5.15): the daemon mixes the seed into its DRBG as
+// additional input, never as its only entropy. Seeds longer than the
+// wire allows are refused here, before a frame too large is sent.
 CK_RV C_SeedRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR seed, CK_ULONG seed_len) {
-  return WithSession(handle, [&](ModuleState&, Session&) -> CK_RV {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     if (seed == nullptr && seed_len != 0) return CKR_ARGUMENTS_BAD;
-    // The daemon's DRBG reseeds itself from the OS; caller seeds are refused.
-    return CKR_RANDOM_SEED_NOT_SUPPORTED;
+    if (seed_len > SIGNET_MAX_SEED_LEN) return CKR_ARGUMENTS_BAD;
+    return RvOf(s.conn->SeedRandom(s.remote, ToView(seed, seed_len)));
   });
 }
 

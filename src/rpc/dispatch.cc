@@ -269,6 +269,10 @@ Reply GenerateRandom(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_GenerateRandomRequest();
   return DataReply(c, c.hsm.GenerateRandom(c.client, r->session(), r->length()));
 }
+Reply SeedRandom(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_SeedRandomRequest();
+  return FromStatus(c.hsm.SeedRandom(c.client, r->session(), View(r->seed())));
+}
 Reply GetStats(Ctx& c, const wire::Request&) {
   std::vector<fb::Offset<wire::PhaseStat>> phases;
   for (int i = 0; i < static_cast<int>(core::Phase::kCount); ++i) {
@@ -333,6 +337,7 @@ constexpr auto kHandlers = [] {
   set(RequestBody::GetStatsRequest, GetStats);
   set(RequestBody::CreateObjectsRequest, CreateObjects);
   set(RequestBody::DestroyObjectsRequest, DestroyObjects);
+  set(RequestBody::SeedRandomRequest, SeedRandom);
   return t;
 }();
 

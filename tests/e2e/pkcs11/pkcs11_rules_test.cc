@@ -137,6 +137,27 @@ TEST_F(RulesTest, GetObjectSizeChecksTheHandle) {
   EXPECT_EQ(p11()->C_GetObjectSize(s, pub, &size), CKR_OK);
 }
 
+// Point 12: C_SeedRandom mixes the seed into the daemon's DRBG as
+// additional input and answers CKR_OK (PKCS#11 v2.40 §5.15).
+TEST_F(RulesTest, SeedRandomIsMixedIn) {
+  CK_SESSION_HANDLE s = OpenSession();
+  std::vector<CK_BYTE> seed(64, 0x5a);
+  EXPECT_EQ(p11()->C_SeedRandom(s, seed.data(), seed.size()), CKR_OK);
+  EXPECT_EQ(p11()->C_SeedRandom(s, nullptr, 16), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_SeedRandom(s, seed.data(), 0), CKR_OK);
+  std::vector<CK_BYTE> huge(1u << 20, 1);  // more than signet mixes in per call
+  EXPECT_EQ(p11()->C_SeedRandom(s, huge.data(), huge.size()), CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(p11()->C_SeedRandom(0x7654321, seed.data(), seed.size()), CKR_SESSION_HANDLE_INVALID);
+  // The same seed twice does not make the output repeat: the seed is
+  // additional input, never the only entropy.
+  std::vector<CK_BYTE> a(32), b(32);
+  ASSERT_EQ(p11()->C_SeedRandom(s, seed.data(), seed.size()), CKR_OK);
+  ASSERT_EQ(p11()->C_GenerateRandom(s, a.data(), a.size()), CKR_OK);
+  ASSERT_EQ(p11()->C_SeedRandom(s, seed.data(), seed.size()), CKR_OK);
+  ASSERT_EQ(p11()->C_GenerateRandom(s, b.data(), b.size()), CKR_OK);
+  EXPECT_NE(a, b);
+}
+
 // --- Point 2: the operation state machine, for every operation kind.
 
 // OpKindCalls: one operation kind as an application drives it. `single`,
