@@ -15,7 +15,7 @@
 
 #include <filesystem>
 
-#include "core/hsm.h"
+#include "core/hsm_fixture_test_util.h"
 #include "core/object_classes.h"
 #include "keystore/token.h"
 #include "signet/attribute_array.hpp"
@@ -25,37 +25,15 @@ namespace {
 
 using crypto::AsBytes;
 
-constexpr std::string_view kSoPin = "so-pin-1234";
-constexpr std::string_view kUserPin = "user-pin-1234";
-constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-
 Bytes Str(std::string_view s) { return Bytes(s.begin(), s.end()); }
 
-class ObjectModelTest : public ::testing::Test {
+// ObjectModelTest: the owner's R/W session, logged in as the user.
+class ObjectModelTest : public HsmFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/signet-object-model-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    HsmOptions options;
-    options.data_dir = dir_ / "data";
-    options.token_options.kdf.n = 1u << 10;
-    options.limits.login_delay_base = std::chrono::milliseconds(0);
-    auto hsm = Hsm::Open(options);
-    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-    hsm_ = std::move(*hsm);
-    c_ = hsm_->NewClient();
-    c_->admin = true;
-    ASSERT_TRUE(hsm_->InitToken(*c_, 0, AsBytes(kSoPin), "t", AsBytes(kUserPin)).ok());
-    auto s = hsm_->OpenSession(*c_, 0, kRw);
-    ASSERT_TRUE(s.ok());
-    s_ = *s;
-    ASSERT_TRUE(hsm_->Login(*c_, s_, CKU_USER, AsBytes(kUserPin)).ok());
-  }
-  void TearDown() override {
-    if (c_) hsm_->Disconnect(*c_);
-    hsm_.reset();
-    std::filesystem::remove_all(dir_);
+    HsmFixture::SetUp();
+    c_ = owner_;
+    s_ = LoggedIn(*owner_);
   }
 
   Result<CK_OBJECT_HANDLE> Create(const Template& t) { return hsm_->CreateObject(*c_, s_, t); }
@@ -97,9 +75,7 @@ class ObjectModelTest : public ::testing::Test {
             {CKA_VALUE, Str("not really DER")}};
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<Hsm> hsm_;
-  std::shared_ptr<ClientState> c_;
+  std::shared_ptr<ClientState> c_;  // owner_
   CK_SESSION_HANDLE s_ = 0;
 };
 
@@ -180,27 +156,21 @@ TEST_F(ObjectModelTest, TokenObjectsWrittenBeforeTheDefaultsGetThemWhenLoaded) {
     if (entry.path().extension() == ".token") file = entry.path();
   }
   ASSERT_FALSE(file.empty());
-  hsm_->Disconnect(*c_);
   c_.reset();
-  hsm_.reset();
-  HsmOptions options;
-  options.data_dir = dir_ / "data";
-  options.token_options.kdf.n = 1u << 10;
+  Close();
   {
-    auto token = keystore::Token::Open(file, options.token_options);
+    keystore::TokenOptions token_options;
+    token_options.kdf.n = 1u << 10;
+    auto token = keystore::Token::Open(file, token_options);
     ASSERT_TRUE(token.ok()) << token.error().message;
     AttributeMap old = {{CKA_CLASS, UlongBytes(CKO_DATA)},
                         {CKA_TOKEN, BoolBytes(true)},
                         {CKA_LABEL, Str("old")}};
     ASSERT_TRUE((*token)->CreateObject(old, nullptr).ok());
   }
-  auto hsm = Hsm::Open(options);
-  ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-  hsm_ = std::move(*hsm);
-  c_ = hsm_->NewClient();
-  auto s = hsm_->OpenSession(*c_, 0, kRw);
-  ASSERT_TRUE(s.ok());
-  s_ = *s;
+  Open({});
+  c_ = owner_;
+  s_ = Session(*owner_);
   // Found by its defaults, and every attribute of its class reads.
   auto found = hsm_->FindObjects(*c_, s_,
                                  {{CKA_LABEL, Str("old")},
