@@ -19,7 +19,8 @@
 
 namespace signet::conformance {
 
-// RvName: "CKR_..." for a return value, hex for one the suite does not know.
+// RvName: "CKR_..." for a return value (the project's one table of names,
+// rpc/rv_names.h; unknown codes as "CKR_0x...").
 std::string RvName(CK_RV rv);
 
 // Options: what the suite runs against (from the command line).
