@@ -80,6 +80,11 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
     }
     token_options.kdf.n = options.kdf_n;
   }
+  // The keystore enforces the PIN rules (keystore/pin_policy.h) on the PINs
+  // it stores, so this path meets the same rules as signetd's InitToken.
+  // They live in the keystore, which this command already links for this
+  // very call, rather than in core/, which would bring the whole HSM into
+  // the CLI.
   SIGNET_ASSIGN_OR_RETURN(auto token, keystore::CreateInDirectory(dir, options.label, so_pin,
                                                                   user_pin, token_options));
   keystore::TokenInfo info = token->Info();

@@ -30,6 +30,7 @@
 #include "core/stats.h"
 #include "core/token_slot.h"
 #include "keystore/data_dir.h"
+#include "keystore/pin_policy.h"
 
 namespace signet::core {
 
@@ -98,9 +99,11 @@ struct UnavailableToken {
   std::string reason;
 };
 
-// kMinPinLen / kMaxPinLen: PIN length limits reported and enforced.
-inline constexpr std::size_t kMinPinLen = 4;
-inline constexpr std::size_t kMaxPinLen = 256;
+// kMinPinLen / kMaxPinLen: the PIN length limits GetInfo reports. The rule
+// is keystore/pin_policy.h's, which every path that sets a PIN goes through:
+// these operations and the offline `signet init` (cli/ links no core/).
+using keystore::kMaxPinLen;
+using keystore::kMinPinLen;
 
 class Hsm {
  public:

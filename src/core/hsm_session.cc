@@ -13,13 +13,6 @@ Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
   return MakeError(CKR_USER_TYPE_INVALID, "unknown user type");
 }
 
-Status CheckPinLength(ByteView pin) {
-  if (pin.size() < kMinPinLen || pin.size() > kMaxPinLen) {
-    return MakeError(CKR_PIN_LEN_RANGE, "PIN length must be 4-256 bytes");
-  }
-  return OkStatus();
-}
-
 }  // namespace
 
 Status Hsm::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
@@ -267,14 +260,15 @@ Status Hsm::InitPin(ClientState& c, CK_SESSION_HANDLE s, ByteView pin) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (!r.logged_in_so) return MakeError(CKR_USER_NOT_LOGGED_IN, "InitPIN needs the SO logged in");
   if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "InitPIN needs a RW session");
-  SIGNET_TRY(CheckPinLength(pin));
-  return r.slot->token().InitUserPin(pin);
+  return r.slot->token().InitUserPin(pin);  // checks the PIN rules
 }
 
 Status Hsm::SetPin(ClientState& c, CK_SESSION_HANDLE s, ByteView old_pin, ByteView new_pin) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "SetPIN needs a RW session");
-  SIGNET_TRY(CheckPinLength(new_pin));
+  // The keystore checks the PIN rules too; checking here first answers
+  // CKR_PIN_LEN_RANGE also while the throttle would make the caller wait.
+  SIGNET_TRY(keystore::CheckPinLength(new_pin, "PIN"));
   keystore::UserType user = r.logged_in_so ? keystore::UserType::kSo : keystore::UserType::kUser;
   return ThrottledPinCheck(c, *r.slot, user,
                            [&] { return r.slot->token().SetPin(user, old_pin, new_pin); });

@@ -2,15 +2,18 @@
 // slot, or re-initialise an existing one.
 #include "core/hsm.h"
 #include "keystore/data_dir.h"
+#include "keystore/pin_policy.h"
 
 namespace signet::core {
 
 Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(ClientState& c, CK_SLOT_ID slot_id,
                                                           ByteView so_pin, std::string_view label,
                                                           ByteView user_pin) {
-  if (so_pin.size() < kMinPinLen || so_pin.size() > kMaxPinLen) {
-    return MakeError(CKR_PIN_LEN_RANGE, "SO PIN length must be 4-256 bytes");
-  }
+  // The PIN rules (keystore/pin_policy.h), checked before anything else:
+  // re-initialisation wipes the token before it sets the user PIN, so a
+  // user PIN the keystore would refuse must not get that far.
+  SIGNET_TRY(keystore::CheckPinLength(so_pin, "SO PIN"));
+  if (!user_pin.empty()) SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
   std::lock_guard init_lock(init_mu_);
   std::size_t count;
   {

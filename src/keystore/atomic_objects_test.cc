@@ -25,7 +25,7 @@ class AtomicObjectsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     file_ = dir_.path() / "t.token";
-    auto token = Token::Create(file_, "atomic", Pin("so"), Pin("user"), FastOptions());
+    auto token = Token::Create(file_, "atomic", Pin("so-pin"), Pin("user"), FastOptions());
     ASSERT_TRUE(token.ok()) << token.error().message;
     token_ = std::move(*token);
     ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user")).ok());

@@ -26,7 +26,7 @@ class DamagedTokenTest : public ::testing::Test {
   // MakeToken creates a healthy token with a few objects at file_ and
   // closes it (SQLite folds the WAL back into the file on close).
   void MakeToken() {
-    auto token = Token::Create(file_, "healthy", Pin("so"), Pin("user"), FastOptions());
+    auto token = Token::Create(file_, "healthy", Pin("so-pin"), Pin("user"), FastOptions());
     ASSERT_TRUE(token.ok()) << token.error().message;
     ASSERT_TRUE((*token)->Login(UserType::kUser, Pin("user")).ok());
     for (int i = 0; i < 40; ++i) {

@@ -19,7 +19,7 @@ mode_t ModeOf(const std::filesystem::path& path) {
 TEST(DataDir, CreateInDirectoryMakesPrivateDirAndSerialNamedFile) {
   TempDir tmp;
   auto dir = tmp.path() / "nested" / "data";
-  auto token = CreateInDirectory(dir, "first", Pin("so"), Pin("user"), testing::FastOptions());
+  auto token = CreateInDirectory(dir, "first", Pin("so-pin"), Pin("user"), testing::FastOptions());
   ASSERT_TRUE(token.ok()) << token.error().message;
   std::string serial = (*token)->Info().serial;
   auto file = TokenFilePath(dir, serial);
@@ -42,7 +42,8 @@ TEST(DataDir, ListTokenFilesFindsOnlyTokensSorted) {
 
   std::vector<std::string> serials;
   for (const char* label : {"a", "b"}) {
-    auto token = CreateInDirectory(tmp.path(), label, Pin("so"), Pin("u"), testing::FastOptions());
+    auto token =
+        CreateInDirectory(tmp.path(), label, Pin("so-pin"), Pin("user"), testing::FastOptions());
     ASSERT_TRUE(token.ok());
     serials.push_back((*token)->Info().serial);
   }

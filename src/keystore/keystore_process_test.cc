@@ -76,7 +76,7 @@ TEST(KeystoreProcess, NewProcessLogsInAndSignsWithStoredKey) {
   ObjectHandle handle = 0;
   Bytes spki;
   {
-    auto token = Token::Create(file, "proc", Pin("so"), Pin("1234"), ChildCompatibleOptions());
+    auto token = Token::Create(file, "proc", Pin("so-pin"), Pin("1234"), ChildCompatibleOptions());
     ASSERT_TRUE(token.ok()) << token.error().message;
     ASSERT_TRUE((*token)->Login(UserType::kUser, Pin("1234")).ok());
     auto key = crypto::PrivateKey::Generate({crypto::KeyType::kRsa, 2048});
@@ -122,7 +122,8 @@ TEST(KeystoreProcess, NewProcessLogsInAndSignsWithStoredKey) {
 TEST(KeystoreProcess, LockoutSurvivesProcessRestarts) {
   TempDir dir;
   auto file = dir.path() / "t.token";
-  ASSERT_TRUE(Token::Create(file, "lock", Pin("so"), Pin("1234"), ChildCompatibleOptions()).ok());
+  ASSERT_TRUE(
+      Token::Create(file, "lock", Pin("so-pin"), Pin("1234"), ChildCompatibleOptions()).ok());
   EXPECT_EQ(RunChild({ChildPath(), "login", file.string(), "bad"}), kExitPinIncorrect);
   EXPECT_EQ(RunChild({ChildPath(), "login", file.string(), "1234"}), 0);  // resets
   for (int i = 1; i < kChildMaxPinFailures; ++i) {
@@ -133,7 +134,7 @@ TEST(KeystoreProcess, LockoutSurvivesProcessRestarts) {
 
   auto token = Token::Open(file, ChildCompatibleOptions());
   ASSERT_TRUE(token.ok());
-  ASSERT_TRUE((*token)->Login(UserType::kSo, Pin("so")).ok());
+  ASSERT_TRUE((*token)->Login(UserType::kSo, Pin("so-pin")).ok());
   ASSERT_TRUE((*token)->InitUserPin(Pin("5678")).ok());
   token->reset();
   EXPECT_EQ(RunChild({ChildPath(), "login", file.string(), "5678"}), 0);
@@ -157,7 +158,8 @@ std::string IntegrityCheck(const std::filesystem::path& file) {
 TEST(KeystoreProcess, SigkillMidStreamKeepsEveryCommittedKey) {
   TempDir dir;
   auto file = dir.path() / "t.token";
-  ASSERT_TRUE(Token::Create(file, "kill", Pin("so"), Pin("1234"), ChildCompatibleOptions()).ok());
+  ASSERT_TRUE(
+      Token::Create(file, "kill", Pin("so-pin"), Pin("1234"), ChildCompatibleOptions()).ok());
 
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);

@@ -2,9 +2,6 @@
 // storage and key fetching live in sqlite_token_objects.cc.
 #include "keystore/sqlite_token.h"
 
-#include <limits>
-#include <optional>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <limits>
+#include <optional>
 
+#include "keystore/pin_policy.h"
 #include "keystore/pin_records.h"
 #include "keystore/schema.h"
 
@@ -138,6 +138,8 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
                                                              const TokenOptions& options) {
   SIGNET_TRY(CheckLabel(label));
   if (so_pin.empty()) return MakeError(CKR_ARGUMENTS_BAD, "SO PIN must not be empty");
+  SIGNET_TRY(CheckPinLength(so_pin, "SO PIN"));
+  if (!user_pin.empty()) SIGNET_TRY(CheckPinLength(user_pin, "user PIN"));
   if (options.max_pin_failures < 1) {
     return MakeError(CKR_ARGUMENTS_BAD, "max_pin_failures must be at least 1");
   }
@@ -357,6 +359,7 @@ Status SqliteToken::InitUserPin(ByteView new_pin) {
     }
     kek = kek_;
   }
+  SIGNET_TRY(CheckPinLength(new_pin, "PIN"));
   return StorePin(UserType::kUser, new_pin, *kek);
 }
 
@@ -393,7 +396,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
 }
 
 Status SqliteToken::SetPin(UserType user, ByteView old_pin, ByteView new_pin) {
-  if (new_pin.empty()) return MakeError(CKR_PIN_LEN_RANGE, "PIN must not be empty");
+  SIGNET_TRY(CheckPinLength(new_pin, "PIN"));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, old_pin));
   return StorePin(user, new_pin, kek);
 }

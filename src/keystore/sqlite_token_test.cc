@@ -2,14 +2,15 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "crypto/sign.h"
 #include "keystore/attribute_codec.h"
 #include "keystore/keystore_test_util.h"
 #include "keystore/pin_records.h"
-#include "keystore/sqlite_db.h"
 #include "keystore/schema.h"
+#include "keystore/sqlite_db.h"
 
 namespace signet::keystore {
 namespace {
@@ -100,12 +101,45 @@ TEST_F(TokenTest, CreateRecordsLabelSerialAndFreshCounters) {
 }
 
 TEST_F(TokenTest, CreateRefusesExistingFileAndBadArguments) {
-  EXPECT_EQ(Token::Create(file_, "x", Pin("a"), Pin("b"), options_).error().code,
+  EXPECT_EQ(Token::Create(file_, "x", Pin("so-pin"), Pin("user-pin"), options_).error().code,
             CKR_ARGUMENTS_BAD);
   auto other = dir_.path() / "u.token";
   EXPECT_EQ(Token::Create(other, "", Pin("a"), Pin("b"), options_).error().code, CKR_ARGUMENTS_BAD);
   EXPECT_EQ(Token::Create(other, "x", Pin(""), Pin("b"), options_).error().code, CKR_ARGUMENTS_BAD);
   EXPECT_FALSE(std::filesystem::exists(other));
+}
+
+// Regression (issue 12 point 3): the PIN length rules (4-256 bytes) hold
+// for every PIN a token stores, whichever program calls (signetd through
+// core/, offline `signet init`): Create's SO and user PIN, InitUserPin and
+// SetPin. Before, only an empty PIN was refused here.
+TEST_F(TokenTest, EveryNewPinMeetsTheLengthRules) {
+  const std::string too_short(3, '1');
+  const std::string too_long(257, '1');
+  for (const std::string& bad : {too_short, too_long}) {
+    auto so = Token::Create(dir_.path() / "a.token", "a", crypto::AsBytes(bad), Pin("user-pin"),
+                            options_);
+    ASSERT_FALSE(so.ok());
+    EXPECT_EQ(so.error().code, CKR_PIN_LEN_RANGE);
+    auto user =
+        Token::Create(dir_.path() / "b.token", "b", Pin("so-pin"), crypto::AsBytes(bad), options_);
+    ASSERT_FALSE(user.ok());
+    EXPECT_EQ(user.error().code, CKR_PIN_LEN_RANGE);
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() / "a.token"));
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() / "b.token"));
+    ASSERT_TRUE(token_->Login(UserType::kSo, Pin("so-pin")).ok());
+    EXPECT_EQ(token_->InitUserPin(crypto::AsBytes(bad)).error().code, CKR_PIN_LEN_RANGE);
+    token_->Logout();
+    EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("user-pin"), crypto::AsBytes(bad)).error().code,
+              CKR_PIN_LEN_RANGE);
+  }
+  // The old PINs still hold, and the bounds themselves are accepted.
+  const std::string shortest(4, '1');
+  const std::string longest(256, '1');
+  ASSERT_TRUE(token_->SetPin(UserType::kUser, Pin("user-pin"), crypto::AsBytes(longest)).ok());
+  ASSERT_TRUE(token_->SetPin(UserType::kSo, Pin("so-pin"), crypto::AsBytes(shortest)).ok());
+  EXPECT_TRUE(
+      Token::Create(dir_.path() / "c.token", "c", crypto::AsBytes(shortest), {}, options_).ok());
 }
 
 // PKCS#11 C_InitToken gives only an SO PIN: the user PIN stays

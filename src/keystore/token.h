@@ -123,7 +123,8 @@ class Token {
   // sets only the SO PIN; the SO calls InitUserPin later, and until then a
   // user Login gives CKR_USER_PIN_NOT_INITIALIZED). The new token is not
   // logged in. CKR_ARGUMENTS_BAD when the file exists, the label is not 1-32
-  // bytes or the SO PIN is empty; CKR_DEVICE_ERROR on I/O
+  // bytes or the SO PIN is empty; CKR_PIN_LEN_RANGE when the SO PIN or a
+  // given user PIN breaks the PIN rules (pin_policy.h); CKR_DEVICE_ERROR on I/O
   // failure (nothing is left behind then). See also CreateInDirectory
   // (data_dir.h), which names the file after the serial.
   static Result<std::unique_ptr<Token>> Create(const std::filesystem::path& file,
@@ -157,7 +158,8 @@ class Token {
   virtual void Logout() = 0;
 
   // InitUserPin sets a new user PIN and clears its lock. REQUIRES: the SO is
-  // logged in (CKR_USER_NOT_LOGGED_IN otherwise).
+  // logged in (CKR_USER_NOT_LOGGED_IN otherwise). CKR_PIN_LEN_RANGE when
+  // `new_pin` breaks the PIN rules (pin_policy.h).
   virtual Status InitUserPin(ByteView new_pin) = 0;
 
   // Reinitialize is C_InitToken on an existing token: with the right SO PIN
@@ -170,7 +172,8 @@ class Token {
   virtual Status Reinitialize(ByteView so_pin, std::string_view label) = 0;
 
   // SetPin changes `user`'s PIN; `old_pin` must be right (same failure
-  // counting as Login).
+  // counting as Login). CKR_PIN_LEN_RANGE, before `old_pin` is checked, when
+  // `new_pin` breaks the PIN rules (pin_policy.h).
   virtual Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) = 0;
 
   // ClearPinFailures sets `user`'s failure count back to 0, lifting a lock:

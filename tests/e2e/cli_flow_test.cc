@@ -2,7 +2,9 @@
 // mechanism, each signature checked by the openssl command-line tool.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon_fixture.h"
@@ -384,9 +386,31 @@ TEST(CliInit, PinsFromTheEnvironmentAndADataDirFromSignetData) {
   std::string data = dir.path() + "/data";
   ProgramResult init =
       RunProgram({BinaryPath("signet"), "init", "--label", "env", "--kdf-n", "1024"},
-                 {{"SIGNET_DATA", data}, {"SIGNET_SO_PIN", "so"}, {"SIGNET_PIN", "user"}});
+                 {{"SIGNET_DATA", data}, {"SIGNET_SO_PIN", "so-env"}, {"SIGNET_PIN", "user-env"}});
   EXPECT_EQ(init.exit_code, 0) << init.err;
   EXPECT_NE(init.out.find("in " + data), std::string::npos) << init.out;
+}
+
+// Regression (issue 12 point 3): offline init talks to the keystore, not
+// to core/, and wrote tokens with PINs that signetd's InitToken refuses.
+// The keystore enforces the PIN rules now, for both paths.
+TEST(CliInit, OfflineRefusesPinsOutsideTheLengthRange) {
+  TempDir dir;
+  std::string data = dir.path() + "/data";
+  const std::string too_long(257, '1');
+  for (const auto& [so_pin, user_pin] : std::vector<std::pair<std::string, std::string>>{
+           {"123", "user-pin"}, {too_long, "user-pin"}, {"so-pin", "123"}, {"so-pin", too_long}}) {
+    ProgramResult init =
+        RunProgram({BinaryPath("signet"), "init", "--data", data, "--label", "short", "--kdf-n",
+                    "1024", "--so-pin", so_pin, "--pin", user_pin},
+                   {{"SIGNET_SOCKET", ""}});
+    EXPECT_EQ(init.exit_code, 1) << so_pin.size() << "/" << user_pin.size();
+    EXPECT_NE(init.err.find("CKR_PIN_LEN_RANGE"), std::string::npos) << init.err;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(data, ec)) {
+      ADD_FAILURE() << "left behind: " << entry.path();
+    }
+  }
 }
 
 TEST(CliInit, WithoutADataDirectoryExplains) {
