@@ -12,6 +12,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace signet::keystore;
+  using signet::ByteView;
+  using signet::Bytes;
   using signet::Result;
   Result<AttributeMap> decoded = DecodeAttributes(ByteView(data, size));
   if (!decoded.ok()) {

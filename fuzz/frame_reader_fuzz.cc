@@ -1,4 +1,4 @@
-// frame_reader_fuzz: rpc::FrameReader (src/rpc/framing.h) over an arbitrary
+// frame_reader_fuzz: proto::FrameReader (src/proto/framing.h) over an arbitrary
 // byte stream delivered in arbitrary pieces, by Feed and by
 // Prepare/Commit. Input: byte 0 picks the frame limit (16 B .. 1 MiB),
 // byte 1 seeds the piece sizes, the rest is the stream.
@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "fuzz_target.h"
-#include "rpc/framing.h"
+#include "proto/framing.h"
 
 namespace {
 
-using signet::rpc::FrameReader;
-using signet::rpc::kFrameHeaderSize;
+using signet::proto::FrameReader;
+using signet::proto::kFrameHeaderSize;
 
 struct Expected {
   std::vector<std::span<const std::uint8_t>> frames;
@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // Every payload the reader returned encodes back to the bytes it came from.
   for (const auto& frame : expected.frames) {
-    auto encoded = signet::rpc::EncodeFrame(frame, limit);
+    auto encoded = signet::proto::EncodeFrame(frame, limit);
     FUZZ_CHECK(encoded.ok());
     FUZZ_CHECK(encoded->size() == frame.size() + kFrameHeaderSize);
     FUZZ_CHECK(std::equal(frame.begin(), frame.end(), encoded->begin() + kFrameHeaderSize));

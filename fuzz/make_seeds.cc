@@ -52,7 +52,7 @@ std::vector<std::uint8_t> Prefixed(std::uint8_t first, std::span<const std::uint
 std::vector<std::uint8_t> Frames(const std::vector<Payload>& payloads) {
   std::vector<std::uint8_t> out;
   for (const Payload& p : payloads) {
-    auto header = rpc::EncodeFrameHeader(static_cast<std::uint32_t>(p.size()));
+    auto header = proto::EncodeFrameHeader(static_cast<std::uint32_t>(p.size()));
     out.insert(out.end(), header.begin(), header.end());
     out.insert(out.end(), p.begin(), p.end());
   }
@@ -312,14 +312,14 @@ void TokenSeeds(const char* name, bool with_keys) {
   keystore::TokenOptions options;
   options.kdf.n = 1u << 10;
   {
-    auto token = keystore::Token::Create(file, "seed token", crypto::AsBytes("so-pin"),
-                                         crypto::AsBytes(with_keys ? "user-pin" : ""), options);
+    auto token = keystore::Token::Create(file, "seed token", AsBytes("so-pin"),
+                                         AsBytes(with_keys ? "user-pin" : ""), options);
     if (!token.ok()) {
       std::fprintf(stderr, "token: %s\n", token.error().message.c_str());
       std::exit(1);
     }
     if (with_keys) {
-      (void)(*token)->Login(keystore::UserType::kUser, crypto::AsBytes("user-pin"));
+      (void)(*token)->Login(keystore::UserType::kUser, AsBytes("user-pin"));
       auto key = crypto::PrivateKey::Generate(*crypto::ParseKeySpec("ec:p256"));
       auto der = key->ToPkcs8Der();
       using keystore::UlongBytes;

@@ -16,6 +16,8 @@
 namespace {
 
 using namespace signet::crypto;
+using signet::ByteView;
+using signet::SecureBytes;
 
 // Parts splits `in` into length-prefixed parts (missing ones are empty).
 std::vector<ByteView> Parts(ByteView in, std::size_t count) {

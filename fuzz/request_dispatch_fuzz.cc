@@ -1,7 +1,7 @@
 // request_dispatch_fuzz: the daemon's request path without sockets. Each
 // input is a byte stream as a connection would send it: FrameReader splits
 // it into frames (at most kMaxFrames), each payload goes through
-// rpc::VerifyRequest and rpc::Dispatch against a real Hsm on a temporary
+// daemon::VerifyRequest and daemon::Dispatch against a real Hsm on a temporary
 // data directory holding one token with a P-256 key pair, an AES key and a
 // data object (see wire_requests.h for the handle placeholders).
 //
@@ -28,8 +28,8 @@
 #include "crypto/keys.h"
 #include "fuzz_target.h"
 #include "keystore/data_dir.h"
-#include "rpc/dispatch.h"
-#include "rpc/framing.h"
+#include "daemon/dispatch.h"
+#include "proto/framing.h"
 #include "wire_requests.h"
 
 namespace {
@@ -59,18 +59,18 @@ struct World {
   }
 };
 std::unique_ptr<World> g_world;
-const rpc::ServerView kView{};
+const daemon::ServerView kView{};
 
 // CheckedReply checks that `frame` is one well-formed reply frame to
 // request `id` and returns its payload, copied to its own (aligned) buffer
 // as the client library does: the payload starts 4 bytes into the frame,
 // and FlatBuffers reads vectors of 8-byte scalars in place.
 fuzz::Payload CheckedReply(const std::vector<std::uint8_t>& frame, std::uint64_t id) {
-  FUZZ_CHECK(frame.size() >= rpc::kFrameHeaderSize);
-  std::span<const std::uint8_t, rpc::kFrameHeaderSize> header(frame.data(), rpc::kFrameHeaderSize);
-  FUZZ_CHECK(rpc::DecodeFrameHeader(header) == frame.size() - rpc::kFrameHeaderSize);
-  FUZZ_CHECK(frame.size() - rpc::kFrameHeaderSize <= rpc::kDefaultMaxFrameSize);
-  fuzz::Payload payload(frame.begin() + rpc::kFrameHeaderSize, frame.end());
+  FUZZ_CHECK(frame.size() >= proto::kFrameHeaderSize);
+  std::span<const std::uint8_t, proto::kFrameHeaderSize> header(frame.data(), proto::kFrameHeaderSize);
+  FUZZ_CHECK(proto::DecodeFrameHeader(header) == frame.size() - proto::kFrameHeaderSize);
+  FUZZ_CHECK(frame.size() - proto::kFrameHeaderSize <= proto::kDefaultMaxFrameSize);
+  fuzz::Payload payload(frame.begin() + proto::kFrameHeaderSize, frame.end());
   flatbuffers::Verifier verifier(payload.data(), payload.size());
   FUZZ_CHECK(verifier.VerifyBuffer<wire::Response>(nullptr));
   FUZZ_CHECK(flatbuffers::GetRoot<wire::Response>(payload.data())->id() == id);
@@ -81,9 +81,9 @@ fuzz::Payload CheckedReply(const std::vector<std::uint8_t>& frame, std::uint64_t
 // (nullptr when the request did not verify). `reply` keeps the bytes.
 const wire::Response* Call(core::ClientState& client, const fuzz::Payload& payload,
                            fuzz::Payload& reply) {
-  const wire::Request* request = rpc::VerifyRequest(payload);
+  const wire::Request* request = daemon::VerifyRequest(payload);
   if (request == nullptr) return nullptr;
-  reply = CheckedReply(rpc::Dispatch(*g_world->hsm, client, kView, *request), request->id());
+  reply = CheckedReply(daemon::Dispatch(*g_world->hsm, client, kView, *request), request->id());
   return flatbuffers::GetRoot<wire::Response>(reply.data());
 }
 
@@ -130,8 +130,8 @@ void BuildWorld() {
   // No failed-login delays: a wrong PIN in one input must not refuse the
   // next input's login (the throttle still counts every failure).
   options.limits.login_free_failures = 1 << 20;
-  auto token = keystore::CreateInDirectory(options.data_dir, "fuzz", crypto::AsBytes(kSoPin),
-                                           crypto::AsBytes(kUserPin), options.token_options);
+  auto token = keystore::CreateInDirectory(options.data_dir, "fuzz", AsBytes(kSoPin),
+                                           AsBytes(kUserPin), options.token_options);
   FUZZ_CHECK(token.ok());
   token->reset();
   auto hsm = core::Hsm::Open(options);
@@ -252,15 +252,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FindOne(*client, session, {{CKA_LABEL, Text("fuzz-data")}}),
   };
 
-  rpc::FrameReader reader;
+  proto::FrameReader reader;
   reader.Feed({data + 1, size - 1});
   std::span<const std::uint8_t> view;
-  for (int n = 0; n < kMaxFrames && reader.Next(&view) == rpc::FrameReader::State::kFrame; ++n) {
+  for (int n = 0; n < kMaxFrames && reader.Next(&view) == proto::FrameReader::State::kFrame; ++n) {
     fuzz::Payload payload(view.begin(), view.end());
     Substitute(payload, handles);
-    const wire::Request* request = rpc::VerifyRequest(payload);
+    const wire::Request* request = daemon::VerifyRequest(payload);
     if (request == nullptr || IsRsaKeygen(*request)) continue;
-    CheckedReply(rpc::Dispatch(*g_world->hsm, *client, kView, *request), request->id());
+    CheckedReply(daemon::Dispatch(*g_world->hsm, *client, kView, *request), request->id());
   }
   g_world->hsm->Disconnect(*client);
   return 0;

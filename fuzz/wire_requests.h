@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "rpc/framing.h"
-#include "signet_generated.h"
+#include "proto/framing.h"
+#include "proto/signet_generated.h"
 
 namespace signet::fuzz {
 
@@ -36,7 +36,7 @@ template <typename Build>
 Payload MakeRequest(wire::RequestBody type, Build&& build, std::uint64_t id = 1) {
   flatbuffers::FlatBufferBuilder fbb(256);
   flatbuffers::Offset<void> body = build(fbb).Union();
-  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion, type, body));
+  fbb.Finish(wire::CreateRequest(fbb, id, proto::kProtocolVersion, type, body));
   return Payload(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 

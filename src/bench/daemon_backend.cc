@@ -73,7 +73,7 @@ struct KeySetup {
 class ClientWorker {
  public:
   ClientWorker(std::shared_ptr<const KeySetup> setup, UserSession user, client::Handle key,
-               crypto::Bytes input)
+               Bytes input)
       : setup_(std::move(setup)), user_(std::move(user)), key_(key), input_(std::move(input)) {}
 
   Status Next() {
@@ -119,7 +119,7 @@ class ClientWorker {
   std::shared_ptr<const KeySetup> setup_;
   UserSession user_;
   client::Handle key_;
-  crypto::Bytes input_;
+  Bytes input_;
   std::deque<client::Pending<client::Bytes>> in_flight_;
   std::deque<Result<client::Bytes>> ready_;
 };
@@ -130,7 +130,7 @@ Result<Operation> MakeClientOperation(const std::shared_ptr<const KeySetup>& set
   SIGNET_ASSIGN_OR_RETURN(auto keys, FindKeys(user, setup->key_label, CKO_PRIVATE_KEY));
   if (keys.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, "benchmark key vanished");
   // Each client signs its own random input, as separate clients would.
-  crypto::Bytes input(setup->mechanism.input_size);
+  Bytes input(setup->mechanism.input_size);
   SIGNET_TRY(crypto::FillRandom(input));
   auto worker =
       std::make_shared<ClientWorker>(setup, std::move(user), keys.front(), std::move(input));

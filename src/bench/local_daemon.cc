@@ -23,7 +23,7 @@ constexpr auto kStartBound = std::chrono::seconds(60);
 // RandomPin: 16 hex characters from the DRBG; the PINs guard only keys made
 // for this run, but there is no reason to make them guessable.
 Result<std::string> RandomPin() {
-  crypto::Bytes raw(8);
+  Bytes raw(8);
   SIGNET_TRY(crypto::FillRandom(raw));
   static constexpr char kHex[] = "0123456789abcdef";
   std::string pin;
@@ -34,7 +34,7 @@ Result<std::string> RandomPin() {
   return pin;
 }
 
-crypto::ByteView View(const std::string& s) {
+ByteView View(const std::string& s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 

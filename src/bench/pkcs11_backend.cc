@@ -119,7 +119,7 @@ Status Generate(Session& s, const SignAlgorithm& algo, const TokenMechanism& tm,
   CK_BBOOL yes = CK_TRUE;
   CK_ULONG bits = algo.spec.rsa_bits;
   CK_BYTE f4[] = {1, 0, 1};
-  const crypto::Bytes params = crypto::EcParamsDer(algo.spec.type);
+  const Bytes params = crypto::EcParamsDer(algo.spec.type);
   // CKA_ID (the label's bytes) pairs the halves for clients that match by it.
   CK_ATTRIBUTE id{CKA_ID, const_cast<char*>(label.data()), label.size()};
   std::vector<CK_ATTRIBUTE> pub = {{CKA_TOKEN, &yes, 1},
@@ -146,13 +146,13 @@ Status Generate(Session& s, const SignAlgorithm& algo, const TokenMechanism& tm,
 }
 
 // Attribute reads one attribute (empty when the object lacks it).
-crypto::Bytes Attribute(Session& s, CK_OBJECT_HANDLE o, CK_ATTRIBUTE_TYPE type) {
+Bytes Attribute(Session& s, CK_OBJECT_HANDLE o, CK_ATTRIBUTE_TYPE type) {
   CK_ATTRIBUTE a{type, nullptr, 0};
   if (s.f()->C_GetAttributeValue(s.h(), o, &a, 1) != CKR_OK ||
       a.ulValueLen == CK_UNAVAILABLE_INFORMATION) {
     return {};
   }
-  crypto::Bytes value(a.ulValueLen);
+  Bytes value(a.ulValueLen);
   a.pValue = value.data();
   if (s.f()->C_GetAttributeValue(s.h(), o, &a, 1) != CKR_OK) return {};
   value.resize(a.ulValueLen);
@@ -170,7 +170,7 @@ struct KeySetup {
 class ClientWorker {
  public:
   ClientWorker(std::shared_ptr<const KeySetup> setup, std::unique_ptr<Session> session,
-               CK_OBJECT_HANDLE key, crypto::Bytes input)
+               CK_OBJECT_HANDLE key, Bytes input)
       : setup_(std::move(setup)),
         session_(std::move(session)),
         key_(key),
@@ -179,7 +179,7 @@ class ClientWorker {
   Status Next() {
     CK_MECHANISM mech{setup_->mechanism.sign, nullptr, 0};
     P11_TRY("C_SignInit", session_->f()->C_SignInit(session_->h(), &mech, key_));
-    crypto::Bytes sig(1024);
+    Bytes sig(1024);
     CK_ULONG len = sig.size();
     P11_TRY("C_Sign",
             session_->f()->C_Sign(session_->h(), input_.data(), input_.size(), sig.data(), &len));
@@ -192,7 +192,7 @@ class ClientWorker {
   std::shared_ptr<const KeySetup> setup_;
   std::unique_ptr<Session> session_;
   CK_OBJECT_HANDLE key_;
-  crypto::Bytes input_;
+  Bytes input_;
 };
 
 class Pkcs11Backend : public SignerBackend {
@@ -230,7 +230,7 @@ class Pkcs11Backend : public SignerBackend {
       SIGNET_ASSIGN_OR_RETURN(auto keys, Find(*session, setup->label, CKO_PRIVATE_KEY));
       if (keys.empty())
         return MakeError(CKR_KEY_HANDLE_INVALID, "key not visible in a new session");
-      crypto::Bytes input(setup->mechanism.input_size);
+      Bytes input(setup->mechanism.input_size);
       SIGNET_TRY(crypto::FillRandom(input));
       auto worker =
           std::make_shared<ClientWorker>(setup, std::move(session), keys[0], std::move(input));

@@ -42,7 +42,7 @@ std::vector<PhaseDelta> Difference(const client::ServerStats& before,
 double RsaSignNs() {
   auto key = crypto::PrivateKey::Generate({crypto::KeyType::kRsa, 2048});
   if (!key.ok()) return 0;
-  crypto::Bytes digest(32, 7);
+  Bytes digest(32, 7);
   crypto::SignParams params;
   params.prehashed = true;
   constexpr int kSigns = 20;

@@ -28,7 +28,7 @@ class RawBackend : public SignerBackend {
     const std::size_t input_size = SignInputSize(algo);
     return WorkerFactory([shared, params, input_size, verify](int) -> Result<Operation> {
       // Each client signs its own random digest, as separate clients would.
-      crypto::Bytes input(input_size);
+      Bytes input(input_size);
       SIGNET_TRY(crypto::FillRandom(input));
       return Operation([shared, params, verify, input = std::move(input)](std::uint64_t) {
         return SignOnce(*shared, params, input, verify);
@@ -38,8 +38,8 @@ class RawBackend : public SignerBackend {
 
  private:
   static Status SignOnce(const SharedKey& k, const crypto::SignParams& params,
-                         const crypto::Bytes& input, bool verify) {
-    SIGNET_ASSIGN_OR_RETURN(crypto::Bytes signature, crypto::Sign(k.key, params, input));
+                         const Bytes& input, bool verify) {
+    SIGNET_ASSIGN_OR_RETURN(Bytes signature, crypto::Sign(k.key, params, input));
     if (verify) SIGNET_TRY(crypto::Verify(k.pub, params, input, signature));
     return OkStatus();
   }

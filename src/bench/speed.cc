@@ -47,15 +47,15 @@ constexpr std::array<BulkAlgorithm, 7> kBulk = {{
 }};
 
 // BulkOp returns an operation that processes `buffer` as one message.
-Result<std::function<Status()>> BulkOp(const BulkAlgorithm& algo, crypto::Bytes& buffer) {
+Result<std::function<Status()>> BulkOp(const BulkAlgorithm& algo, Bytes& buffer) {
   if (algo.digest != DigestAlg::kNone) {
     return std::function<Status()>([&buffer, alg = algo.digest]() -> Status {
       SIGNET_TRY(crypto::Digest(alg, buffer));
       return OkStatus();
     });
   }
-  crypto::Bytes key(crypto::BulkCipherKeySize(algo.cipher));
-  crypto::Bytes iv(crypto::BulkCipherIvSize(algo.cipher));
+  Bytes key(crypto::BulkCipherKeySize(algo.cipher));
+  Bytes iv(crypto::BulkCipherIvSize(algo.cipher));
   SIGNET_TRY(crypto::FillRandom(key));
   SIGNET_ASSIGN_OR_RETURN(auto cipher, crypto::BulkCipher::Create(algo.cipher, key, iv));
   auto shared = std::make_shared<crypto::BulkCipher>(std::move(cipher));
@@ -73,7 +73,7 @@ Result<Table> MeasureBulk(const std::vector<std::size_t>& sizes, double seconds)
   table.columns = {{"Algorithm", 0}, {"Bytes", 0}, {"MiB/s", 1}, {"cycles/byte", 2}};
   for (const auto& algo : kBulk) {
     for (std::size_t size : sizes) {
-      crypto::Bytes buffer(size, 0x5a);
+      Bytes buffer(size, 0x5a);
       SIGNET_ASSIGN_OR_RETURN(auto op, BulkOp(algo, buffer));
       SIGNET_ASSIGN_OR_RETURN(TimedSample s, TimeRepeated(op, seconds, 2));
       const double bytes = static_cast<double>(s.iterations) * static_cast<double>(size);
@@ -92,9 +92,9 @@ void AddSignRow(Table& table, const std::string& name, const TimedSample& s) {
 Status MeasureOneSigner(const SignAlgorithm& algo, double seconds, Table& table) {
   SIGNET_ASSIGN_OR_RETURN(auto key, crypto::PrivateKey::Generate(algo.spec));
   SIGNET_ASSIGN_OR_RETURN(auto pub, key.Public());
-  crypto::Bytes input(SignInputSize(algo));
+  Bytes input(SignInputSize(algo));
   SIGNET_TRY(crypto::FillRandom(input));
-  SIGNET_ASSIGN_OR_RETURN(crypto::Bytes signature, crypto::Sign(key, algo.params, input));
+  SIGNET_ASSIGN_OR_RETURN(Bytes signature, crypto::Sign(key, algo.params, input));
   auto sign = [&]() -> Status {
     SIGNET_TRY(crypto::Sign(key, algo.params, input));
     return OkStatus();

@@ -25,10 +25,10 @@ std::string TokenKeyLabel(const SignAlgorithm& algo) {
   return "signet-bench-" + std::string(algo.id);
 }
 
-Result<crypto::PublicKey> PublicKeyFromAttributes(crypto::ByteView modulus,
-                                                  crypto::ByteView exponent,
-                                                  crypto::ByteView ec_params,
-                                                  crypto::ByteView ec_point) {
+Result<crypto::PublicKey> PublicKeyFromAttributes(ByteView modulus,
+                                                  ByteView exponent,
+                                                  ByteView ec_params,
+                                                  ByteView ec_point) {
   if (!modulus.empty() && !exponent.empty()) {
     return crypto::PublicKey::FromRsaComponents(modulus, exponent);
   }

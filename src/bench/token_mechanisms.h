@@ -39,9 +39,9 @@ std::string TokenKeyLabel(const SignAlgorithm& algo);
 // PublicKeyFromAttributes rebuilds the public key from the values of
 // CKA_MODULUS, CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS, CKA_EC_POINT
 // (EC, Ed25519). CKR_KEY_TYPE_INCONSISTENT when neither pair is complete.
-Result<crypto::PublicKey> PublicKeyFromAttributes(crypto::ByteView modulus,
-                                                  crypto::ByteView exponent,
-                                                  crypto::ByteView ec_params,
-                                                  crypto::ByteView ec_point);
+Result<crypto::PublicKey> PublicKeyFromAttributes(ByteView modulus,
+                                                  ByteView exponent,
+                                                  ByteView ec_params,
+                                                  ByteView ec_point);
 
 }  // namespace signet::bench

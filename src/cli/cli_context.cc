@@ -70,7 +70,7 @@ Result<Connection> Connect(const GlobalOptions& options) {
 }
 
 Result<Connection> ConnectAndLogin(GlobalOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes pin,
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes pin,
                           ReadSecret({&options.pin, "--pin", "SIGNET_PIN", "User PIN: "}));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(options));
   Status login = connection.client->Login(connection.session, CKU_USER, pin);

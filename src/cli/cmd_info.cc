@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/file_io.h"
-#include "rpc/printable.h"
+#include "base/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -44,7 +44,7 @@ Status RunStats(GlobalOptions& global) {
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client->GetInfo());
   // Token files the daemon could not open have no slot; say so first.
   for (const client::UnavailableToken& token : info.unavailable_tokens) {
-    std::printf("unavailable token: %s\n", rpc::PrintableText(token.reason).c_str());
+    std::printf("unavailable token: %s\n", PrintableText(token.reason).c_str());
   }
   std::printf("workers %" PRIu64 "\nconnections %" PRIu64 "\nsessions %" PRIu64 "\n",
               stats.workers, stats.connections, stats.sessions);

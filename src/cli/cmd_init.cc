@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/pin_input.h"
 #include "keystore/data_dir.h"
-#include "rpc/printable.h"
+#include "base/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -44,15 +44,15 @@ Result<std::unique_ptr<client::Client>> RunningDaemon(const GlobalOptions& globa
 }
 
 Status InitThroughDaemon(client::Client& client, const InitOptions& options,
-                         const crypto::SecureBytes& so_pin, const crypto::SecureBytes& user_pin) {
+                         const SecureBytes& so_pin, const SecureBytes& user_pin) {
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client.GetInfo());
   for (const client::SlotInfo& slot : info.slots) {
     if (slot.token_present) continue;
     SIGNET_ASSIGN_OR_RETURN(client::InitTokenResult made,
                             client.InitToken(slot.slot_id, so_pin, options.label, user_pin));
     std::printf("initialised token '%s' (serial %s) on slot %lu of the running signetd\n",
-                rpc::PrintableText(options.label).c_str(),
-                rpc::PrintableText(made.serial).c_str(), made.slot_id);
+                PrintableText(options.label).c_str(),
+                PrintableText(made.serial).c_str(), made.slot_id);
     return OkStatus();
   }
   return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
@@ -68,9 +68,9 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
     return MakeError(CKR_ARGUMENTS_BAD, "--kdf-n applies only without a running signetd");
   }
   SIGNET_ASSIGN_OR_RETURN(
-      crypto::SecureBytes so_pin,
+      SecureBytes so_pin,
       ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "SO PIN: ", true}));
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes user_pin,
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes user_pin,
                           ReadSecret({&global.pin, "--pin", "SIGNET_PIN", "User PIN: ", true}));
   if (daemon) return InitThroughDaemon(*daemon, options, so_pin, user_pin);
   keystore::TokenOptions token_options;
@@ -89,8 +89,8 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
                                                                   user_pin, token_options));
   keystore::TokenInfo info = token->Info();
   std::printf("initialised token '%s' (serial %s) in %s\n",
-              rpc::PrintableText(info.label).c_str(), rpc::PrintableText(info.serial).c_str(),
-              rpc::PrintableText(dir).c_str());
+              PrintableText(info.label).c_str(), PrintableText(info.serial).c_str(),
+              PrintableText(dir).c_str());
   return OkStatus();
 }
 

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/file_io.h"
 #include "cli/key_objects.h"
-#include "rpc/printable.h"
+#include "base/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -31,7 +31,7 @@ Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
                               request.private_template, /*unique_label=*/true));
   (void)pair;
   std::printf("generated %s key pair '%s'\n", crypto::KeySpecName(spec).c_str(),
-              rpc::PrintableText(options.label).c_str());
+              PrintableText(options.label).c_str());
   return OkStatus();
 }
 
@@ -40,13 +40,13 @@ Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
 // this process made of it is wiped.
 Status RunImport(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(client::Bytes file, ReadFile(options.in));
-  crypto::SecureBytes encoded(file.begin(), file.end());
+  SecureBytes encoded(file.begin(), file.end());
   if (!file.empty()) explicit_bzero(file.data(), file.size());  // never NULL (defect 15)
   Result<crypto::PrivateKey> key = crypto::PrivateKey::FromEncoded(encoded);
   if (!key.ok()) {
     return MakeError(key.error().code, options.in + ": " + key.error().message);
   }
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes pkcs8, key->ToPkcs8Der());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes pkcs8, key->ToPkcs8Der());
   SIGNET_ASSIGN_OR_RETURN(ImportRequest request, MakeImportRequest(*key, pkcs8, options.label));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
   // Both halves in one request and one daemon transaction (a crash leaves
@@ -62,7 +62,7 @@ Status RunImport(GlobalOptions& global, const KeyOptions& options) {
   }
   if (!made.ok()) return made.error();
   std::printf("imported %s key pair '%s' from %s\n", crypto::KeySpecName(key->spec()).c_str(),
-              rpc::PrintableText(options.label).c_str(), rpc::PrintableText(options.in).c_str());
+              PrintableText(options.label).c_str(), PrintableText(options.in).c_str());
   return OkStatus();
 }
 
@@ -71,7 +71,7 @@ Status RunList(GlobalOptions& global) {
   SIGNET_ASSIGN_OR_RETURN(std::vector<KeyListing> keys, ListKeys(connection));
   for (const KeyListing& key : keys) {
     std::printf("%-8s %-13s %s\n", key.object_class.c_str(), key.key_type.c_str(),
-                rpc::PrintableText(key.label).c_str());
+                PrintableText(key.label).c_str());
   }
   return OkStatus();
 }
@@ -95,7 +95,7 @@ Status RunDelete(GlobalOptions& global, const KeyOptions& options) {
   // Every object in one request and one daemon transaction: all or none.
   SIGNET_TRY(connection.client->DestroyObjects(connection.session, objects));
   std::printf("deleted %zu object(s) labelled '%s'\n", objects.size(),
-              rpc::PrintableText(options.label).c_str());
+              PrintableText(options.label).c_str());
   return OkStatus();
 }
 

@@ -22,11 +22,11 @@ struct PinOptions {
 Status RunSetPin(GlobalOptions& global, PinOptions& options) {
   const bool so = options.so;
   SIGNET_ASSIGN_OR_RETURN(
-      crypto::SecureBytes old_pin,
+      SecureBytes old_pin,
       so ? ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "Current SO PIN: "})
          : ReadSecret({&global.pin, "--pin", "SIGNET_PIN", "Current user PIN: "}));
   SIGNET_ASSIGN_OR_RETURN(
-      crypto::SecureBytes new_pin,
+      SecureBytes new_pin,
       ReadSecret({&options.new_pin, "--new-pin", nullptr, so ? "New SO PIN: " : "New user PIN: ",
                   /*confirm=*/true}));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
@@ -38,10 +38,10 @@ Status RunSetPin(GlobalOptions& global, PinOptions& options) {
 }
 
 Status RunInitPin(GlobalOptions& global, PinOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes so_pin,
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes so_pin,
                           ReadSecret({&options.so_pin, "--so-pin", "SIGNET_SO_PIN", "SO PIN: "}));
   SIGNET_ASSIGN_OR_RETURN(
-      crypto::SecureBytes user_pin,
+      SecureBytes user_pin,
       ReadSecret({&options.new_pin, "--new-pin", nullptr, "New user PIN: ", /*confirm=*/true}));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
   SIGNET_TRY(connection.client->Login(connection.session, CKU_SO, so_pin));

@@ -104,7 +104,7 @@ ImportRequest::~ImportRequest() {
 }
 
 Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
-                                        const crypto::SecureBytes& pkcs8,
+                                        const SecureBytes& pkcs8,
                                         const std::string& label) {
   const crypto::KeySpec spec = key.spec();
   const CK_KEY_TYPE key_type = spec.type == crypto::KeyType::kRsa       ? CKK_RSA

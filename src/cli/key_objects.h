@@ -39,7 +39,7 @@ struct ImportRequest {
   client::Template private_template;
 };
 Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
-                                        const crypto::SecureBytes& pkcs8,
+                                        const SecureBytes& pkcs8,
                                         const std::string& label);
 
 // FindKey returns the handle of the object with `label` and `object_class`

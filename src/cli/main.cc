@@ -9,8 +9,8 @@
 #include "bench/bench_commands.h"
 #include "cli/commands.h"
 #include "cli/secret_arguments.h"
-#include "rpc/printable.h"
-#include "rpc/rv_names.h"
+#include "base/printable.h"
+#include "base/rv_names.h"
 
 int main(int argc, char** argv) {
   using signet::cli::CommandAction;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     if (!status.ok()) {
       std::string command = app.get_subcommands().front()->get_name();
       std::fprintf(stderr, "signet %s: %s\n", command.c_str(),
-                   signet::rpc::PrintableText(signet::rpc::DescribeError(status.error())).c_str());
+                   signet::PrintableText(signet::DescribeError(status.error())).c_str());
       return 1;
     }
   } catch (const std::exception& e) {

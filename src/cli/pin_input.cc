@@ -12,7 +12,6 @@
 namespace signet::cli {
 namespace {
 
-using crypto::SecureBytes;
 
 // TerminalPrompt reads one line from /dev/tty with echo turned off and
 // restores the terminal's mode before returning.
@@ -44,13 +43,13 @@ Result<SecureBytes> TerminalPrompt(const char* prompt) {
 Result<SecureBytes> FromSources(const SecretSource& source) {
   if (source.flag != nullptr && source.flag->has_value()) {
     std::string& text = **source.flag;
-    SecureBytes value = crypto::SecureFromString(text);
+    SecureBytes value = SecureFromString(text);
     OPENSSL_cleanse(text.data(), text.size());
     return value;
   }
   if (source.env_name != nullptr) {
     if (const char* env = std::getenv(source.env_name); env != nullptr && *env != '\0') {
-      return crypto::SecureFromString(env);
+      return SecureFromString(env);
     }
   }
   Result<SecureBytes> prompted = TerminalPrompt(source.prompt);
@@ -64,7 +63,7 @@ Result<SecureBytes> FromSources(const SecretSource& source) {
   if (source.confirm) {
     std::string again = std::string("Repeat ") + source.prompt;
     SIGNET_ASSIGN_OR_RETURN(SecureBytes second, TerminalPrompt(again.c_str()));
-    if (!crypto::EqualConstantTime(first, second)) {
+    if (!EqualConstantTime(first, second)) {
       return MakeError(CKR_ARGUMENTS_BAD, "the two entries differ");
     }
   }

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/result.hpp"
 
 namespace signet::cli {
@@ -26,6 +26,6 @@ struct SecretSource {
 // ReadSecret returns the secret from the first source that has one.
 // CKR_ARGUMENTS_BAD when the value is empty, when no source has it and there
 // is no terminal to prompt on, or when the two prompted entries differ.
-Result<crypto::SecureBytes> ReadSecret(const SecretSource& source);
+Result<SecureBytes> ReadSecret(const SecretSource& source);
 
 }  // namespace signet::cli

@@ -48,7 +48,7 @@ Result<SignInput> PrepareSignInput(const NamedMechanism& named, client::Bytes me
     return MakeError(CKR_DATA_LEN_RANGE, std::string(named.name) + " signs whole messages of at most " +
                                              std::to_string(kInlineLimit) + " bytes");
   }
-  SIGNET_ASSIGN_OR_RETURN(crypto::Bytes digest, crypto::Digest(named.digest, message));
+  SIGNET_ASSIGN_OR_RETURN(Bytes digest, crypto::Digest(named.digest, message));
   SignInput input;
   switch (named.raw_form) {
     case RawForm::kRsaPkcs1:

@@ -44,12 +44,12 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
                                            wire::RequestBody type,
                                            flatbuffers::Offset<void> body, bool secret) {
   std::uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
-  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion, type, body));
+  fbb.Finish(wire::CreateRequest(fbb, id, proto::kProtocolVersion, type, body));
   std::span<const std::uint8_t> payload(fbb.GetBufferPointer(), fbb.GetSize());
   auto wipe = [&] {
     if (secret) explicit_bzero(fbb.GetBufferPointer(), fbb.GetSize());
   };
-  if (payload.size() > rpc::kDefaultMaxFrameSize) {
+  if (payload.size() > proto::kDefaultMaxFrameSize) {
     wipe();
     return MakeError(CKR_DATA_LEN_RANGE, "request of " + std::to_string(payload.size()) +
                                              " bytes exceeds the frame limit");
@@ -68,7 +68,7 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
     }
     in_flight_.insert(id);
   }
-  auto header = rpc::EncodeFrameHeader(static_cast<std::uint32_t>(payload.size()));
+  auto header = proto::EncodeFrameHeader(static_cast<std::uint32_t>(payload.size()));
   outbox_.insert(outbox_.end(), header.begin(), header.end());
   outbox_.insert(outbox_.end(), payload.begin(), payload.end());
   wipe();
@@ -132,9 +132,9 @@ Result<Client::Impl::Frames> Client::Impl::ReadMore() {
   Frames frames;
   std::span<const std::uint8_t> payload;
   for (;;) {
-    rpc::FrameReader::State state = reader_.Next(&payload);
-    if (state == rpc::FrameReader::State::kNeedMore) return frames;
-    if (state == rpc::FrameReader::State::kTooLarge) {
+    proto::FrameReader::State state = reader_.Next(&payload);
+    if (state == proto::FrameReader::State::kNeedMore) return frames;
+    if (state == proto::FrameReader::State::kTooLarge) {
       return MakeError(CKR_DEVICE_ERROR, "signetd sent a frame over the size limit");
     }
     if (!VerifyReply(payload)) {

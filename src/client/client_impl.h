@@ -32,10 +32,10 @@
 
 #include "client/reply_frame.h"
 #include "client/stream.h"
-#include "crypto/secure_bytes.h"
-#include "rpc/framing.h"
+#include "base/secure_bytes.h"
+#include "proto/framing.h"
 #include "signet/client.hpp"
-#include "signet_generated.h"
+#include "proto/signet_generated.h"
 
 namespace signet::client {
 
@@ -107,7 +107,7 @@ class Client::Impl {
   std::atomic<std::uint64_t> next_id_{1};
 
   std::mutex send_mu_;
-  crypto::SecureBytes outbox_;  // framed requests not yet written (may hold PINs)
+  SecureBytes outbox_;  // framed requests not yet written (may hold PINs)
   // write_failed_: the daemon stopped taking requests (it closed or is
   // draining); replies it already sent may still be read, so this does not
   // break the connection until the stream ends.
@@ -124,7 +124,7 @@ class Client::Impl {
   bool reading_ = false;               // a thread is in ReadMore
   // Threads asleep in WaitReply, by the request id they wait for.
   std::multimap<std::uint64_t, std::condition_variable*> sleepers_;
-  rpc::FrameReader reader_;            // used only by the reader
+  proto::FrameReader reader_;            // used only by the reader
   std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
   std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
   std::optional<Error> broken_;

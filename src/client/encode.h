@@ -4,7 +4,7 @@
 #pragma once
 
 #include "signet/client.hpp"
-#include "signet_generated.h"
+#include "proto/signet_generated.h"
 
 namespace signet::client {
 

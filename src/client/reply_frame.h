@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "signet/client.hpp"
-#include "signet_generated.h"
+#include "proto/signet_generated.h"
 
 namespace signet::client {
 

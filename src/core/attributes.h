@@ -19,8 +19,6 @@
 
 namespace signet::core {
 
-using crypto::Bytes;
-using crypto::ByteView;
 using keystore::AttributeMap;
 
 // AttrShape: how an attribute's value is laid out. kUlongArray: an array

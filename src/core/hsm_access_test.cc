@@ -12,7 +12,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 using namespace std::chrono_literals;
 
 Template DataObject(bool token, std::string_view label, std::size_t size = 16) {

@@ -21,7 +21,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 
 constexpr std::string_view kSoPin = "so-pin-1234";
 constexpr std::string_view kUserPin = "user-pin-1234";

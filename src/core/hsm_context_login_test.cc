@@ -9,7 +9,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 
 class HsmContextLoginTest : public HsmFixture {
  protected:

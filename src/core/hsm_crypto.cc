@@ -158,7 +158,7 @@ Result<Bytes> Hsm::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_DECRYPT));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes plain,
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes plain,
                           crypto::AesGcmDecrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag));
   return Bytes(plain.begin(), plain.end());
 }

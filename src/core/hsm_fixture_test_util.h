@@ -55,8 +55,8 @@ class HsmFixture : public ::testing::Test {
     admin_->admin = true;
     admin_->peer_identity = "uid=1000";
     if (hsm_->Slots().size() == 1) {
-      auto init = hsm_->InitToken(*admin_, 0, crypto::AsBytes(kSoPin), "test",
-                                  crypto::AsBytes(kUserPin));
+      auto init = hsm_->InitToken(*admin_, 0, AsBytes(kSoPin), "test",
+                                  AsBytes(kUserPin));
       ASSERT_TRUE(init.ok()) << init.error().message;
       serial_ = init->second;
     }
@@ -83,7 +83,7 @@ class HsmFixture : public ::testing::Test {
   // `user` logged in.
   CK_SESSION_HANDLE LoggedIn(ClientState& c, CK_USER_TYPE user = CKU_USER, CK_FLAGS flags = kRw) {
     CK_SESSION_HANDLE s = Session(c, flags);
-    auto pin = crypto::AsBytes(user == CKU_SO ? kSoPin : kUserPin);
+    auto pin = AsBytes(user == CKU_SO ? kSoPin : kUserPin);
     Status login = hsm_->Login(c, s, user, pin);
     EXPECT_TRUE(login.ok()) << login.error().message;
     return s;

@@ -119,7 +119,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair
     crypto::PrivateKey key, AttributeMap pub, AttributeMap priv, const Bytes* unique_label) {
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, key.ToPkcs8Der());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
   CompleteKeyPairAttributes(derived, mechanism, pub, priv);
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   secret->value = std::move(der);
@@ -241,7 +241,7 @@ Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, con
     return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS (private or secret key) is required");
   }
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *unwrapper));
-  crypto::SecureBytes plain;
+  SecureBytes plain;
   {
     ScopedPhase phase(counters_, Phase::kUnwrap);
     SIGNET_ASSIGN_OR_RETURN(plain, crypto::AesKeyUnwrapPad(kek->value, wrapped));
@@ -251,7 +251,7 @@ Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, con
   Template as_template;
   for (auto& [type, value] : attrs) as_template.push_back({type, std::move(value)});
   auto handle = ImportObject(c, s, as_template, /*value_is_pkcs8=*/true);
-  for (auto& a : as_template) crypto::WipeBytes(a.value);
+  for (auto& a : as_template) WipeBytes(a.value);
   return handle;
 }
 

@@ -20,11 +20,11 @@ constexpr CK_ATTRIBUTE_TYPE kRsaPrivateComponents[] = {
 
 // TakeBytes removes `type` from `attrs`, returning its value in a buffer
 // that is wiped when freed; nullopt when absent.
-std::optional<crypto::SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type) {
+std::optional<SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type) {
   auto it = attrs.find(type);
   if (it == attrs.end()) return std::nullopt;
-  crypto::SecureBytes value(it->second.begin(), it->second.end());
-  crypto::WipeBytes(it->second);
+  SecureBytes value(it->second.begin(), it->second.end());
+  WipeBytes(it->second);
   attrs.erase(it);
   return value;
 }
@@ -36,19 +36,19 @@ std::optional<crypto::SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_T
 // The secret attributes leave `attrs`.
 Result<crypto::PrivateKey> PrivateKeyFromTemplate(AttributeMap& attrs, bool value_is_pkcs8) {
   if (!value_is_pkcs8 && attrs.count(CKA_PRIVATE_EXPONENT) != 0) {
-    std::vector<crypto::SecureBytes> parts;
+    std::vector<SecureBytes> parts;
     for (CK_ATTRIBUTE_TYPE type : kRsaPrivateComponents) {
-      std::optional<crypto::SecureBytes> part = TakeBytes(attrs, type);
+      std::optional<SecureBytes> part = TakeBytes(attrs, type);
       if (!part && type == CKA_MODULUS) {
         return MakeError(CKR_TEMPLATE_INCOMPLETE,
                          "CKA_MODULUS is required with CKA_PRIVATE_EXPONENT");
       }
-      parts.push_back(part ? std::move(*part) : crypto::SecureBytes());
+      parts.push_back(part ? std::move(*part) : SecureBytes());
     }
     return crypto::PrivateKey::FromRsaComponents(
         {parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6], parts[7]});
   }
-  std::optional<crypto::SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
+  std::optional<SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
   if (!value) {
     return MakeError(CKR_TEMPLATE_INCOMPLETE,
                      "a private key needs CKA_VALUE (EC, Edwards, PKCS#8) or the RSA components");
@@ -75,7 +75,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   }
   auto key = std::make_shared<keystore::UnwrappedKey>();
   if (cls == CKO_SECRET_KEY) {
-    std::optional<crypto::SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
+    std::optional<SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
     if (!value) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE is required for an AES key");
     key->value.assign(value->begin(), value->end());
     auto type = GetUlong(attrs, CKA_KEY_TYPE);
@@ -105,7 +105,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not match the key");
   }
   // The keystore keeps PKCS#8 (what it wraps), whatever form came in.
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, priv.ToPkcs8Der());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, priv.ToPkcs8Der());
   key->value.assign(der.begin(), der.end());
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, priv.Public());
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
@@ -328,7 +328,7 @@ Result<Bytes> Hsm::ReadSecretComponent(const Resolved& r, const ResolvedObject& 
   if (!component || !key->private_key) {
     return MakeError(CKR_GENERAL_ERROR, "not a private key component");
   }
-  SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes value,
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes value,
                           crypto::ExportPrivateComponent(*key->private_key, *component));
   // The reply's buffer is wiped by the wire layer after sending (docs/SECURITY.md).
   return Bytes(value.begin(), value.end());

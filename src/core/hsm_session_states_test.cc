@@ -12,7 +12,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 
 Template DataObject(bool token, bool priv, std::string_view label) {
   return {{CKA_CLASS, UlongBytes(CKO_DATA)},

@@ -226,7 +226,7 @@ bool KeyPool::RunJob(const Job& job) {
     SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(target.spec));
     SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
     SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
-    SIGNET_ASSIGN_OR_RETURN(crypto::SecureBytes der, key.ToPkcs8Der());
+    SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
     return job.slot->token().StorePoolKey(target.name, der, derived);
   }();
   std::uint64_t elapsed = NowNs() - start;

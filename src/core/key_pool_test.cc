@@ -15,7 +15,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 using namespace std::chrono_literals;
 
 constexpr std::string_view kSoPin = "so-pin-1234";

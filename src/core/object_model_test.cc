@@ -23,7 +23,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
 
 Bytes Str(std::string_view s) { return Bytes(s.begin(), s.end()); }
 

@@ -30,9 +30,9 @@ Result<std::shared_ptr<const crypto::RsaCrtKey>> RsaSplitter::CrtKeyFor(
   return crt;
 }
 
-std::optional<Result<crypto::Bytes>> RsaSplitter::TrySign(
+std::optional<Result<Bytes>> RsaSplitter::TrySign(
     const std::shared_ptr<const keystore::UnwrappedKey>& key, const crypto::SignParams& params,
-    crypto::ByteView input) {
+    ByteView input) {
   if (pool_ == nullptr || !key->private_key ||
       key->private_key->spec().type != crypto::KeyType::kRsa ||
       key->private_key->spec().rsa_bits < kMinSplitBits) {
@@ -41,7 +41,7 @@ std::optional<Result<crypto::Bytes>> RsaSplitter::TrySign(
   auto crt = CrtKeyFor(key);
   if (!crt.ok()) return std::nullopt;
   auto started = crypto::SplitRsaSignature::Start(*crt, params, input);
-  if (!started.ok()) return Result<crypto::Bytes>(std::move(started).error());
+  if (!started.ok()) return Result<Bytes>(std::move(started).error());
   // Whoever claims half 1 first computes it: the helper if it starts soon,
   // otherwise this thread after half 0. So a late helper never stalls us.
   struct Shared {

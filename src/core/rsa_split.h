@@ -36,9 +36,9 @@ class RsaSplitter {
 
   // TrySign returns the signature when a split was possible (an RSA key and
   // an idle worker), or nullopt: then the caller signs on its own thread.
-  std::optional<Result<crypto::Bytes>> TrySign(
+  std::optional<Result<Bytes>> TrySign(
       const std::shared_ptr<const keystore::UnwrappedKey>& key, const crypto::SignParams& params,
-      crypto::ByteView input);
+      ByteView input);
 
  private:
   Result<std::shared_ptr<const crypto::RsaCrtKey>> CrtKeyFor(

@@ -95,7 +95,7 @@ std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> TokenSlot::Snapshot() 
 }
 
 Result<keystore::ObjectHandle> TokenSlot::Create(AttributeMap attributes,
-                                                 const crypto::SecureBytes* secret) {
+                                                 const SecureBytes* secret) {
   std::size_t size = ObjectBytes(attributes, secret != nullptr ? secret->size() : 0);
   SIGNET_TRY(Reserve(1, size));
   auto id = token_->CreateObject(attributes, secret);
@@ -208,7 +208,7 @@ Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
   return take;
 }
 
-Status TokenSlot::Login(keystore::UserType user, crypto::ByteView pin) {
+Status TokenSlot::Login(keystore::UserType user, ByteView pin) {
   std::lock_guard lock(login_mu_);
   int other = user == keystore::UserType::kSo ? user_logins_ : so_logins_;
   if (other > 0) {
@@ -220,7 +220,7 @@ Status TokenSlot::Login(keystore::UserType user, crypto::ByteView pin) {
   return OkStatus();
 }
 
-Status TokenSlot::ReauthenticateUser(crypto::ByteView pin) {
+Status TokenSlot::ReauthenticateUser(ByteView pin) {
   std::lock_guard lock(login_mu_);
   if (user_logins_ == 0) return MakeError(CKR_USER_NOT_LOGGED_IN, "the user is not logged in");
   // Token::Login with the right PIN re-seats the same KEK: nothing changes

@@ -67,7 +67,7 @@ class TokenSlot {
   // Create stores a new token object (attributes plus, for keys, the secret
   // value to wrap) and caches it. CKR_DEVICE_MEMORY when the token's quota
   // (TokenPolicy max_objects / max_bytes) would be exceeded.
-  Result<keystore::ObjectHandle> Create(AttributeMap attributes, const crypto::SecureBytes* secret);
+  Result<keystore::ObjectHandle> Create(AttributeMap attributes, const SecureBytes* secret);
 
   // CreateObjects stores several token objects in ONE keystore transaction
   // (Token::CreateObjects: all or none; `unique_label` checked in it) and
@@ -98,13 +98,13 @@ class TokenSlot {
   // Login verifies `pin` for `user` through the keystore and counts this
   // connection as logged in. CKR_USER_ANOTHER_ALREADY_LOGGED_IN when another
   // connection is logged in as the other user type.
-  Status Login(keystore::UserType user, crypto::ByteView pin);
+  Status Login(keystore::UserType user, ByteView pin);
 
   // ReauthenticateUser checks the user PIN again for a connection that is
   // already logged in as the user (C_Login(CKU_CONTEXT_SPECIFIC)): a wrong
   // PIN counts toward the lockout like a Login; the login count is unchanged.
   // CKR_USER_NOT_LOGGED_IN when no connection is logged in as the user.
-  Status ReauthenticateUser(crypto::ByteView pin);
+  Status ReauthenticateUser(ByteView pin);
 
   // Logout ends one connection's login; the last one makes the Token forget
   // its KEK and zeroise its key cache.

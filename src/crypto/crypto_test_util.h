@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "crypto/keys.h"
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 
 namespace signet::crypto::testing {
 

@@ -4,7 +4,7 @@
 // seeing them. Pure function: safe from any thread.
 #pragma once
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {

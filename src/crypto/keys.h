@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "crypto/ossl_ptr.h"
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {

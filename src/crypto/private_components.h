@@ -6,7 +6,7 @@
 #pragma once
 
 #include "crypto/keys.h"
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 
 namespace signet::crypto {
 

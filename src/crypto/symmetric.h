@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {

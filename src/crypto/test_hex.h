@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 
 namespace signet::crypto {
 

@@ -129,12 +129,12 @@ TEST_F(AtRestScan, NoKeyMaterialInDatabaseOrWal) {
   // While open the writes sit in the WAL; prove the scan sees them.
   auto wal = file_.string() + "-wal";
   ASSERT_GT(std::filesystem::file_size(wal), 0u);
-  EXPECT_TRUE(Contains(testing::ReadFileBytes(wal), crypto::AsBytes("marker")))
+  EXPECT_TRUE(Contains(testing::ReadFileBytes(wal), AsBytes("marker")))
       << "positive control: clear attributes must be visible in the WAL";
   ExpectNoneFound(file_, needles_, "while open (WAL)");
 
   token_.reset();
-  EXPECT_TRUE(Contains(testing::ReadFileBytes(file_), crypto::AsBytes("marker")))
+  EXPECT_TRUE(Contains(testing::ReadFileBytes(file_), AsBytes("marker")))
       << "positive control: after close the pages are in the main file";
   ExpectNoneFound(file_, needles_, "after close");
 }

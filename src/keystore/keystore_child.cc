@@ -63,7 +63,7 @@ crypto::SignParams ParamsFor(crypto::KeyType type) {
 
 Result<std::unique_ptr<Token>> OpenAndLogin(const char* file, const char* pin) {
   SIGNET_ASSIGN_OR_RETURN(auto token, Token::Open(file, ChildOptions()));
-  SIGNET_TRY(token->Login(UserType::kUser, crypto::AsBytes(pin)));
+  SIGNET_TRY(token->Login(UserType::kUser, AsBytes(pin)));
   return token;
 }
 

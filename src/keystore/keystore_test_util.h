@@ -44,7 +44,7 @@ inline TokenOptions FastOptions(int max_failures = 3, std::size_t cache = 16) {
   return options;
 }
 
-inline crypto::ByteView Pin(const char* text) { return crypto::AsBytes(text); }
+inline ByteView Pin(const char* text) { return AsBytes(text); }
 
 inline Bytes ReadFileBytes(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -52,7 +52,7 @@ inline Bytes ReadFileBytes(const std::filesystem::path& file) {
 }
 
 // Contains: true when `needle` occurs anywhere in `haystack`.
-inline bool Contains(const Bytes& haystack, crypto::ByteView needle) {
+inline bool Contains(const Bytes& haystack, ByteView needle) {
   if (needle.empty()) return false;
   return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end()) !=
          haystack.end();

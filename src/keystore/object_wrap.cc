@@ -36,7 +36,7 @@ Result<SecureBytes> UnwrapObjectSecret(ByteView kek, ObjectHandle handle, ByteVi
   }
   auto prefix = Prefix(handle);
   if (plain->size() <= prefix.size() ||
-      !crypto::EqualConstantTime(ByteView(plain->data(), prefix.size()), prefix)) {
+      !EqualConstantTime(ByteView(plain->data(), prefix.size()), prefix)) {
     return MakeError(CKR_WRAPPED_KEY_INVALID, "stored key belongs to another object");
   }
   return SecureBytes(plain->begin() + prefix.size(), plain->end());

@@ -45,7 +45,7 @@ Status Statement::Bind(int index, std::int64_t value) {
   return CheckBind(sqlite3_bind_int64(stmt_.get(), index, value), index);
 }
 
-Status Statement::Bind(int index, crypto::ByteView blob) {
+Status Statement::Bind(int index, ByteView blob) {
   // A zero-length blob must still be a blob, not NULL: pass a non-null pointer.
   static const std::uint8_t kEmpty = 0;
   const void* data = blob.empty() ? &kEmpty : blob.data();
@@ -85,11 +85,11 @@ bool Statement::ColumnIsNull(int column) const {
   return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
 }
 
-crypto::Bytes Statement::ColumnBlob(int column) const {
+Bytes Statement::ColumnBlob(int column) const {
   const auto* data = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt_.get(), column));
   int size = sqlite3_column_bytes(stmt_.get(), column);
   if (data == nullptr || size <= 0) return {};
-  return crypto::Bytes(data, data + size);
+  return Bytes(data, data + size);
 }
 
 std::string Statement::ColumnText(int column) const {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/result.hpp"
 
 namespace signet::keystore {
@@ -34,7 +34,7 @@ class Statement {
   Statement() = default;
 
   Status Bind(int index, std::int64_t value);
-  Status Bind(int index, crypto::ByteView blob);
+  Status Bind(int index, ByteView blob);
   Status BindText(int index, std::string_view text);
   Status BindNull(int index);
 
@@ -46,7 +46,7 @@ class Statement {
 
   std::int64_t ColumnInt64(int column) const;
   bool ColumnIsNull(int column) const;
-  crypto::Bytes ColumnBlob(int column) const;
+  Bytes ColumnBlob(int column) const;
   std::string ColumnText(int column) const;
 
  private:

@@ -33,7 +33,7 @@ Result<SecureBytes> UnwrapPoolSecret(ByteView kek, std::int64_t entry, ByteView 
   if (!plain.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key does not unwrap");
   SecureBytes prefix = PoolPlaintext(entry, {});
   if (plain->size() <= prefix.size() ||
-      !crypto::EqualConstantTime(ByteView(plain->data(), prefix.size()), prefix)) {
+      !EqualConstantTime(ByteView(plain->data(), prefix.size()), prefix)) {
     return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key belongs to another entry");
   }
   return SecureBytes(plain->begin() + prefix.size(), plain->end());

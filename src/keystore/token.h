@@ -21,15 +21,12 @@
 #include <vector>
 
 #include "crypto/keys.h"
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "crypto/symmetric.h"
 #include "signet/result.hpp"
 
 namespace signet::keystore {
 
-using crypto::Bytes;
-using crypto::ByteView;
-using crypto::SecureBytes;
 
 // AttributeMap: PKCS#11 attributes of an object, values in their PKCS#11
 // byte form (CK_ULONG / CK_BBOOL in host layout, as the C ABI carries them).

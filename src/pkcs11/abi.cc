@@ -78,7 +78,7 @@ Result<client::Mechanism> WithGcm(client::Mechanism out, const CK_MECHANISM& in)
 
 }  // namespace
 
-CK_RV WriteOutput(crypto::ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
+CK_RV WriteOutput(ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
   if (out == nullptr) {
     *out_len = data.size();

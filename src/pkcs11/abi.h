@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/attribute_array.hpp"
 #include "signet/client.hpp"
 
@@ -18,7 +18,7 @@ namespace signet::pkcs11 {
 // out == NULL → *out_len = size, CKR_OK (a length query); *out_len too small
 // → *out_len = size, CKR_BUFFER_TOO_SMALL; else copies and sets *out_len.
 // CKR_ARGUMENTS_BAD when out_len is NULL.
-CK_RV WriteOutput(crypto::ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len);
+CK_RV WriteOutput(ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len);
 
 // IsLengthQueryOrTooSmall: true when WriteOutput's result leaves a
 // multi-part operation active (§5.2: the call did not consume the output).
@@ -61,8 +61,8 @@ inline CK_RV KeyHandleRv(CK_RV rv) {
 
 // ToView views a caller's (pointer, length) pair; NULL with length 0 is
 // an empty view.
-inline crypto::ByteView ToView(const CK_BYTE* data, CK_ULONG len) {
-  return data == nullptr ? crypto::ByteView{} : crypto::ByteView{data, len};
+inline ByteView ToView(const CK_BYTE* data, CK_ULONG len) {
+  return data == nullptr ? ByteView{} : ByteView{data, len};
 }
 
 }  // namespace signet::pkcs11

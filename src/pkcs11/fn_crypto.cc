@@ -115,8 +115,8 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
 }
 
 // Execute runs a one-shot request for `kind` over `data`.
-Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
-                                    crypto::ByteView data) {
+Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
+                                    ByteView data) {
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
     switch (kind) {
       case OpKind::kSign: return s.conn->Sign(s.remote, op.key, op.mechanism, data);
@@ -128,7 +128,7 @@ Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op
     return MakeError(CKR_GENERAL_ERROR, "no one-shot output for verify");
   }();
   if (!out.ok()) return MakeError(KeyHandleRv(out.error().code), out.error().message);
-  crypto::SecureBytes secure(out->begin(), out->end());
+  SecureBytes secure(out->begin(), out->end());
   if (!out->empty()) explicit_bzero(out->data(), out->size());  // decrypt output is secret
   return secure;
 }
@@ -136,11 +136,11 @@ Result<crypto::SecureBytes> Execute(Session& s, OpKind kind, const Operation& op
 // Finish computes (once) the operation's output over `data` (the
 // single-part input or the buffered one) and returns it by §5.2's rules;
 // `kept` tells RunOpCall the caller only learnt the length.
-CK_RV Finish(Session& s, OpKind kind, Operation& op, crypto::ByteView data, CK_BYTE_PTR out,
+CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR out,
              CK_ULONG_PTR out_len, bool& kept) {
   if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
   if (!op.output) {
-    Result<crypto::SecureBytes> result = Execute(s, kind, op, data);
+    Result<SecureBytes> result = Execute(s, kind, op, data);
     if (!result.ok()) return result.error().code;
     op.output = std::move(*result);
   }
@@ -164,7 +164,7 @@ CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULO
 CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
   if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
   if (op.buffered.size() + data_len > kMaxBufferedInput) return CKR_DATA_LEN_RANGE;
-  const crypto::ByteView view = ToView(data, data_len);
+  const ByteView view = ToView(data, data_len);
   op.buffered.insert(op.buffered.end(), view.begin(), view.end());
   op.output.reset();
   return CKR_OK;
@@ -201,7 +201,7 @@ CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR
 
 // VerifyWith checks `signature` over `data` (RunOpCall then ends the
 // operation: verification has no length query).
-CK_RV VerifyWith(Session& s, const Operation& op, crypto::ByteView data, CK_BYTE_PTR signature,
+CK_RV VerifyWith(Session& s, const Operation& op, ByteView data, CK_BYTE_PTR signature,
                  CK_ULONG sig_len) {
   if (signature == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
   Status ok = s.conn->Verify(s.remote, op.key, op.mechanism, data, ToView(signature, sig_len));

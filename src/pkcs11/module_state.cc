@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <new>
 
-#include "rpc/rv_names.h"
+#include "base/rv_names.h"
 
 namespace signet::pkcs11 {
 namespace {
@@ -70,7 +70,7 @@ Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
   }
   if (!warned_.exchange(true)) {
     std::fprintf(stderr, "signet-pkcs11: cannot reach signetd: %s\n",
-                 rpc::DescribeError(made.error()).c_str());
+                 DescribeError(made.error()).c_str());
   }
   return MakeError(CKR_DEVICE_ERROR, made.error().message);
 }
@@ -107,7 +107,7 @@ Result<std::vector<client::MechanismInfo>> ModuleState::Mechanisms() {
   return info.mechanisms;
 }
 
-Result<client::InitTokenResult> ModuleState::InitToken(CK_SLOT_ID slot, crypto::ByteView so_pin,
+Result<client::InitTokenResult> ModuleState::InitToken(CK_SLOT_ID slot, ByteView so_pin,
                                                        const std::string& label) {
   SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<client::Client> conn, Conn());
   Result<client::InitTokenResult> result = conn->InitToken(slot, so_pin, label);

@@ -72,7 +72,7 @@ class ModuleState {
   [[nodiscard]] Result<std::vector<client::MechanismInfo>> Mechanisms();
 
   // InitToken runs C_InitToken's request.
-  [[nodiscard]] Result<client::InitTokenResult> InitToken(CK_SLOT_ID slot, crypto::ByteView so_pin,
+  [[nodiscard]] Result<client::InitTokenResult> InitToken(CK_SLOT_ID slot, ByteView so_pin,
                                                           const std::string& label);
 
   // Shutdown closes every session and drops the connection (C_Finalize).

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "crypto/secure_bytes.h"
+#include "base/secure_bytes.h"
 #include "signet/client.hpp"
 
 namespace signet::pkcs11 {
@@ -54,8 +54,8 @@ struct Operation {
   OpPhase phase = OpPhase::kIdle;
   client::Mechanism mechanism;
   client::Handle key = 0;
-  crypto::SecureBytes buffered;
-  std::optional<crypto::SecureBytes> output;
+  SecureBytes buffered;
+  std::optional<SecureBytes> output;
 };
 
 // FindState: C_FindObjectsInit fetched every match; C_FindObjects pages them.

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "rpc/rv_names.h"
+#include "base/rv_names.h"
 
 namespace signet::conformance {
 
-std::string RvName(CK_RV rv) { return rpc::RvToString(rv); }
+std::string RvName(CK_RV rv) { return RvToString(rv); }
 
 Suite::Suite(CK_FUNCTION_LIST_PTR functions, Options options)
     : p11_(functions), options_(std::move(options)) {}

@@ -20,7 +20,7 @@
 namespace signet::conformance {
 
 // RvName: "CKR_..." for a return value (the project's one table of names,
-// rpc/rv_names.h; unknown codes as "CKR_0x...").
+// base/rv_names.h; unknown codes as "CKR_0x...").
 std::string RvName(CK_RV rv);
 
 // Options: what the suite runs against (from the command line).

@@ -262,7 +262,7 @@ TEST_F(AccessTlsTest, NonAdminPeerCannotCreateTokens) {
   ASSERT_TRUE(info.ok());
   ASSERT_EQ(info->slots.size(), 2u);
   auto made =
-      (*client)->InitToken(info->slots.back().slot_id, crypto::AsBytes("attacker-so"), "attacker");
+      (*client)->InitToken(info->slots.back().slot_id, AsBytes("attacker-so"), "attacker");
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error().code, CKR_TOKEN_WRITE_PROTECTED);
   EXPECT_NE(made.error().message.find("admin"), std::string::npos) << made.error().message;

@@ -1,4 +1,4 @@
-// The daemon's audit log (rpc/audit.h) as an operator reads it: a failed
+// The daemon's audit log (daemon/audit.h) as an operator reads it: a failed
 // and a successful login, a key pair made, a secret key imported and one
 // destroyed each leave one line naming the operation, the token, the key
 // label, the result and the peer's pid; PINs and key values never appear,

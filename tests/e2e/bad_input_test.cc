@@ -12,8 +12,8 @@
 
 #include "key_helpers.h"
 #include "raw_connection.h"
-#include "rpc/framing.h"
-#include "signet_generated.h"
+#include "proto/framing.h"
+#include "proto/signet_generated.h"
 
 namespace signet::e2e {
 namespace {
@@ -120,7 +120,7 @@ TEST_F(BadInputTest, RandomBytes) {
     ASSERT_TRUE(conn.SendFrame(garbage));
     ExpectReply(conn, 0, SIGNET_RV_MALFORMED_MESSAGE);
     ASSERT_TRUE(
-        conn.SendFrame(RequestBytes(7, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+        conn.SendFrame(RequestBytes(7, proto::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
     ExpectReply(conn, 7, CKR_OK);
   }
   // Pure noise, length field included: a too-large or malformed reply, or
@@ -137,8 +137,8 @@ TEST_F(BadInputTest, RandomBytes) {
 
 TEST_F(BadInputTest, TruncatedFrame) {
   RawConnection conn(socket_path());
-  auto request = RequestBytes(3, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest);
-  auto frame = rpc::EncodeFrame(request);
+  auto request = RequestBytes(3, proto::kProtocolVersion, wire::RequestBody::GetInfoRequest);
+  auto frame = proto::EncodeFrame(request);
   ASSERT_TRUE(frame.ok());
   // Half a frame, then the writer gives up: no reply, the daemon closes.
   ASSERT_TRUE(conn.Send(std::span<const std::uint8_t>(frame->data(), frame->size() / 2)));
@@ -164,7 +164,7 @@ TEST_F(BadInputTest, UnknownVersion) {
   ASSERT_TRUE(conn.SendFrame(RequestBytes(11, 99, wire::RequestBody::GetInfoRequest)));
   ExpectReply(conn, 11, SIGNET_RV_UNSUPPORTED_VERSION);
   ASSERT_TRUE(
-      conn.SendFrame(RequestBytes(12, rpc::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
+      conn.SendFrame(RequestBytes(12, proto::kProtocolVersion, wire::RequestBody::GetInfoRequest)));
   ExpectReply(conn, 12, CKR_OK);
   ExpectServesAndUnchanged();
 }
@@ -172,10 +172,10 @@ TEST_F(BadInputTest, UnknownVersion) {
 TEST_F(BadInputTest, UnknownOperation) {
   RawConnection conn(socket_path());
   ASSERT_TRUE(
-      conn.SendFrame(RequestBytes(21, rpc::kProtocolVersion, static_cast<wire::RequestBody>(200))));
+      conn.SendFrame(RequestBytes(21, proto::kProtocolVersion, static_cast<wire::RequestBody>(200))));
   ExpectReply(conn, 21, CKR_FUNCTION_NOT_SUPPORTED);
   ASSERT_TRUE(
-      conn.SendFrame(RequestBytes(22, rpc::kProtocolVersion, wire::RequestBody::NONE, false)));
+      conn.SendFrame(RequestBytes(22, proto::kProtocolVersion, wire::RequestBody::NONE, false)));
   ExpectReply(conn, 22, CKR_FUNCTION_NOT_SUPPORTED);
   ExpectServesAndUnchanged();
 }
@@ -207,7 +207,7 @@ TEST_F(BadInputTest, DisconnectMidRequest) {
     // Open a session in the raw protocol, then pipeline work and vanish.
     fb::FlatBufferBuilder fbb;
     fbb.Finish(
-        wire::CreateRequest(fbb, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+        wire::CreateRequest(fbb, 1, proto::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
                             wire::CreateOpenSessionRequest(fbb, 0, CKF_SERIAL_SESSION).Union()));
     ASSERT_TRUE(conn.SendFrame({fbb.GetBufferPointer(), fbb.GetSize()}));
     auto reply = conn.ReadFrame();
@@ -219,7 +219,7 @@ TEST_F(BadInputTest, DisconnectMidRequest) {
     for (std::uint64_t id = 2; id < 200; ++id) {
       fb::FlatBufferBuilder req;
       req.Finish(wire::CreateRequest(
-          req, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+          req, id, proto::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
           wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
       if (!conn.SendFrame({req.GetBufferPointer(), req.GetSize()})) break;
     }
@@ -236,7 +236,7 @@ TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
   RawConnection conn(socket_path());
   fb::FlatBufferBuilder open;
   open.Finish(
-      wire::CreateRequest(open, 1, rpc::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
+      wire::CreateRequest(open, 1, proto::kProtocolVersion, wire::RequestBody::OpenSessionRequest,
                           wire::CreateOpenSessionRequest(open, 0, CKF_SERIAL_SESSION).Union()));
   ASSERT_TRUE(conn.SendFrame({open.GetBufferPointer(), open.GetSize()}));
   auto reply = conn.ReadFrame();
@@ -250,10 +250,10 @@ TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
   std::vector<std::uint8_t> burst;
   for (std::uint64_t id = 100; id < 100 + kRequests; ++id) {
     fb::FlatBufferBuilder req;
-    req.Finish(wire::CreateRequest(req, id, rpc::kProtocolVersion,
+    req.Finish(wire::CreateRequest(req, id, proto::kProtocolVersion,
                                    wire::RequestBody::GenerateRandomRequest,
                                    wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
-    auto frame = rpc::EncodeFrame({req.GetBufferPointer(), req.GetSize()});
+    auto frame = proto::EncodeFrame({req.GetBufferPointer(), req.GetSize()});
     burst.insert(burst.end(), frame->begin(), frame->end());
   }
   ASSERT_TRUE(conn.Send(burst));

@@ -95,7 +95,7 @@ TEST_F(ConcurrencyTest, SixtyFourClientsSignFiftyTimesEachAndAllVerify) {
     ASSERT_EQ(outcomes[i].signatures.size(), static_cast<std::size_t>(kSignsPerClient));
     for (int n = 0; n < kSignsPerClient; ++n) {
       Status ok = crypto::Verify(*public_key, kRsaSha256,
-                                 crypto::AsBytes(Message(i, n)), outcomes[i].signatures[n]);
+                                 AsBytes(Message(i, n)), outcomes[i].signatures[n]);
       EXPECT_TRUE(ok.ok()) << "client " << i << " message " << n;
       verified += ok.ok();
     }

@@ -1,5 +1,5 @@
 // The running signetd, seen from outside: it has hardened its own process
-// (rpc/process_hardening.h), so /proc shows a core-file limit of 0.
+// (daemon/process_hardening.h), so /proc shows a core-file limit of 0.
 #include <gtest/gtest.h>
 
 #include <fstream>

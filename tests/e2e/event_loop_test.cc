@@ -1,5 +1,5 @@
 // Which signatures the daemon runs on its event loop instead of waking a
-// worker (rpc::Connection::HandleFrame), read from GetStats'
+// worker (daemon::Connection::HandleFrame), read from GetStats'
 // ran_on_event_loop: a client signing with P-256 one request at a time gets
 // them there (a worker's wake-up costs about as much as the signature);
 // RSA-2048 signatures, several times longer, always go to a worker. Every

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "process.h"
-#include "rpc/framing.h"
-#include "signet_generated.h"
+#include "proto/framing.h"
+#include "proto/signet_generated.h"
 
 namespace signet::e2e {
 
@@ -67,7 +67,7 @@ class RawConnection {
     return true;
   }
   bool SendFrame(std::span<const std::uint8_t> payload) {
-    auto frame = rpc::EncodeFrame(payload);
+    auto frame = proto::EncodeFrame(payload);
     return frame.ok() && Send(*frame);
   }
 
@@ -77,9 +77,9 @@ class RawConnection {
   std::optional<std::vector<std::uint8_t>> ReadFrame(int timeout_ms = 20000) {
     std::span<const std::uint8_t> payload;
     for (;;) {
-      rpc::FrameReader::State state = reader_.Next(&payload);
-      if (state == rpc::FrameReader::State::kFrame) break;
-      if (state == rpc::FrameReader::State::kTooLarge) {
+      proto::FrameReader::State state = reader_.Next(&payload);
+      if (state == proto::FrameReader::State::kFrame) break;
+      if (state == proto::FrameReader::State::kTooLarge) {
         ADD_FAILURE() << "reply of " << reader_.declared_length()
                       << " bytes exceeds the frame limit";
         return std::nullopt;
@@ -106,7 +106,7 @@ class RawConnection {
  private:
   int fd_ = -1;
   bool connected_ = false;
-  rpc::FrameReader reader_;
+  proto::FrameReader reader_;
 };
 
 // ParseResponse verifies `payload` as a Response; nullptr when it is not one.
@@ -118,7 +118,7 @@ inline const wire::Response* ParseResponse(const std::vector<std::uint8_t>& payl
 
 // FrameOf returns header || the finished buffer of `fbb`.
 inline std::vector<std::uint8_t> FrameOf(const flatbuffers::FlatBufferBuilder& fbb) {
-  auto frame = rpc::EncodeFrame({fbb.GetBufferPointer(), fbb.GetSize()});
+  auto frame = proto::EncodeFrame({fbb.GetBufferPointer(), fbb.GetSize()});
   return frame.ok() ? *frame : std::vector<std::uint8_t>();
 }
 
@@ -126,14 +126,14 @@ inline std::vector<std::uint8_t> FrameOf(const flatbuffers::FlatBufferBuilder& f
 // framed requests with id `id`.
 inline std::vector<std::uint8_t> GetInfoFrame(std::uint64_t id) {
   flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion,
+  fbb.Finish(wire::CreateRequest(fbb, id, proto::kProtocolVersion,
                                  wire::RequestBody::GetInfoRequest,
                                  wire::CreateGetInfoRequest(fbb).Union()));
   return FrameOf(fbb);
 }
 inline std::vector<std::uint8_t> OpenSessionFrame(std::uint64_t id) {
   flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion,
+  fbb.Finish(wire::CreateRequest(fbb, id, proto::kProtocolVersion,
                                  wire::RequestBody::OpenSessionRequest,
                                  wire::CreateOpenSessionRequest(fbb, 0, CKF_SERIAL_SESSION).Union()));
   return FrameOf(fbb);
@@ -142,13 +142,13 @@ inline std::vector<std::uint8_t> GenerateRandomFrame(std::uint64_t id, std::uint
                                                      std::uint64_t length) {
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(wire::CreateRequest(
-      fbb, id, rpc::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
+      fbb, id, proto::kProtocolVersion, wire::RequestBody::GenerateRandomRequest,
       wire::CreateGenerateRandomRequest(fbb, session, length).Union()));
   return FrameOf(fbb);
 }
 inline std::vector<std::uint8_t> GetStatsFrame(std::uint64_t id) {
   flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(wire::CreateRequest(fbb, id, rpc::kProtocolVersion,
+  fbb.Finish(wire::CreateRequest(fbb, id, proto::kProtocolVersion,
                                  wire::RequestBody::GetStatsRequest,
                                  wire::CreateGetStatsRequest(fbb).Union()));
   return FrameOf(fbb);

@@ -98,7 +98,7 @@ void SignUntilStopped(DaemonTest* test, int index, const crypto::PublicKey* publ
       stopped = true;
       continue;
     }
-    if (!crypto::Verify(*public_key, params, crypto::AsBytes(Message(index, n)), *signature)
+    if (!crypto::Verify(*public_key, params, AsBytes(Message(index, n)), *signature)
              .ok()) {
       tally->failure = "a reply does not verify for its own request";
       return;

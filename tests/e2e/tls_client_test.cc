@@ -74,7 +74,7 @@ TEST_F(TlsClientTest, PipelinedSignaturesThroughTls) {
     auto signature = user.client->Wait(pending[n]);
     ASSERT_TRUE(signature.ok()) << signature.error().message;
     EXPECT_TRUE(crypto::Verify(*public_key, {crypto::SignScheme::kEd25519},
-                               crypto::AsBytes("tls message " + std::to_string(n)), *signature)
+                               AsBytes("tls message " + std::to_string(n)), *signature)
                     .ok());
   }
 }

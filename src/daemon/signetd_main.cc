@@ -1,0 +1,315 @@
+// signetd: the signet daemon. Parses arguments, runs the crypto self-tests,
+// opens the data dir, starts the worker pool and the server, and on
+// SIGTERM/SIGINT drains in-flight requests and exits 0.
+#include <CLI/CLI.hpp>
+#include <grp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <optional>
+#include <vector>
+#include <asio.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/hsm.h"
+#include "core/key_pool.h"
+#include "core/scheduler.h"
+#include "crypto/self_test.h"
+#include "daemon/log.h"
+#include "daemon/process_hardening.h"
+#include "daemon/server.h"
+
+namespace {
+
+struct Args {
+  std::string data_dir;
+  std::string socket_path;
+  std::string listen;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  std::string allow_group;
+  // Every front-end limit, with its default, lives in ServerOptions.
+  signet::daemon::ServerOptions server;
+  double idle_timeout_s = 300;
+  double handshake_timeout_s = 10;
+  double drain_timeout_s = 30;
+  std::size_t workers = 0;
+  std::size_t max_queue = 4096;
+  std::string pool = "off";
+  bool strict = false;  // refuse to start when any token file is unusable
+  std::size_t pool_threads = 1;
+  // On by default: it only acts for RSA >= 3072 bits and only when a worker
+  // is idle, so it cuts a lone signature's latency and never costs
+  // throughput (core/rsa_split.h).
+  bool rsa_split = true;
+  // The core's limits and access switches (core/limits.h has the defaults).
+  signet::core::Limits limits;
+  std::int64_t login_delay_base_ms = signet::core::Limits{}.login_delay_base.count();
+  std::int64_t login_delay_cap_ms = signet::core::Limits{}.login_delay_cap.count();
+  std::vector<std::string> public_rw_compat;
+};
+
+// Millis converts a flag in seconds.
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+// GroupId: a group given by number or name.
+std::optional<gid_t> GroupId(const std::string& group) {
+  if (!group.empty() && std::all_of(group.begin(), group.end(), ::isdigit)) {
+    return static_cast<gid_t>(std::stoul(group));
+  }
+  std::vector<char> buffer(16384);
+  struct group entry{};
+  struct group* found = nullptr;
+  if (::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+      found == nullptr) {
+    return std::nullopt;
+  }
+  return found->gr_gid;
+}
+
+// AddLimitOptions: the flags of core::Limits and the access switches.
+void AddLimitOptions(CLI::App& app, Args& args) {
+  signet::core::Limits& l = args.limits;
+  app.add_option("--max-sessions-per-connection", l.max_sessions,
+                 "sessions one connection may hold (CKR_SESSION_COUNT beyond)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-session-objects", l.max_session_objects,
+                 "session objects one connection may hold (CKR_DEVICE_MEMORY beyond)")
+      ->capture_default_str();
+  app.add_option("--max-session-object-bytes", l.max_session_object_bytes,
+                 "total size of one connection's session objects")
+      ->capture_default_str();
+  app.add_option("--token-max-objects", l.max_token_objects, "objects per token (quota)")
+      ->capture_default_str();
+  app.add_option("--token-max-bytes", l.max_token_bytes, "total object size per token (quota)")
+      ->capture_default_str();
+  app.add_option("--login-delay-base-ms", args.login_delay_base_ms,
+                 "after the n-th failed PIN check in a row (n >= 2) of a token or peer, refuse "
+                 "further checks for base*2^(n-2) ms (0: no throttle)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--login-delay-cap-ms", args.login_delay_cap_ms, "longest such delay")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--public-rw-compat", args.public_rw_compat,
+                 "token SERIAL whose public R/W sessions may write public token objects without "
+                 "login, as PKCS#11 allows (repeatable; default: none)");
+}
+
+int Run(const Args& args) {
+  using signet::daemon::Log;
+  // Before any key is unwrapped into this process's memory.
+  if (signet::Status hardened = signet::daemon::HardenProcess(); !hardened.ok()) {
+    Log("warning: cannot harden the process: " + hardened.error().message);
+  }
+  signet::Status self_test = signet::crypto::RunSelfTests();
+  if (!self_test.ok()) {
+    Log("crypto self-tests FAILED, refusing to start: " + self_test.error().message);
+    return 1;
+  }
+  if (!args.listen.empty() && (args.tls_cert.empty() || args.tls_key.empty())) {
+    Log("--listen needs --tls-cert and --tls-key");
+    return 2;
+  }
+  std::optional<gid_t> allow_group;
+  if (!args.allow_group.empty()) {
+    auto gid = GroupId(args.allow_group);
+    if (!gid) {
+      Log("--allow-group: no such group: " + args.allow_group);
+      return 2;
+    }
+    allow_group = *gid;
+  }
+  signet::core::HsmOptions hsm_options;
+  hsm_options.data_dir = args.data_dir;
+  hsm_options.limits = args.limits;
+  hsm_options.limits.login_delay_base = std::chrono::milliseconds(args.login_delay_base_ms);
+  hsm_options.limits.login_delay_cap = std::chrono::milliseconds(args.login_delay_cap_ms);
+  hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
+  hsm_options.strict = args.strict;
+  auto hsm = signet::core::Hsm::Open(hsm_options);
+  if (!hsm.ok()) {
+    Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
+    return 1;
+  }
+  for (const std::string& serial : args.public_rw_compat) {
+    bool known = false;
+    for (const auto& slot : (*hsm)->Slots()) known = known || slot.serial == serial;
+    Log(known ? "token " + serial + ": public R/W sessions may write public objects (compat)"
+              : "warning: --public-rw-compat " + serial + ": no such token");
+  }
+  for (const signet::core::UnavailableToken& bad : (*hsm)->unavailable_tokens()) {
+    Log("token unavailable, serving the others: " + bad.reason);
+  }
+  auto pool_targets = signet::core::ParsePoolConfig(args.pool);
+  if (!pool_targets.ok()) {
+    Log("--pool: " + pool_targets.error().message);
+    return 2;
+  }
+  signet::core::Scheduler scheduler({args.workers, args.max_queue}, &(*hsm)->counters());
+  // The key pool's generators wait while client requests are queued; they
+  // are stopped below before the scheduler goes away.
+  std::shared_ptr<signet::core::KeyPool> pool;
+  if (!pool_targets->empty()) {
+    pool = std::make_shared<signet::core::KeyPool>(
+        **hsm,
+        signet::core::KeyPool::Options{std::move(*pool_targets), args.pool_threads,
+                                       [&scheduler] { return scheduler.stats().depth > 0; }});
+    (*hsm)->SetKeyPool(pool);
+  }
+  if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
+  asio::io_context io(1);
+  signet::daemon::ServerOptions options = args.server;
+  options.allow_group = allow_group;
+  options.idle_timeout = Millis(args.idle_timeout_s);
+  options.handshake_timeout = Millis(args.handshake_timeout_s);
+  options.drain_timeout = Millis(args.drain_timeout_s);
+  options.socket_path = args.socket_path.empty()
+                            ? std::filesystem::path(args.data_dir) / "signetd.sock"
+                            : std::filesystem::path(args.socket_path);
+  options.listen = args.listen;
+  options.tls_cert = args.tls_cert;
+  options.tls_key = args.tls_key;
+  options.tls_client_ca = args.tls_client_ca;
+  signet::daemon::Server server(io, **hsm, scheduler, options);
+  if (auto started = server.Start(); !started.ok()) {
+    Log(started.error().message);
+    return 1;
+  }
+  asio::signal_set signals(io, SIGTERM, SIGINT);
+  signals.async_wait([&](const asio::error_code& ec, int signo) {
+    if (ec) return;
+    Log(std::string("received ") + (signo == SIGTERM ? "SIGTERM" : "SIGINT") +
+        ", finishing in-flight requests");
+    server.Shutdown([] {});
+  });
+  std::string config = "workers=" + std::to_string(scheduler.workers()) +
+                       " max_queue=" + std::to_string(args.max_queue) +
+                       " rsa_split=" + (args.rsa_split ? "on" : "off") +
+                       " slots=" + std::to_string((*hsm)->Slots().size());
+  if (server.tcp_port() != 0) config += " tcp_port=" + std::to_string(server.tcp_port());
+  config += " pool=" + args.pool;
+  config += " max_connections=" + std::to_string(server.max_connections()) +
+            " max_connections_per_peer=" + std::to_string(options.max_connections_per_peer) +
+            " idle_timeout_ms=" + std::to_string(options.idle_timeout.count());
+  Log(config);
+  // Scripts and tests wait for exactly this line.
+  Log("ready socket=" + options.socket_path.string());
+  io.run();
+  if (server.drain_timed_out()) {
+    // A request still runs on a worker: do not wait for it (the keystore
+    // survives being cut short, like a kill -9).
+    Log("stopped (drain timeout: in-flight work abandoned)");
+    std::_Exit(0);
+  }
+  if (pool) {
+    (*hsm)->SetKeyPool(nullptr);
+    pool->Stop();
+  }
+  scheduler.WaitIdle();  // connection clean-up queued by the last closes
+  Log("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // First, while nothing secret exists: no lazy symbol binding later, which
+  // would leave copies of vector registers (request bytes) on the stacks.
+  if (signet::Status bound = signet::daemon::BindSymbolsAtStart(argv); !bound.ok()) {
+    signet::daemon::Log("warning: symbols are bound lazily, which may leave copies of secrets on "
+                     "thread stacks: " +
+                     bound.error().message);
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an error code, not a signal
+  Args args;
+  CLI::App app{"signetd: the signet software HSM daemon"};
+  app.add_option("--data", args.data_dir, "data directory (one <serial>.token per token)")
+      ->required();
+  app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
+  app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
+  app.add_option("--tls-cert", args.tls_cert, "server certificate chain (PEM)");
+  app.add_option("--tls-key", args.tls_key, "server private key (PEM)");
+  app.add_option("--tls-client-ca", args.tls_client_ca,
+                 "require client certificates from this CA (TCP needs it unless "
+                 "--insecure-no-client-auth)");
+  app.add_flag("--insecure-no-client-auth", args.server.insecure_no_client_auth,
+               "listen on TCP without client certificates: anyone who reaches the port may "
+               "use the HSM");
+  app.add_option("--admin-cert", args.server.admin_cert,
+                 "a TLS client presenting this certificate (PEM) is an administrator");
+  app.add_option("--allow-group", args.allow_group,
+                 "also let this group (GID or name) connect to the Unix socket (made 0660)");
+  app.add_option("--max-connections", args.server.max_connections,
+                 "open connections in total (kept below RLIMIT_NOFILE - --fd-reserve)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-connections-per-peer", args.server.max_connections_per_peer,
+                 "open connections per uid (Unix socket) or IP address (TCP)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--fd-reserve", args.server.fd_reserve,
+                 "descriptors kept free for token files and logs")
+      ->capture_default_str();
+  app.add_option("--max-in-flight", args.server.max_in_flight,
+                 "requests of one connection being computed at once")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-unread-reply-bytes", args.server.max_pending_write_bytes,
+                 "a connection stops taking requests while its unwritten replies plus the "
+                 "bounds of replies being computed reach this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-frame-size", args.server.max_frame_size,
+                 "largest request or reply payload in bytes")
+      ->check(CLI::Range(std::size_t{4096}, std::size_t{16} << 20))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", args.idle_timeout_s,
+                 "seconds before a connection without requests or work in flight is closed "
+                 "(0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--tls-handshake-timeout", args.handshake_timeout_s,
+                 "seconds a TCP client has to finish its TLS handshake (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--drain-timeout", args.drain_timeout_s,
+                 "on SIGTERM, seconds to wait for in-flight requests and their replies")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--workers", args.workers, "worker threads (default: one per core)");
+  app.add_option("--max-queue", args.max_queue, "queued requests before replying busy")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--pool", args.pool,
+                 "key pool per token: TYPE=COUNT,... e.g. rsa:2048=32,rsa:4096=8,ec:p256=64 "
+                 "(filled while a user or SO is logged in; 'off' disables)")
+      ->capture_default_str();
+  app.add_option("--pool-threads", args.pool_threads,
+                 "key pool generator threads (lowest priority)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_flag("--strict", args.strict,
+               "refuse to start when any token file cannot be opened (default: serve the "
+               "healthy tokens, log each unusable file)");
+  app.add_option("--rsa-split", args.rsa_split,
+                 "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
+      ->capture_default_str();
+  AddLimitOptions(app, args);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return Run(args);
+  } catch (const std::exception& e) {
+    signet::daemon::Log(std::string("fatal: ") + e.what());
+    return 1;
+  }
+}
