@@ -9,12 +9,16 @@ packages=(
   g++ cmake ninja-build ccache pkg-config make
   # clang and its runtimes for the libFuzzer targets (scripts/fuzz.sh)
   clang clang-14 libclang-rt-14-dev
-  # libraries
-  libssl-dev libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  # `make lint`: clang-format (pinned to 14: versions format differently)
+  # and python3 for scripts/check-docs.py
+  clang-format-14 python3
+  # libraries (each one used by a CMakeLists.txt: docs/DESIGN.md
+  # "Dependencies" says what for)
+  libssl-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   libasio-dev libflatbuffers-dev flatbuffers-compiler libp11-kit-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev
   # independent verifiers and third-party PKCS#11 clients for tests
-  openssl sqlite3 p11-kit opensc gnutls-bin libengine-pkcs11-openssl
+  openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools
 )
 

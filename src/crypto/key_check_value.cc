@@ -10,7 +10,7 @@
 namespace signet::crypto {
 namespace {
 
-// AES-128/192/256-ECB, fetched once per process (DESIGN.md).
+// AES-128/192/256-ECB, fetched once per process (docs/DESIGN.md "Crypto").
 const std::array<EvpCipherPtr, 3>& EcbCiphers() {
   static const std::array<EvpCipherPtr, 3> ciphers = {
       EvpCipherPtr(EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr)),

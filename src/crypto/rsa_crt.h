@@ -3,11 +3,11 @@
 // latency nearly in half: the software twin of the seeds' HSM, which gave each
 // signature two ModExp cores.
 //
-// This is the one file that does raw big-number RSA work (see STYLE.md); it
-// keeps blinding on (a random factor, squared after each use and redrawn
-// every 32 uses, as OpenSSL's own RSA blinding does) and checks
-// every signature with the public exponent before it is released, so a fault
-// in either half can never leak a prime.
+// This is the one file that does raw big-number RSA work (docs/STYLE.md
+// "OpenSSL and secrets"); it keeps blinding on (a random factor, squared
+// after each use and redrawn every 32 uses, as OpenSSL's own RSA blinding
+// does) and checks every signature with the public exponent before it is
+// released, so a fault in either half can never leak a prime.
 //
 // Thread contract: an RsaCrtKey is shared by all threads (its only mutable
 // part, the spare blinding factors, is behind a mutex). A

@@ -12,7 +12,7 @@
 namespace signet::crypto {
 namespace {
 
-// Algorithms fetched once per process (see DESIGN.md: OpenSSL 3 locks on
+// Algorithms fetched once per process (docs/DESIGN.md "Crypto": OpenSSL 3 locks on
 // every implicit fetch).
 struct FetchedSymmetric {
   std::array<EvpCipherPtr, 3> gcm;       // AES-128/192/256-GCM

@@ -1,5 +1,5 @@
 // Guard: the catch-all at every C_* entry point of the PKCS#11 module. No
-// exception may cross the C ABI (STYLE.md "Errors"): std::bad_alloc becomes
+// exception may cross the C ABI (docs/STYLE.md "Errors"): std::bad_alloc becomes
 // CKR_HOST_MEMORY and anything else CKR_GENERAL_ERROR. Stateless; safe from
 // any thread.
 #pragma once
