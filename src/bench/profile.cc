@@ -14,8 +14,8 @@
 namespace signet::bench {
 namespace {
 
-// Row: a line of the call graph. `parent` rows contain the `child` rows
-// below them and are left out of the 100%.
+// Kind and Row: a line of the call graph. `parent` rows contain the `child`
+// rows below them and are left out of the 100%.
 enum class Kind { kLeaf, kParent, kChild };
 struct Row {
   const char* phase;  // the daemon's counter name

@@ -13,7 +13,8 @@ namespace signet::cli {
 
 using CommandAction = std::function<Status()>;
 
-// init: create a token offline, in the data directory.
+// init: create a token on the running daemon when one serves the chosen
+// tokens, else offline as a file in the data directory.
 void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // keygen, import, list, pubkey, delete.
 void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);

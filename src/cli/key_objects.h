@@ -24,12 +24,9 @@ struct KeygenRequest {
 // verify-only. CKA_ID is the label's bytes so the halves pair up.
 KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label);
 
-// MakeImportRequest builds the two objects that put an existing private key
-// on the token as a key pair labelled `label`, with the same attributes as
-// a generated one (MakeKeygenRequest): the private key object carries the
-// key as PKCS#8 in CKA_VALUE (signet's import form), the public key object
-// its public components. The private template holds a copy of the key and
-// wipes it when the request is destroyed.
+// ImportRequest: the templates of the two objects that put an existing
+// private key on the token. The private template holds a copy of the key and
+// wipes it when the request is destroyed (hence move-only).
 struct ImportRequest {
   ImportRequest() = default;
   ImportRequest(ImportRequest&&) = default;
@@ -38,6 +35,12 @@ struct ImportRequest {
   client::Template public_template;
   client::Template private_template;
 };
+
+// MakeImportRequest builds the two objects that put `key` on the token as a
+// key pair labelled `label`, with the same attributes as a generated one
+// (MakeKeygenRequest): the private key object carries the key as PKCS#8
+// (`pkcs8`) in CKA_VALUE, signet's import form; the public key object its
+// public components.
 Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
                                         const SecureBytes& pkcs8,
                                         const std::string& label);

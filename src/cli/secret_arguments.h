@@ -1,10 +1,10 @@
 // Secret command-line arguments. A PIN given as `--pin SECRET` is readable
 // by every local user in /proc/PID/cmdline (and `ps`) for as long as the
-// process runs. ScrubSecretArguments takes a private copy of argv and then
+// process runs. ScrubbedArguments takes a private copy of argv and then
 // overwrites each secret value in the original argument area, so /proc shows
-// "x" characters from then on; the window between exec and that call
+// "x" characters from then on; the window between exec and its construction
 // remains, which is why the CLI warns and the README recommends SIGNET_PIN
-// or the prompt. Call once, first thing in main(); not thread-safe.
+// or the prompt. Construct one, first thing in main(); not thread-safe.
 #pragma once
 
 #include <string>

@@ -41,7 +41,8 @@ const AttributeRule* FindAttributeRule(CK_ATTRIBUTE_TYPE type);
 // AllAttributeRules lists the table, for tests.
 std::span<const AttributeRule> AllAttributeRules();
 
-// Template: attributes as a client sent them, in order (may repeat types).
+// Attribute and Template: attributes as a client sent them, in order (may
+// repeat types).
 struct Attribute {
   CK_ATTRIBUTE_TYPE type;
   Bytes value;

@@ -162,7 +162,7 @@ TEST_F(HsmAccessTest, ThrottleDelayDoublesUpToTheCap) {
     Advance(1ms);
     expected = std::min<std::chrono::milliseconds>(expected * 2, 30s);
   }
-  // SetPIN and C_InitToken check a PIN too: same throttle.
+  // SetPin and InitToken check a PIN too: same throttle.
   ASSERT_EQ(Code(hsm_->Login(*stranger_, s, CKU_SO, AsBytes("wrong-so"))), CKR_PIN_LOCKED);
   EXPECT_EQ(Code(hsm_->SetPin(*stranger_, s, AsBytes("wrong-so"), AsBytes("new-pin"))),
             CKR_FUNCTION_FAILED);

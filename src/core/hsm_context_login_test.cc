@@ -12,7 +12,7 @@ namespace {
 
 class HsmContextLoginTest : public HsmFixture {
  protected:
-  // AlwaysAuthenticateKey: a session P-256 pair whose private key has
+  // Key: a session P-256 pair whose private key has
   // CKA_ALWAYS_AUTHENTICATE = `always`; returns the private key's handle.
   CK_OBJECT_HANDLE Key(CK_SESSION_HANDLE s, bool always) {
     Mechanism m{CKM_EC_KEY_PAIR_GEN, {}, {}};

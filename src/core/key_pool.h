@@ -14,8 +14,9 @@
 //   queued (Options::client_work_queued).
 // - Pools are per token (a key is wrapped under one token's KEK) and fill
 //   only while the token's KEK is in memory, i.e. while at least one
-//   connection is logged in to it (protocol.md). A token no one is logged
-//   in to keeps its pool as stored, and a take needs a login anyway.
+//   connection is logged in to it (docs/DESIGN.md "Key pool"). A token no
+//   one is logged in to keeps its pool as stored, and a take needs a login
+//   anyway.
 //
 // Thread contract: every method may be called from any thread. The KeyPool
 // must be stopped (Stop or destruction) before the Hsm it was given and

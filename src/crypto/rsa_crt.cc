@@ -39,7 +39,7 @@ struct RsaCrtKey::Components {
 
 namespace {
 
-// BnCtx returns this thread's scratch BN_CTX (BN_CTX is single-threaded;
+// ThreadBnCtx returns this thread's scratch BN_CTX (BN_CTX is single-threaded;
 // one per thread avoids an allocation per half-exponentiation).
 BN_CTX* ThreadBnCtx() {
   thread_local BnCtxPtr ctx(BN_CTX_secure_new());

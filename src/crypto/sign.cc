@@ -34,7 +34,6 @@ bool SchemeFitsKey(SignScheme scheme, KeyType type) {
   return false;
 }
 
-// CheckParams rejects scheme/key/digest combinations before any OpenSSL call.
 // ParamsKey packs everything NewKeyCtx configures into one pool key.
 std::uint64_t ParamsKey(const SignParams& p) {
   auto byte = [](auto v) { return static_cast<std::uint64_t>(static_cast<std::uint8_t>(v)); };
@@ -42,6 +41,7 @@ std::uint64_t ParamsKey(const SignParams& p) {
          static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.pss_salt_len)) << 32;
 }
 
+// CheckParams rejects scheme/key/digest combinations before any OpenSSL call.
 Status CheckParams(KeyType type, const SignParams& p) {
   if (!SchemeFitsKey(p.scheme, type)) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "signature scheme does not fit the key type");

@@ -20,8 +20,9 @@ namespace signet::pkcs11 {
 // CKR_ARGUMENTS_BAD when out_len is NULL.
 CK_RV WriteOutput(ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len);
 
-// IsLengthQueryOrTooSmall: true when WriteOutput's result leaves a
-// multi-part operation active (§5.2: the call did not consume the output).
+// KeepsOperation: true when WriteOutput's result `rv` leaves the operation
+// active (§5.2: a length query or a too-small buffer did not consume the
+// output).
 inline bool KeepsOperation(CK_RV rv, CK_BYTE_PTR out) {
   return rv == CKR_BUFFER_TOO_SMALL || (rv == CKR_OK && out == nullptr);
 }

@@ -10,7 +10,7 @@
 namespace signet::pkcs11::entry {
 namespace {
 
-// kRandomChunk: the most GenerateRandom returns per request (protocol.md).
+// kRandomChunk: the most GenerateRandom returns per request (docs/PROTOCOL.md).
 constexpr std::size_t kRandomChunk = 64 * 1024;
 
 }  // namespace

@@ -15,8 +15,10 @@
 namespace signet::pkcs11::entry {
 namespace {
 
-// ObjectRv: the daemon names unknown handles CKR_OBJECT_HANDLE_INVALID,
-// which is also what the object functions must return.
+// StoreHandle writes a created object's handle to `out`, or returns the
+// daemon's error as it is (the daemon names unknown handles
+// CKR_OBJECT_HANDLE_INVALID, which is also what the object functions must
+// return).
 CK_RV StoreHandle(Result<client::Handle> made, CK_OBJECT_HANDLE_PTR out) {
   if (!made.ok()) return made.error().code;
   *out = *made;

@@ -126,7 +126,7 @@ TEST_F(ApiTest, SoInitPinThenUserSetPin) {
   EXPECT_EQ(p11()->C_Login(s, CKU_USER, Utf8(kUserPin), std::strlen(kUserPin)),
             CKR_PIN_INCORRECT);
   ASSERT_EQ(p11()->C_Login(s, CKU_USER, Utf8("user-two"), 8), CKR_OK);
-  // Login is application-wide: a session opened after SetPIN is logged in.
+  // Login is application-wide: a session opened after C_SetPIN is logged in.
   ASSERT_EQ(p11()->C_SetPIN(s, Utf8("user-two"), 8, Utf8("user-three"), 10), CKR_OK);
   CK_SESSION_HANDLE other = OpenSession();
   CK_SESSION_INFO info;

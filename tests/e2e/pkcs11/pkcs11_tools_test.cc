@@ -21,7 +21,7 @@ class ToolsTest : public DaemonTest {
     return RunProgram(args, Env());
   }
 
-  // P11Tool runs pkcs11-tool on the module, logged in as the user.
+  // PkcsTool runs pkcs11-tool on the module, logged in as the user.
   ProgramResult PkcsTool(std::vector<std::string> args) {
     args.insert(args.begin(), {"--module", ModulePath(), "--login", "--pin", kUserPin});
     return Tool("/usr/bin/pkcs11-tool", std::move(args));

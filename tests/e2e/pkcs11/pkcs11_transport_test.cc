@@ -28,7 +28,7 @@ std::vector<std::uint8_t> FromHex(const std::string& hex) {
   return out;
 }
 
-// ProbeOutput: the probe's key=value lines.
+// ParseProbe splits the probe's output into its key=value lines.
 std::map<std::string, std::string> ParseProbe(const std::string& out) {
   std::map<std::string, std::string> fields;
   std::istringstream lines(out);
