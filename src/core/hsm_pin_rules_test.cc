@@ -10,8 +10,6 @@
 namespace signet::core {
 namespace {
 
-using crypto::AsBytes;
-
 const std::string kTooShort(3, '1');
 const std::string kTooLong(257, '1');
 

@@ -117,29 +117,26 @@ TEST_F(TokenTest, EveryNewPinMeetsTheLengthRules) {
   const std::string too_short(3, '1');
   const std::string too_long(257, '1');
   for (const std::string& bad : {too_short, too_long}) {
-    auto so = Token::Create(dir_.path() / "a.token", "a", crypto::AsBytes(bad), Pin("user-pin"),
-                            options_);
+    auto so = Token::Create(dir_.path() / "a.token", "a", AsBytes(bad), Pin("user-pin"), options_);
     ASSERT_FALSE(so.ok());
     EXPECT_EQ(so.error().code, CKR_PIN_LEN_RANGE);
-    auto user =
-        Token::Create(dir_.path() / "b.token", "b", Pin("so-pin"), crypto::AsBytes(bad), options_);
+    auto user = Token::Create(dir_.path() / "b.token", "b", Pin("so-pin"), AsBytes(bad), options_);
     ASSERT_FALSE(user.ok());
     EXPECT_EQ(user.error().code, CKR_PIN_LEN_RANGE);
     EXPECT_FALSE(std::filesystem::exists(dir_.path() / "a.token"));
     EXPECT_FALSE(std::filesystem::exists(dir_.path() / "b.token"));
     ASSERT_TRUE(token_->Login(UserType::kSo, Pin("so-pin")).ok());
-    EXPECT_EQ(token_->InitUserPin(crypto::AsBytes(bad)).error().code, CKR_PIN_LEN_RANGE);
+    EXPECT_EQ(token_->InitUserPin(AsBytes(bad)).error().code, CKR_PIN_LEN_RANGE);
     token_->Logout();
-    EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("user-pin"), crypto::AsBytes(bad)).error().code,
+    EXPECT_EQ(token_->SetPin(UserType::kUser, Pin("user-pin"), AsBytes(bad)).error().code,
               CKR_PIN_LEN_RANGE);
   }
   // The old PINs still hold, and the bounds themselves are accepted.
   const std::string shortest(4, '1');
   const std::string longest(256, '1');
-  ASSERT_TRUE(token_->SetPin(UserType::kUser, Pin("user-pin"), crypto::AsBytes(longest)).ok());
-  ASSERT_TRUE(token_->SetPin(UserType::kSo, Pin("so-pin"), crypto::AsBytes(shortest)).ok());
-  EXPECT_TRUE(
-      Token::Create(dir_.path() / "c.token", "c", crypto::AsBytes(shortest), {}, options_).ok());
+  ASSERT_TRUE(token_->SetPin(UserType::kUser, Pin("user-pin"), AsBytes(longest)).ok());
+  ASSERT_TRUE(token_->SetPin(UserType::kSo, Pin("so-pin"), AsBytes(shortest)).ok());
+  EXPECT_TRUE(Token::Create(dir_.path() / "c.token", "c", AsBytes(shortest), {}, options_).ok());
 }
 
 // PKCS#11 C_InitToken gives only an SO PIN: the user PIN stays
