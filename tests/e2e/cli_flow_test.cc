@@ -309,15 +309,7 @@ TEST_F(CliFlowTest, StatsShowsCounters) {
   EXPECT_NE(stats.out.find("key cache"), std::string::npos) << stats.out;
 }
 
-TEST_F(CliFlowTest, UnknownMechanismListsTheValidOnes) {
-  std::string msg = Path("m");
-  WriteTextFile(msg, "x");
-  ProgramResult sign = SignetWithPin(
-      {"sign", "--label", "k", "--mech", "rsa-md5", "--in", msg, "--out", Path("s")});
-  EXPECT_EQ(sign.exit_code, 1);
-  EXPECT_NE(sign.err.find("CKR_MECHANISM_INVALID"), std::string::npos) << sign.err;
-  EXPECT_NE(sign.err.find("rsa-pss-sha256"), std::string::npos) << sign.err;
-}
+// UnknownMechanismListsTheValidOnes: in-process now, src/cli/program_test.cc.
 
 // With a daemon running, `signet init` creates the token through it, on the
 // free slot, usable at once without a restart.
@@ -413,13 +405,7 @@ TEST(CliInit, OfflineRefusesPinsOutsideTheLengthRange) {
   }
 }
 
-TEST(CliInit, WithoutADataDirectoryExplains) {
-  ProgramResult init = RunProgram({BinaryPath("signet"), "init", "--label", "x", "--so-pin", "a",
-                                   "--pin", "b"},
-                                  {{"SIGNET_DATA", ""}});
-  EXPECT_EQ(init.exit_code, 1);
-  EXPECT_NE(init.err.find("give --data DIR (or SIGNET_DATA), or --socket"), std::string::npos) << init.err;
-}
+// WithoutADataDirectoryExplains: in-process now, src/cli/program_test.cc.
 
 }  // namespace
 }  // namespace signet::e2e
