@@ -1,11 +1,10 @@
 // Hsm: opening the data dir, slots, connections and the lookups every
 // operation shares (session, object handle, key material).
-#include "core/hsm.h"
-
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
+#include "core/hsm_internal.h"
 #include "crypto/symmetric.h"
 #include "keystore/data_dir.h"
 
@@ -32,16 +31,29 @@ Result<std::unique_ptr<TokenSlot>> OpenSlot(CK_SLOT_ID id, const std::filesystem
   TokenPolicy policy = policy_for(*token);
   auto slot = std::make_unique<TokenSlot>(id, file, std::move(token), policy);
   if (Status loaded = slot->LoadObjects(); !loaded.ok()) {
-    return MakeError(loaded.error().code,
-                     "token file " + file.string() + ": objects unreadable: " +
-                         loaded.error().message);
+    return MakeError(loaded.error().code, "token file " + file.string() +
+                                              ": objects unreadable: " + loaded.error().message);
   }
   return slot;
 }
 
 }  // namespace
 
+Result<const MechanismRule*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed) {
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(type));
+  if ((rule->flags & needed) == 0) {
+    return MakeError(CKR_MECHANISM_INVALID,
+                     std::string(rule->name) + " does not do this operation");
+  }
+  return rule;
+}
+
 Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<HsmImpl> hsm, HsmImpl::Open(std::move(options)));
+  return std::unique_ptr<Hsm>(std::move(hsm));
+}
+
+Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
   std::error_code ec;
   if (std::filesystem::create_directories(options.data_dir, ec)) {
     // Only the daemon's user may list tokens or reach the socket.
@@ -53,7 +65,7 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   // One daemon per data dir; `signet admin` refuses to touch it meanwhile.
   SIGNET_ASSIGN_OR_RETURN(auto dir_lock, keystore::LockDataDir(options.data_dir));
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
-  std::unique_ptr<Hsm> hsm(new Hsm(std::move(options)));
+  std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
   hsm->dir_lock_ = std::move(dir_lock);
   std::optional<Error> first_error;
   for (const auto& file : files) {
@@ -73,14 +85,24 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   return hsm;
 }
 
-Hsm::Hsm(HsmOptions options)
+HsmImpl::HsmImpl(HsmOptions options)
     : options_(std::move(options)),
       throttle_(options_.limits.login_free_failures, options_.limits.login_delay_base,
                 options_.limits.login_delay_cap, options_.clock) {}
 
-Hsm::~Hsm() = default;
+HsmImpl::~HsmImpl() = default;
 
-TokenPolicy Hsm::PolicyFor(const keystore::Token& token) const {
+void HsmImpl::EnableRsaSplit(Scheduler* pool) { splitter_ = std::make_unique<RsaSplitter>(pool); }
+
+const std::vector<UnavailableToken>& HsmImpl::unavailable_tokens() const { return unavailable_; }
+
+PhaseCounters& HsmImpl::counters() { return counters_; }
+
+std::size_t HsmImpl::open_sessions() const {
+  return open_sessions_.load(std::memory_order_relaxed);
+}
+
+TokenPolicy HsmImpl::PolicyFor(const keystore::Token& token) const {
   TokenPolicy policy;
   policy.public_rw_compat = options_.public_rw_compat.count(token.Info().serial) != 0;
   policy.max_objects = options_.limits.max_token_objects;
@@ -88,22 +110,22 @@ TokenPolicy Hsm::PolicyFor(const keystore::Token& token) const {
   return policy;
 }
 
-std::shared_ptr<ClientState> Hsm::NewClient() {
+std::shared_ptr<ClientState> HsmImpl::NewClient() {
   return std::make_shared<ClientState>(next_client_id_.fetch_add(1));
 }
 
-TokenSlot* Hsm::FindSlot(CK_SLOT_ID slot) const {
+TokenSlot* HsmImpl::FindSlot(CK_SLOT_ID slot) const {
   std::shared_lock lock(slots_mu_);
   return slot < slots_.size() ? slots_[slot].get() : nullptr;
 }
 
-Error Hsm::MissingSlotError(CK_SLOT_ID slot) const {
+Error HsmImpl::MissingSlotError(CK_SLOT_ID slot) const {
   std::shared_lock lock(slots_mu_);
   if (slot == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
   return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
 }
 
-std::vector<SlotDescription> Hsm::Slots() const {
+std::vector<SlotDescription> HsmImpl::Slots() const {
   std::vector<SlotDescription> out;
   std::shared_lock lock(slots_mu_);
   for (const auto& slot : slots_) {
@@ -130,7 +152,7 @@ std::vector<SlotDescription> Hsm::Slots() const {
   return out;
 }
 
-keystore::CacheStats Hsm::CacheTotals() const {
+keystore::CacheStats HsmImpl::CacheTotals() const {
   keystore::CacheStats total;
   std::shared_lock lock(slots_mu_);
   for (const auto& slot : slots_) {
@@ -144,7 +166,7 @@ keystore::CacheStats Hsm::CacheTotals() const {
   return total;
 }
 
-Result<Hsm::Resolved> Hsm::ResolveSession(ClientState& c, CK_SESSION_HANDLE s) {
+Result<HsmImpl::Resolved> HsmImpl::ResolveSession(ClientState& c, CK_SESSION_HANDLE s) {
   Resolved r;
   {
     std::lock_guard lock(c.mu);
@@ -164,8 +186,8 @@ Result<Hsm::Resolved> Hsm::ResolveSession(ClientState& c, CK_SESSION_HANDLE s) {
   return r;
 }
 
-Result<Hsm::ResolvedObject> Hsm::ResolveObject(ClientState& c, const Resolved& r,
-                                               CK_OBJECT_HANDLE o) {
+Result<HsmImpl::ResolvedObject> HsmImpl::ResolveObject(ClientState& c, const Resolved& r,
+                                                       CK_OBJECT_HANDLE o) {
   ResolvedObject out;
   {
     std::lock_guard lock(c.mu);
@@ -188,8 +210,8 @@ Result<Hsm::ResolvedObject> Hsm::ResolveObject(ClientState& c, const Resolved& r
   return out;
 }
 
-Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(const Resolved& r,
-                                                                       const ResolvedObject& obj) {
+Result<std::shared_ptr<const keystore::UnwrappedKey>> HsmImpl::FetchSecret(
+    const Resolved& r, const ResolvedObject& obj) {
   if (!obj.record->has_secret) {
     return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key material");
   }
@@ -201,15 +223,13 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> Hsm::FetchSecret(const Res
   return key;
 }
 
-CK_OBJECT_HANDLE Hsm::HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id) {
+CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
+                                         keystore::ObjectHandle id) {
   std::lock_guard lock(c.mu);
   auto key = std::make_pair(slot, id);
   auto it = c.token_handles.find(key);
   if (it != c.token_handles.end()) return it->second;
-  CK_OBJECT_HANDLE h;
-  do {
-    h = RandomHandle();
-  } while (c.handles.count(h) != 0);
+  CK_OBJECT_HANDLE h = UnusedHandle(c.handles);
   HandleEntry entry;
   entry.slot = slot;
   entry.token_object = true;
@@ -219,7 +239,7 @@ CK_OBJECT_HANDLE Hsm::HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::
   return h;
 }
 
-Status Hsm::CheckTokenWrite(const Resolved& r, bool private_object) const {
+Status HsmImpl::CheckTokenWrite(const Resolved& r, bool private_object) const {
   if (!r.session.rw) {
     return MakeError(CKR_SESSION_READ_ONLY, "token objects need a read-write session");
   }
@@ -231,7 +251,7 @@ Status Hsm::CheckTokenWrite(const Resolved& r, bool private_object) const {
                    "--public-rw-compat SERIAL allows public R/W sessions, as PKCS#11 does)");
 }
 
-Status Hsm::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
+Status HsmImpl::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
   bool priv = BoolOr(attrs, CKA_PRIVATE, false);
   if (BoolOr(attrs, CKA_TOKEN, false)) {
     SIGNET_TRY(CheckTokenWrite(r, priv));
@@ -246,8 +266,8 @@ Status Hsm::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
   return OkStatus();
 }
 
-Status Hsm::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
-                                         std::size_t bytes) const {
+Status HsmImpl::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
+                                             std::size_t bytes) const {
   const Limits& limits = options_.limits;
   if (c.session_objects + objects > limits.max_session_objects) {
     return MakeError(CKR_DEVICE_MEMORY, "this connection holds the most session objects allowed (" +
@@ -261,13 +281,13 @@ Status Hsm::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objec
   return OkStatus();
 }
 
-void Hsm::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
+void HsmImpl::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) {
   if (entry.token_object) return;
   c.session_objects -= std::min<std::size_t>(1, c.session_objects);
   c.session_object_bytes -= std::min(entry.bytes, c.session_object_bytes);
 }
 
-void Hsm::EndLoginLocked(ClientState& c, const TokenSlot& slot) {
+void HsmImpl::EndLoginLocked(ClientState& c, const TokenSlot& slot) {
   for (auto& [h, session] : c.sessions) {
     if (session.slot == slot.id()) session.context_authorized = false;
   }
@@ -284,9 +304,9 @@ void Hsm::EndLoginLocked(ClientState& c, const TokenSlot& slot) {
   }
 }
 
-Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
-                                          AttributeMap attrs,
-                                          std::shared_ptr<const keystore::UnwrappedKey> secret) {
+Result<CK_OBJECT_HANDLE> HsmImpl::StoreObject(
+    ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, AttributeMap attrs,
+    std::shared_ptr<const keystore::UnwrappedKey> secret) {
   SIGNET_TRY(CheckMayStore(r, attrs));
   bool token = BoolOr(attrs, CKA_TOKEN, false);
   if (token) {
@@ -302,10 +322,7 @@ Result<CK_OBJECT_HANDLE> Hsm::StoreObject(ClientState& c, CK_SESSION_HANDLE s, c
   std::lock_guard lock(c.mu);
   if (c.sessions.count(s) == 0) return MakeError(CKR_SESSION_HANDLE_INVALID, "session closed");
   SIGNET_TRY(CheckSessionObjectRoomLocked(c, 1, bytes));
-  CK_OBJECT_HANDLE h;
-  do {
-    h = RandomHandle();
-  } while (c.handles.count(h) != 0);
+  CK_OBJECT_HANDLE h = UnusedHandle(c.handles);
   HandleEntry entry;
   entry.slot = r.slot->id();
   entry.session_record = std::move(rec);

@@ -7,6 +7,11 @@
 // calls them on its worker threads (core/scheduler.h), never on an event
 // loop. Return codes are the CK_RV PKCS#11 names for each case.
 //
+// Hsm is the interface: its operations only. The implementation (state,
+// and the helpers the hsm_*.cc files share) is HsmImpl in
+// core/hsm_internal.h, which nothing outside core/ includes (the shape of
+// LevelDB's db.h / db_impl.h).
+//
 // Thread contract: all methods may be called concurrently from any thread,
 // also for the same ClientState (pipelined requests). The Hsm must outlive
 // every ClientState it handed out.
@@ -26,15 +31,14 @@
 #include "core/limits.h"
 #include "core/login_throttle.h"
 #include "core/mechanisms.h"
-#include "core/rsa_split.h"
 #include "core/stats.h"
-#include "core/token_slot.h"
-#include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
+#include "keystore/token.h"
 
 namespace signet::core {
 
 class KeyPool;
+class Scheduler;
 
 struct PssParams {
   CK_MECHANISM_TYPE hash_alg = 0;
@@ -115,40 +119,48 @@ class Hsm {
   // first file's error when token files exist but none could be opened, or
   // when options.strict and any could not.
   static Result<std::unique_ptr<Hsm>> Open(HsmOptions options);
-  ~Hsm();
+  virtual ~Hsm() = default;
+  Hsm(const Hsm&) = delete;
+  Hsm& operator=(const Hsm&) = delete;
 
   // NewClient makes the state for a new connection.
-  std::shared_ptr<ClientState> NewClient();
+  virtual std::shared_ptr<ClientState> NewClient() = 0;
   // Disconnect closes every session of `client` (destroying its session
   // objects) and ends its logins. Idempotent.
-  void Disconnect(ClientState& client);
+  virtual void Disconnect(ClientState& client) = 0;
 
   // EnableRsaSplit lets a lone RSA signature use an idle worker of `pool`
   // for its second CRT half (core/rsa_split.h). Call before serving;
   // `pool` must outlive the Hsm's use of it.
-  void EnableRsaSplit(Scheduler* pool) { splitter_ = std::make_unique<RsaSplitter>(pool); }
+  virtual void EnableRsaSplit(Scheduler* pool) = 0;
 
-  std::vector<SlotDescription> Slots() const;
+  virtual std::vector<SlotDescription> Slots() const = 0;
   // unavailable_tokens: the token files Open could not serve (fixed at Open).
-  const std::vector<UnavailableToken>& unavailable_tokens() const { return unavailable_; }
-  PhaseCounters& counters() { return counters_; }
-  keystore::CacheStats CacheTotals() const;
-  std::size_t open_sessions() const { return open_sessions_.load(std::memory_order_relaxed); }
+  virtual const std::vector<UnavailableToken>& unavailable_tokens() const = 0;
+  // counters: the per-phase timings (GetStats).
+  virtual PhaseCounters& counters() = 0;
+  // CacheTotals: the unwrapped-key cache counters summed over tokens.
+  virtual keystore::CacheStats CacheTotals() const = 0;
+  // open_sessions: sessions open over all connections.
+  virtual std::size_t open_sessions() const = 0;
 
   // SetKeyPool makes GenerateKeyPair take matching key pairs from `pool`
   // (key_pool.h); nullptr turns the pool off. key_pool: the current one.
-  void SetKeyPool(std::shared_ptr<KeyPool> pool);
-  std::shared_ptr<KeyPool> key_pool() const;
+  virtual void SetKeyPool(std::shared_ptr<KeyPool> pool) = 0;
+  virtual std::shared_ptr<KeyPool> key_pool() const = 0;
 
   // --- sessions and login (hsm_session.cc)
-  Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot, CK_FLAGS flags);
-  Status CloseSession(ClientState& c, CK_SESSION_HANDLE session);
-  Status CloseAllSessions(ClientState& c, CK_SLOT_ID slot);
-  Result<SessionInfo> GetSessionInfo(ClientState& c, CK_SESSION_HANDLE session);
-  Status Login(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user, ByteView pin);
-  Status Logout(ClientState& c, CK_SESSION_HANDLE session);
-  Status InitPin(ClientState& c, CK_SESSION_HANDLE session, ByteView pin);
-  Status SetPin(ClientState& c, CK_SESSION_HANDLE session, ByteView old_pin, ByteView new_pin);
+  virtual Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot,
+                                                CK_FLAGS flags) = 0;
+  virtual Status CloseSession(ClientState& c, CK_SESSION_HANDLE session) = 0;
+  virtual Status CloseAllSessions(ClientState& c, CK_SLOT_ID slot) = 0;
+  virtual Result<SessionInfo> GetSessionInfo(ClientState& c, CK_SESSION_HANDLE session) = 0;
+  virtual Status Login(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user,
+                       ByteView pin) = 0;
+  virtual Status Logout(ClientState& c, CK_SESSION_HANDLE session) = 0;
+  virtual Status InitPin(ClientState& c, CK_SESSION_HANDLE session, ByteView pin) = 0;
+  virtual Status SetPin(ClientState& c, CK_SESSION_HANDLE session, ByteView old_pin,
+                        ByteView new_pin) = 0;
 
   // --- tokens (hsm_token.cc)
   // InitToken creates a token on the free slot or re-initialises the token
@@ -157,15 +169,17 @@ class Hsm {
   // admin connection (ClientState::admin): CKR_TOKEN_WRITE_PROTECTED
   // otherwise. Re-initialising needs the SO PIN only (PKCS#11 §5.5), which
   // the failed-login throttle guards like a Login.
-  Result<std::pair<CK_SLOT_ID, std::string>> InitToken(ClientState& c, CK_SLOT_ID slot,
-                                                       ByteView so_pin, std::string_view label,
-                                                       ByteView user_pin);
+  virtual Result<std::pair<CK_SLOT_ID, std::string>> InitToken(ClientState& c, CK_SLOT_ID slot,
+                                                               ByteView so_pin,
+                                                               std::string_view label,
+                                                               ByteView user_pin) = 0;
 
   // --- objects (hsm_objects.cc)
-  Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t);
-  Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
-                                      const Template& t);
-  Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o);
+  virtual Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s,
+                                                const Template& t) = 0;
+  virtual Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s,
+                                              CK_OBJECT_HANDLE o, const Template& t) = 0;
+  virtual Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) = 0;
 
   // --- several objects in one step (hsm_batch.cc)
   // CreateObjects imports every template under CreateObject's rules and
@@ -176,196 +190,66 @@ class Hsm {
   // transaction: CKR_ATTRIBUTE_VALUE_INVALID "a key labelled 'x' already
   // exists" when a key object on the token has it (keystore
   // Token::CreateObjects). Returns the handles in template order.
-  Result<std::vector<CK_OBJECT_HANDLE>> CreateObjects(ClientState& c, CK_SESSION_HANDLE s,
-                                                      const std::vector<Template>& templates,
-                                                      bool unique_label);
+  virtual Result<std::vector<CK_OBJECT_HANDLE>> CreateObjects(
+      ClientState& c, CK_SESSION_HANDLE s, const std::vector<Template>& templates,
+      bool unique_label) = 0;
   // DestroyObjects destroys every object under DestroyObject's rules; the
   // token objects in ONE keystore transaction. Nothing is destroyed when any
   // object may not be (the first refusal is returned).
-  Status DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
-                        const std::vector<CK_OBJECT_HANDLE>& objects);
-  Result<std::vector<CK_OBJECT_HANDLE>> FindObjects(ClientState& c, CK_SESSION_HANDLE s,
-                                                    const Template& t, std::size_t max_count);
+  virtual Status DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                const std::vector<CK_OBJECT_HANDLE>& objects) = 0;
+  virtual Result<std::vector<CK_OBJECT_HANDLE>> FindObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                            const Template& t,
+                                                            std::size_t max_count) = 0;
   // GetAttributeValue: one entry per type; the CK_RV per PKCS#11 §5.7 is
   // returned in *overall (CKR_OK, CKR_ATTRIBUTE_SENSITIVE,
   // CKR_ATTRIBUTE_TYPE_INVALID). Errors of the call itself in the Result.
-  Result<std::vector<AttributeValue>> GetAttributeValue(ClientState& c, CK_SESSION_HANDLE s,
-                                                        CK_OBJECT_HANDLE o,
-                                                        const std::vector<CK_ATTRIBUTE_TYPE>& types,
-                                                        CK_RV* overall);
-  Status SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
-                           const Template& t);
+  virtual Result<std::vector<AttributeValue>> GetAttributeValue(
+      ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+      const std::vector<CK_ATTRIBUTE_TYPE>& types, CK_RV* overall) = 0;
+  virtual Status SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                                   const Template& t) = 0;
 
   // --- keys (hsm_keys.cc)
   // GenerateKeyPair stores a token pair's two halves in ONE keystore
   // transaction. `unique_label` (token pairs only, else
   // CKR_TEMPLATE_INCONSISTENT) makes "generate unless a key with this
   // CKA_LABEL exists" one atomic step, as in CreateObjects.
-  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(
+  virtual Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> GenerateKeyPair(
       ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub,
-      const Template& priv, bool unique_label = false);
-  Result<CK_OBJECT_HANDLE> GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                                       const Template& t);
-  Result<Bytes> WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                        CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key);
-  Result<CK_OBJECT_HANDLE> UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                                     CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
-                                     const Template& t);
+      const Template& priv, bool unique_label = false) = 0;
+  virtual Result<CK_OBJECT_HANDLE> GenerateKey(ClientState& c, CK_SESSION_HANDLE s,
+                                               const Mechanism& m, const Template& t) = 0;
+  virtual Result<Bytes> WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) = 0;
+  virtual Result<CK_OBJECT_HANDLE> UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
+                                             const Mechanism& m, CK_OBJECT_HANDLE unwrapping_key,
+                                             ByteView wrapped, const Template& t) = 0;
 
   // --- crypto (hsm_crypto.cc)
-  Result<Bytes> Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
-                     ByteView data);
+  virtual Result<Bytes> Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                             const Mechanism& m, ByteView data) = 0;
   // SignBatch: per-input results; the outer Result fails only when no input
   // can be signed (bad session, key or mechanism).
-  Result<std::vector<Result<Bytes>>> SignBatch(ClientState& c, CK_SESSION_HANDLE s,
-                                               CK_OBJECT_HANDLE key, const Mechanism& m,
-                                               const std::vector<ByteView>& inputs);
-  Status Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
-                ByteView data, ByteView signature);
-  Result<Bytes> Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, ByteView data);
-  Result<Bytes> Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
-                        const Mechanism& m, ByteView data);
-  Result<Bytes> Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
-                        const Mechanism& m, ByteView data);
-  Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length);
+  virtual Result<std::vector<Result<Bytes>>> SignBatch(ClientState& c, CK_SESSION_HANDLE s,
+                                                       CK_OBJECT_HANDLE key, const Mechanism& m,
+                                                       const std::vector<ByteView>& inputs) = 0;
+  virtual Status Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                        const Mechanism& m, ByteView data, ByteView signature) = 0;
+  virtual Result<Bytes> Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                               ByteView data) = 0;
+  virtual Result<Bytes> Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                                const Mechanism& m, ByteView data) = 0;
+  virtual Result<Bytes> Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                                const Mechanism& m, ByteView data) = 0;
+  virtual Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) = 0;
   // SeedRandom mixes `seed` into the DRBG as additional input
   // (crypto::MixIntoRandom; PKCS#11 v2.40 §5.15 C_SeedRandom).
   // CKR_ARGUMENTS_BAD beyond kMaxSeedBytes.
-  Status SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed);
+  virtual Status SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed) = 0;
 
-  // Internal helpers shared by the hsm_*.cc files (public for them only).
-  struct Resolved {
-    TokenSlot* slot = nullptr;
-    Session session;
-    bool logged_in_user = false;  // this connection, this token
-    bool logged_in_so = false;
-  };
-  Result<Resolved> ResolveSession(ClientState& c, CK_SESSION_HANDLE s);
-  struct ResolvedObject {
-    RecordPtr record;
-    bool token_object = false;
-    keystore::ObjectHandle token_id = 0;
-  };
-  Result<ResolvedObject> ResolveObject(ClientState& c, const Resolved& r, CK_OBJECT_HANDLE o);
-  // FetchSecret returns a key's secret (cached unwrap for token keys).
-  Result<std::shared_ptr<const keystore::UnwrappedKey>> FetchSecret(const Resolved& r,
-                                                                    const ResolvedObject& obj);
-  // ReadSecretComponent returns a readable key's secret attribute `type`
-  // (CKA_VALUE, CKA_PRIVATE_EXPONENT, ...) from its key material.
-  Result<Bytes> ReadSecretComponent(const Resolved& r, const ResolvedObject& obj,
-                                    CK_ATTRIBUTE_TYPE type);
-  // CheckTokenWrite: may this session create, change or destroy a token
-  // object (`private_object`: one with CKA_PRIVATE true)? A RW session is
-  // needed (CKR_SESSION_READ_ONLY), and a login (CKR_USER_NOT_LOGGED_IN):
-  // the user for any object, the SO for public ones (PKCS#11 §5.6), and on
-  // a token with TokenPolicy::public_rw_compat a public RW session for
-  // public ones, as the specification has it.
-  Status CheckTokenWrite(const Resolved& r, bool private_object) const;
-  // CheckMayStore: StoreObject's permission rules for a new object
-  // (CheckTokenWrite for a token object; a private session object needs the
-  // user). Every path that stores objects, batch ones too, must call it.
-  Status CheckMayStore(const Resolved& r, const AttributeMap& attrs);
-  // CheckMayDestroy: DestroyObject's rules (CKA_DESTROYABLE, then
-  // CheckTokenWrite for a token object); every destroying path calls it.
-  Status CheckMayDestroy(const Resolved& r, const ResolvedObject& obj);
-  // CheckSessionObjectRoomLocked: may `c` hold `objects` more session
-  // objects of `bytes` more bytes (Limits)? CKR_DEVICE_MEMORY otherwise.
-  // REQUIRES: c.mu held.
-  Status CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
-                                      std::size_t bytes) const;
-  // ThrottledPinCheck runs `check` (a PIN check of `user` on `slot`) unless
-  // the failed-login throttle says to wait (CKR_FUNCTION_FAILED, "try again
-  // in N s", the PIN unread); records its outcome with the throttle.
-  Status ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
-                           const std::function<Status()>& check);
-  // StoreObject stores a new object (token or session per CKA_TOKEN) and
-  // returns its handle for `c`. Checks RW session and login for writes, and
-  // the session-object limits of `c` (CKR_DEVICE_MEMORY).
-  Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
-                                       AttributeMap attrs,
-                                       std::shared_ptr<const keystore::UnwrappedKey> secret);
-  // PendingObject: a new object ready to store (attributes complete,
-  // secret parsed).
-  struct PendingObject {
-    AttributeMap attrs;
-    std::shared_ptr<const keystore::UnwrappedKey> secret;
-  };
-  // PrepareImport applies CreateObject's template rules (hsm_objects.cc).
-  Result<PendingObject> PrepareImport(const Template& t, bool value_is_pkcs8);
-  // StoreTokenObjects stores token objects in ONE keystore transaction
-  // after CheckMayStore passes for each; `unique_label` as in
-  // Token::CreateObjects (nullptr: no check). Handles in order.
-  Result<std::vector<CK_OBJECT_HANDLE>> StoreTokenObjects(ClientState& c, const Resolved& r,
-                                                          std::vector<PendingObject> objects,
-                                                          const Bytes* unique_label);
-  // StoreGeneratedKeyPair completes the attributes of a generated `key`
-  // (key_pair_attributes.h) and stores private, then public half
-  // (hsm_keys.cc). Returns {public, private}.
-  // A token pair goes in one keystore transaction; `unique_label` as in
-  // StoreTokenObjects.
-  Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> StoreGeneratedKeyPair(
-      ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
-      crypto::PrivateKey key, AttributeMap pub, AttributeMap priv,
-      const Bytes* unique_label = nullptr);
-  // GenerateKeyPairFromPool returns a pair made from the key pool when
-  // `spec` is pooled and a key is ready (hsm_pool.cc); nullopt means
-  // generate fresh. Templates already validated and permissions checked.
-  Result<std::optional<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>>> GenerateKeyPairFromPool(
-      ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, const crypto::KeySpec& spec,
-      CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv,
-      const Bytes* unique_label);
-  CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
-  TokenSlot* FindSlot(CK_SLOT_ID slot) const;
-  // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
-  // private key's CKA_VALUE as PKCS#8 whatever else the template holds.
-  Result<CK_OBJECT_HANDLE> ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
-                                        bool value_is_pkcs8);
-  // MissingSlotError: why `slot` has no token: CKR_TOKEN_NOT_PRESENT for
-  // the free slot, CKR_SLOT_ID_INVALID for any other id.
-  Error MissingSlotError(CK_SLOT_ID slot) const;
-
- private:
-  explicit Hsm(HsmOptions options);
-  TokenPolicy PolicyFor(const keystore::Token& token) const;
-  // ForgetSessionObjectLocked gives a removed session object's share of the
-  // connection's limits back. REQUIRES: c.mu held.
-  static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry);
-  // EndLoginLocked is what a logout does to the connection's state on
-  // `slot` (PKCS#11 §5.6.4): private session objects are destroyed, handles
-  // to private token objects become invalid (a later login finds them again
-  // under new handles), and unused context-specific logins are dropped.
-  // REQUIRES: c.mu held.
-  static void EndLoginLocked(ClientState& c, const TokenSlot& slot);
-  // ContextLogin is C_Login(CKU_CONTEXT_SPECIFIC): the user PIN again, for
-  // the session's next signature with a CKA_ALWAYS_AUTHENTICATE key.
-  Status ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin);
-  // TakeContextAuthorization consumes session `s`'s context-specific login;
-  // CKR_USER_NOT_LOGGED_IN when it has none (§4.9 CKA_ALWAYS_AUTHENTICATE).
-  static Status TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s);
-  void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
-                          std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
-
-  HsmOptions options_;
-  LoginThrottle throttle_;
-  std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
-  mutable std::shared_mutex slots_mu_;
-  std::vector<std::unique_ptr<TokenSlot>> slots_;  // index == slot id
-  std::vector<UnavailableToken> unavailable_;      // written only by Open
-  std::mutex init_mu_;                             // serialises InitToken
-  std::atomic<std::uint64_t> next_client_id_{1};
-  std::atomic<std::size_t> open_sessions_{0};
-  PhaseCounters counters_;
-  std::unique_ptr<RsaSplitter> splitter_;  // null: RSA signs on one thread
-  mutable std::mutex pool_mu_;
-  std::shared_ptr<KeyPool> key_pool_;  // guarded by pool_mu_; last: stops first
+ protected:
+  Hsm() = default;
 };
-
-// RandomHandle draws a non-zero 32-bit handle from the DRBG.
-CK_ULONG RandomHandle();
-
-// CommonLabel returns the CKA_LABEL shared by every map in `maps` that has
-// one (the label a unique_label request checks). CKR_TEMPLATE_INCOMPLETE
-// when none has a label; CKR_TEMPLATE_INCONSISTENT when two differ.
-Result<Bytes> CommonLabel(const std::vector<const AttributeMap*>& maps);
 
 }  // namespace signet::core

@@ -9,22 +9,17 @@
 // two transactions then leaves one half.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <thread>
 
-#include "core/hsm.h"
+#include "core/hsm_fixture_test_util.h"
 #include "crypto/keys.h"
 #include "keystore/data_dir.h"
 
 namespace signet::core {
 namespace {
 
-
-constexpr std::string_view kSoPin = "so-pin-1234";
-constexpr std::string_view kUserPin = "user-pin-1234";
-constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
 
 // Commits allowed before the hook vetoes; negative: no limit.
 std::atomic<int> g_commits_left{-1};
@@ -59,45 +54,28 @@ Template P256Private(const std::string& label) {
   return {{CKA_TOKEN, BoolBytes(true)}, {CKA_LABEL, Bytes(label.begin(), label.end())}};
 }
 
-class HsmAtomicTest : public ::testing::Test {
+// HsmAtomicTest: the owner's R/W session on token 0, logged in as the user.
+class HsmAtomicTest : public HsmFixture {
  protected:
   static void SetUpTestSuite() {
     sqlite3_auto_extension(reinterpret_cast<void (*)()>(InstallCommitHook));
   }
 
   void SetUp() override {
-    char tmpl[] = "/tmp/signet-hsm-atomic-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    options_.data_dir = dir_ / "data";
-    options_.token_options.kdf.n = 1u << 10;
-    auto hsm = Hsm::Open(options_);
-    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-    hsm_ = std::move(*hsm);
-    client_ = hsm_->NewClient();
-    client_->admin = true;  // creates the token
-    auto made = hsm_->InitToken(*client_, 0, AsBytes(kSoPin), "atomic", AsBytes(kUserPin));
-    ASSERT_TRUE(made.ok()) << made.error().message;
-    file_ = keystore::TokenFilePath(options_.data_dir, made->second);
-    session_ = OpenLoggedIn(*client_);
+    HsmFixture::SetUp();
+    client_ = owner_;
+    file_ = keystore::TokenFilePath(dir_ / "data", serial_);
+    session_ = LoggedIn(*client_);
   }
   void TearDown() override {
-    if (client_) hsm_->Disconnect(*client_);
-    hsm_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  CK_SESSION_HANDLE OpenLoggedIn(ClientState& c) {
-    auto s = hsm_->OpenSession(c, 0, kRw);
-    EXPECT_TRUE(s.ok());
-    EXPECT_TRUE(hsm_->Login(c, *s, CKU_USER, AsBytes(kUserPin)).ok());
-    return *s;
+    client_.reset();
+    HsmFixture::TearDown();
   }
 
   // OnDisk counts the objects in the token file, read by a new connection
   // (what a restarted daemon would find).
   std::size_t OnDisk() {
-    auto token = keystore::Token::Open(file_, options_.token_options);
+    auto token = keystore::Token::Open(file_, keystore::TokenOptions{});
     EXPECT_TRUE(token.ok()) << token.error().message;
     if (!token.ok()) return 0;
     auto all = (*token)->ListObjects();
@@ -133,10 +111,7 @@ class HsmAtomicTest : public ::testing::Test {
     return {priv, pub_t};
   }
 
-  std::filesystem::path dir_;
-  HsmOptions options_;
   std::filesystem::path file_;
-  std::unique_ptr<Hsm> hsm_;
   std::shared_ptr<ClientState> client_;
   CK_SESSION_HANDLE session_ = 0;
 };
@@ -224,7 +199,7 @@ TEST_F(HsmAtomicTest, ConcurrentUniqueGenerationsMakeOnePair) {
   std::vector<CK_SESSION_HANDLE> sessions;
   for (int i = 0; i < 6; ++i) {
     clients.push_back(hsm_->NewClient());
-    sessions.push_back(OpenLoggedIn(*clients.back()));
+    sessions.push_back(LoggedIn(*clients.back()));
   }
   std::atomic<int> made{0};
   std::vector<std::thread> threads;

@@ -4,7 +4,7 @@
 // with this label exists" as one atomic step.
 #include <set>
 
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 
 namespace signet::core {
 
@@ -24,9 +24,9 @@ Result<Bytes> CommonLabel(const std::vector<const AttributeMap*>& maps) {
   return *label;
 }
 
-Result<std::vector<CK_OBJECT_HANDLE>> Hsm::StoreTokenObjects(ClientState& c, const Resolved& r,
-                                                             std::vector<PendingObject> objects,
-                                                             const Bytes* unique_label) {
+Result<std::vector<CK_OBJECT_HANDLE>> HsmImpl::StoreTokenObjects(ClientState& c, const Resolved& r,
+                                                                 std::vector<PendingObject> objects,
+                                                                 const Bytes* unique_label) {
   std::vector<keystore::NewObject> stored;
   for (const PendingObject& object : objects) {
     SIGNET_TRY(CheckMayStore(r, object.attrs));
@@ -38,9 +38,9 @@ Result<std::vector<CK_OBJECT_HANDLE>> Hsm::StoreTokenObjects(ClientState& c, con
   return handles;
 }
 
-Result<std::vector<CK_OBJECT_HANDLE>> Hsm::CreateObjects(ClientState& c, CK_SESSION_HANDLE s,
-                                                         const std::vector<Template>& templates,
-                                                         bool unique_label) {
+Result<std::vector<CK_OBJECT_HANDLE>> HsmImpl::CreateObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                             const std::vector<Template>& templates,
+                                                             bool unique_label) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (templates.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to create");
   std::vector<PendingObject> objects;
@@ -61,8 +61,8 @@ Result<std::vector<CK_OBJECT_HANDLE>> Hsm::CreateObjects(ClientState& c, CK_SESS
   return StoreTokenObjects(c, r, std::move(objects), label ? &*label : nullptr);
 }
 
-Status Hsm::DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
-                           const std::vector<CK_OBJECT_HANDLE>& objects) {
+Status HsmImpl::DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
+                               const std::vector<CK_OBJECT_HANDLE>& objects) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (objects.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to destroy");
   if (std::set<CK_OBJECT_HANDLE>(objects.begin(), objects.end()).size() != objects.size()) {

@@ -2,7 +2,7 @@
 // The sign path is the hot one: session and object lookups are hash-map
 // hits under short locks, the key comes from the keystore's unwrapped-key
 // cache, and nothing is copied but the signature.
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "core/object_classes.h"
 #include "crypto/symmetric.h"
 
@@ -55,22 +55,13 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT
   return CheckMechanismAllowed(rec.attributes, rule.type);
 }
 
-Result<const MechanismRule*> MechanismFor(const Mechanism& m, CK_FLAGS needed) {
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
-  if ((rule->flags & needed) == 0) {
-    return MakeError(CKR_MECHANISM_INVALID,
-                     std::string(rule->name) + " does not do this operation");
-  }
-  return rule;
-}
-
 }  // namespace
 
-Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HANDLE s,
-                                                  CK_OBJECT_HANDLE key, const Mechanism& m,
-                                                  const std::vector<ByteView>& inputs) {
+Result<std::vector<Result<Bytes>>> HsmImpl::SignBatch(ClientState& c, CK_SESSION_HANDLE s,
+                                                      CK_OBJECT_HANDLE key, const Mechanism& m,
+                                                      const std::vector<ByteView>& inputs) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_SIGN));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_SIGN));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_SIGN));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
@@ -103,16 +94,16 @@ Result<std::vector<Result<Bytes>>> Hsm::SignBatch(ClientState& c, CK_SESSION_HAN
   return out;
 }
 
-Result<Bytes> Hsm::Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
-                        const Mechanism& m, ByteView data) {
+Result<Bytes> HsmImpl::Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                            const Mechanism& m, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(auto results, SignBatch(c, s, key, m, {data}));
   return std::move(results.front());
 }
 
-Status Hsm::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
-                   ByteView data, ByteView signature) {
+Status HsmImpl::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                       const Mechanism& m, ByteView data, ByteView signature) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_VERIFY));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_VERIFY));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
@@ -122,9 +113,10 @@ Status Hsm::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, co
   return crypto::Verify(pub, params, data, signature);
 }
 
-Result<Bytes> Hsm::Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, ByteView data) {
+Result<Bytes> HsmImpl::Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                              ByteView data) {
   SIGNET_TRY(ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_DIGEST));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_DIGEST));
   return crypto::Digest(rule->digest, data);
 }
 
@@ -139,10 +131,10 @@ Result<std::size_t> GcmTagBytes(const Mechanism& m) {
 }
 }  // namespace
 
-Result<Bytes> Hsm::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
-                           const Mechanism& m, ByteView data) {
+Result<Bytes> HsmImpl::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                               const Mechanism& m, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_ENCRYPT));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_ENCRYPT));
   SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_ENCRYPT));
@@ -150,10 +142,10 @@ Result<Bytes> Hsm::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE
   return crypto::AesGcmEncrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag);
 }
 
-Result<Bytes> Hsm::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
-                           const Mechanism& m, ByteView data) {
+Result<Bytes> HsmImpl::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                               const Mechanism& m, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m, CKF_DECRYPT));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_DECRYPT));
   SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_DECRYPT));
@@ -163,7 +155,7 @@ Result<Bytes> Hsm::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE
   return Bytes(plain.begin(), plain.end());
 }
 
-Result<Bytes> Hsm::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) {
+Result<Bytes> HsmImpl::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) {
   SIGNET_TRY(ResolveSession(c, s));
   if (length > 65536)
     return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of random bytes per call");
@@ -172,7 +164,7 @@ Result<Bytes> Hsm::GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size
   return out;
 }
 
-Status Hsm::SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed) {
+Status HsmImpl::SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed) {
   SIGNET_TRY(ResolveSession(c, s));
   if (seed.size() > kMaxSeedBytes) {
     return MakeError(CKR_ARGUMENTS_BAD, "at most 64 KiB of seed per call");

@@ -1,7 +1,7 @@
 // Hsm: key generation, wrapping and unwrapping (PKCS#11 §5.14).
 #include <algorithm>
 
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/key_pair_attributes.h"
 #include "core/object_classes.h"
@@ -71,14 +71,11 @@ Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
 
 }  // namespace
 
-Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::GenerateKeyPair(
     ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub_t,
     const Template& priv_t, bool unique_label) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
-  if ((rule->flags & CKF_GENERATE_KEY_PAIR) == 0) {
-    return MakeError(CKR_MECHANISM_INVALID, "not a key pair generation mechanism");
-  }
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_GENERATE_KEY_PAIR));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap pub, ValidateTemplate(pub_t));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap priv, ValidateTemplate(priv_t));
   SIGNET_TRY(CheckNoComputedAttributes(pub, true));
@@ -114,7 +111,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::GenerateKeyPair(
                                label_check);
 }
 
-Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair(
+Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::StoreGeneratedKeyPair(
     ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, CK_MECHANISM_TYPE mechanism,
     crypto::PrivateKey key, AttributeMap pub, AttributeMap priv, const Bytes* unique_label) {
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
@@ -130,8 +127,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair
     std::vector<PendingObject> halves;
     halves.push_back({std::move(priv), std::move(secret)});
     halves.push_back({std::move(pub), nullptr});
-    SIGNET_ASSIGN_OR_RETURN(auto handles,
-                            StoreTokenObjects(c, r, std::move(halves), unique_label));
+    SIGNET_ASSIGN_OR_RETURN(auto handles, StoreTokenObjects(c, r, std::move(halves), unique_label));
     return std::make_pair(handles[1], handles[0]);
   }
   if (unique_label != nullptr) {
@@ -149,12 +145,10 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> Hsm::StoreGeneratedKeyPair
   return std::make_pair(*pub_h, priv_h);
 }
 
-Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                                          const Template& t) {
+Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE s,
+                                              const Mechanism& m, const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(m.type));
-  if ((rule->flags & CKF_GENERATE) == 0)
-    return MakeError(CKR_MECHANISM_INVALID, "not a key generation mechanism");
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_GENERATE));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
@@ -172,8 +166,8 @@ Result<CK_OBJECT_HANDLE> Hsm::GenerateKey(ClientState& c, CK_SESSION_HANDLE s, c
   return StoreObject(c, s, r, std::move(attrs), std::move(secret));
 }
 
-Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                           CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) {
+Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                               CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (m.type != CKM_AES_KEY_WRAP_KWP)
     return MakeError(CKR_MECHANISM_INVALID, "wrap with CKM_AES_KEY_WRAP_KWP");
@@ -208,9 +202,9 @@ Result<Bytes> Hsm::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism&
   return crypto::AesKeyWrapPad(kek->value, value->value);
 }
 
-Result<CK_OBJECT_HANDLE> Hsm::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
-                                        CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
-                                        const Template& t) {
+Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                            CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
+                                            const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (m.type != CKM_AES_KEY_WRAP_KWP)
     return MakeError(CKR_MECHANISM_INVALID, "unwrap with CKM_AES_KEY_WRAP_KWP");

@@ -1,6 +1,6 @@
 // Hsm: object management (PKCS#11 §5.7): create/import, copy, destroy,
 // find, get and set attributes.
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/object_classes.h"
 #include "crypto/digest.h"
@@ -157,18 +157,19 @@ Result<Bytes> CertificateCheckValue(const AttributeMap& attrs) {
 
 }  // namespace
 
-Result<CK_OBJECT_HANDLE> Hsm::CreateObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t) {
+Result<CK_OBJECT_HANDLE> HsmImpl::CreateObject(ClientState& c, CK_SESSION_HANDLE s,
+                                               const Template& t) {
   return ImportObject(c, s, t, /*value_is_pkcs8=*/false);
 }
 
-Result<CK_OBJECT_HANDLE> Hsm::ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
-                                           bool value_is_pkcs8) {
+Result<CK_OBJECT_HANDLE> HsmImpl::ImportObject(ClientState& c, CK_SESSION_HANDLE s,
+                                               const Template& t, bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(PendingObject object, PrepareImport(t, value_is_pkcs8));
   return StoreObject(c, s, r, std::move(object.attrs), std::move(object.secret));
 }
 
-Result<Hsm::PendingObject> Hsm::PrepareImport(const Template& t, bool value_is_pkcs8) {
+Result<HsmImpl::PendingObject> HsmImpl::PrepareImport(const Template& t, bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
   auto cls = GetUlong(attrs, CKA_CLASS);
@@ -191,9 +192,8 @@ Result<Hsm::PendingObject> Hsm::PrepareImport(const Template& t, bool value_is_p
   }
   std::shared_ptr<const keystore::UnwrappedKey> secret;
   if (key) {
-    SIGNET_ASSIGN_OR_RETURN(secret,
-                            ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false),
-                                              value_is_pkcs8));
+    SIGNET_ASSIGN_OR_RETURN(
+        secret, ImportKeyMaterial(attrs, *cls, BoolOr(attrs, CKA_TOKEN, false), value_is_pkcs8));
   }
   if (*cls == CKO_CERTIFICATE) {
     SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE], CertificateCheckValue(attrs));
@@ -202,8 +202,8 @@ Result<Hsm::PendingObject> Hsm::PrepareImport(const Template& t, bool value_is_p
   return PendingObject{std::move(attrs), std::move(secret)};
 }
 
-Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
-                                         const Template& t) {
+Result<CK_OBJECT_HANDLE> HsmImpl::CopyObject(ClientState& c, CK_SESSION_HANDLE s,
+                                             CK_OBJECT_HANDLE o, const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap changes, ValidateTemplate(t));
@@ -226,7 +226,7 @@ Result<CK_OBJECT_HANDLE> Hsm::CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK
   return StoreObject(c, s, r, std::move(attrs), std::move(secret));
 }
 
-Status Hsm::CheckMayDestroy(const Resolved& r, const ResolvedObject& obj) {
+Status HsmImpl::CheckMayDestroy(const Resolved& r, const ResolvedObject& obj) {
   if (!BoolOr(obj.record->attributes, CKA_DESTROYABLE, true)) {
     return MakeError(CKR_ACTION_PROHIBITED, "object is not destroyable");
   }
@@ -234,7 +234,7 @@ Status Hsm::CheckMayDestroy(const Resolved& r, const ResolvedObject& obj) {
   return OkStatus();
 }
 
-Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) {
+Status HsmImpl::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
   SIGNET_TRY(CheckMayDestroy(r, obj));
@@ -249,8 +249,9 @@ Status Hsm::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE 
   return OkStatus();
 }
 
-Result<std::vector<CK_OBJECT_HANDLE>> Hsm::FindObjects(ClientState& c, CK_SESSION_HANDLE s,
-                                                       const Template& t, std::size_t max_count) {
+Result<std::vector<CK_OBJECT_HANDLE>> HsmImpl::FindObjects(ClientState& c, CK_SESSION_HANDLE s,
+                                                           const Template& t,
+                                                           std::size_t max_count) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   AttributeMap tmpl;
   for (const Attribute& a : t) tmpl[a.type] = a.value;  // unknown types simply match nothing
@@ -272,7 +273,7 @@ Result<std::vector<CK_OBJECT_HANDLE>> Hsm::FindObjects(ClientState& c, CK_SESSIO
   return out;
 }
 
-Result<std::vector<AttributeValue>> Hsm::GetAttributeValue(
+Result<std::vector<AttributeValue>> HsmImpl::GetAttributeValue(
     ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
     const std::vector<CK_ATTRIBUTE_TYPE>& types, CK_RV* overall) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
@@ -316,8 +317,8 @@ Result<std::vector<AttributeValue>> Hsm::GetAttributeValue(
   return out;
 }
 
-Result<Bytes> Hsm::ReadSecretComponent(const Resolved& r, const ResolvedObject& obj,
-                                       CK_ATTRIBUTE_TYPE type) {
+Result<Bytes> HsmImpl::ReadSecretComponent(const Resolved& r, const ResolvedObject& obj,
+                                           CK_ATTRIBUTE_TYPE type) {
   SIGNET_ASSIGN_OR_RETURN(auto key, FetchSecret(r, obj));
   if (!key) return MakeError(CKR_GENERAL_ERROR, "key without its secret");
   if (obj.record->object_class() == CKO_SECRET_KEY) {
@@ -334,8 +335,8 @@ Result<Bytes> Hsm::ReadSecretComponent(const Resolved& r, const ResolvedObject& 
   return Bytes(value.begin(), value.end());
 }
 
-Status Hsm::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
-                              const Template& t) {
+Status HsmImpl::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
+                                  const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap changes, ValidateTemplate(t));

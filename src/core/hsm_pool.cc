@@ -9,18 +9,22 @@
 // from CompleteKeyPairAttributes, the same function fresh keys go through,
 // so CKA_LOCAL, CKA_KEY_GEN_MECHANISM, CKA_ALWAYS_SENSITIVE and
 // CKA_NEVER_EXTRACTABLE match a fresh key's.
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "core/key_pair_attributes.h"
 #include "core/key_pool.h"
 
 namespace signet::core {
 
-void Hsm::SetKeyPool(std::shared_ptr<KeyPool> pool) {
+KeyPool::KeyPool(Hsm& hsm, Options options)
+    : KeyPool([&hsm](CK_SLOT_ID id) { return static_cast<HsmImpl&>(hsm).FindSlot(id); },
+              std::move(options)) {}
+
+void HsmImpl::SetKeyPool(std::shared_ptr<KeyPool> pool) {
   std::lock_guard lock(pool_mu_);
   key_pool_ = std::move(pool);
 }
 
-std::shared_ptr<KeyPool> Hsm::key_pool() const {
+std::shared_ptr<KeyPool> HsmImpl::key_pool() const {
   std::lock_guard lock(pool_mu_);
   return key_pool_;
 }
@@ -35,7 +39,7 @@ bool FallBackToFresh(const Error& error) { return error.code == CKR_USER_NOT_LOG
 
 }  // namespace
 
-Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
+Result<std::optional<KeyPairHandles>> HsmImpl::GenerateKeyPairFromPool(
     ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, const crypto::KeySpec& spec,
     CK_MECHANISM_TYPE mechanism, const AttributeMap& pub, const AttributeMap& priv,
     const Bytes* unique_label) {
@@ -84,9 +88,9 @@ Result<std::optional<KeyPairHandles>> Hsm::GenerateKeyPairFromPool(
   pool->RecordTake(r.slot->id(), target->name);
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key,
                           crypto::PrivateKey::FromPkcs8Der((*claimed)->private_der));
-  SIGNET_ASSIGN_OR_RETURN(KeyPairHandles handles,
-                          StoreGeneratedKeyPair(c, s, r, mechanism, std::move(key), pub, priv,
-                                                unique_label));
+  SIGNET_ASSIGN_OR_RETURN(
+      KeyPairHandles handles,
+      StoreGeneratedKeyPair(c, s, r, mechanism, std::move(key), pub, priv, unique_label));
   return std::optional<KeyPairHandles>(handles);
 }
 

@@ -2,7 +2,7 @@
 // §5.5 PIN functions).
 #include <cstdio>
 
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 
 namespace signet::core {
 namespace {
@@ -15,8 +15,8 @@ Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
 
 }  // namespace
 
-Status Hsm::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
-                              const std::function<Status()>& check) {
+Status HsmImpl::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
+                                  const std::function<Status()>& check) {
   // Unlocked reads: peer and peer_identity are set before the first request.
   const std::string& who = c.peer_identity.empty() ? c.peer : c.peer_identity;
   const std::vector<std::string> keys = {
@@ -43,7 +43,7 @@ Status Hsm::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::U
   return result;
 }
 
-Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, CK_FLAGS flags) {
+Result<CK_SESSION_HANDLE> HsmImpl::OpenSession(ClientState& c, CK_SLOT_ID slot_id, CK_FLAGS flags) {
   if ((flags & CKF_SERIAL_SESSION) == 0) {
     return MakeError(CKR_SESSION_PARALLEL_NOT_SUPPORTED, "CKF_SERIAL_SESSION must be set");
   }
@@ -60,10 +60,7 @@ Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, C
   if (!rw && login != c.logins.end() && login->second == keystore::UserType::kSo) {
     return MakeError(CKR_SESSION_READ_WRITE_SO_EXISTS, "SO is logged in: only RW sessions");
   }
-  CK_SESSION_HANDLE h;
-  do {
-    h = RandomHandle();
-  } while (c.sessions.count(h) != 0);
+  CK_SESSION_HANDLE h = UnusedHandle(c.sessions);
   c.sessions.emplace(h, Session{slot_id, rw});
   slot->sessions.fetch_add(1);
   if (rw) slot->rw_sessions.fetch_add(1);
@@ -74,8 +71,8 @@ Result<CK_SESSION_HANDLE> Hsm::OpenSession(ClientState& c, CK_SLOT_ID slot_id, C
 // CloseSessionLocked removes a session, its session objects, and — when it
 // was the connection's last session on the token — its login (PKCS#11 §5.6:
 // closing the last session logs the application out). REQUIRES: c.mu held.
-void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
-                             std::vector<keystore::UserType>* logouts, TokenSlot** slot_out) {
+void HsmImpl::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
+                                 std::vector<keystore::UserType>* logouts, TokenSlot** slot_out) {
   auto it = c.sessions.find(s);
   Session session = it->second;
   c.sessions.erase(it);
@@ -106,7 +103,7 @@ void Hsm::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
   }
 }
 
-Status Hsm::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
+Status HsmImpl::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
   std::vector<keystore::UserType> logouts;
   TokenSlot* slot = nullptr;
   {
@@ -120,7 +117,7 @@ Status Hsm::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
   return OkStatus();
 }
 
-Status Hsm::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
+Status HsmImpl::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
   if (FindSlot(slot_id) == nullptr) return MissingSlotError(slot_id);
   std::vector<keystore::UserType> logouts;
   TokenSlot* slot = nullptr;
@@ -136,7 +133,7 @@ Status Hsm::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
   return OkStatus();
 }
 
-void Hsm::Disconnect(ClientState& c) {
+void HsmImpl::Disconnect(ClientState& c) {
   std::vector<std::pair<TokenSlot*, keystore::UserType>> logouts;
   {
     std::lock_guard lock(c.mu);
@@ -157,7 +154,7 @@ void Hsm::Disconnect(ClientState& c) {
   }
 }
 
-Result<SessionInfo> Hsm::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
+Result<SessionInfo> HsmImpl::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SessionInfo info;
   info.slot = r.session.slot;
@@ -172,7 +169,7 @@ Result<SessionInfo> Hsm::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
   return info;
 }
 
-Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, ByteView pin) {
+Status HsmImpl::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, ByteView pin) {
   if (user_type == CKU_CONTEXT_SPECIFIC) {
     SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
     return ContextLogin(c, s, r, pin);
@@ -217,7 +214,7 @@ Status Hsm::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type, B
   return OkStatus();
 }
 
-Status Hsm::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin) {
+Status HsmImpl::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin) {
   if (!r.logged_in_user) {
     return MakeError(CKR_USER_NOT_LOGGED_IN, "context-specific login needs the user logged in");
   }
@@ -230,7 +227,7 @@ Status Hsm::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
   return OkStatus();
 }
 
-Status Hsm::TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) {
+Status HsmImpl::TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) {
   std::lock_guard lock(c.mu);
   auto it = c.sessions.find(s);
   if (it == c.sessions.end() || !it->second.context_authorized) {
@@ -241,7 +238,7 @@ Status Hsm::TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) {
   return OkStatus();
 }
 
-Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
+Status HsmImpl::Logout(ClientState& c, CK_SESSION_HANDLE s) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   keystore::UserType user;
   {
@@ -256,14 +253,14 @@ Status Hsm::Logout(ClientState& c, CK_SESSION_HANDLE s) {
   return OkStatus();
 }
 
-Status Hsm::InitPin(ClientState& c, CK_SESSION_HANDLE s, ByteView pin) {
+Status HsmImpl::InitPin(ClientState& c, CK_SESSION_HANDLE s, ByteView pin) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (!r.logged_in_so) return MakeError(CKR_USER_NOT_LOGGED_IN, "InitPIN needs the SO logged in");
   if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "InitPIN needs a RW session");
   return r.slot->token().InitUserPin(pin);  // checks the PIN rules
 }
 
-Status Hsm::SetPin(ClientState& c, CK_SESSION_HANDLE s, ByteView old_pin, ByteView new_pin) {
+Status HsmImpl::SetPin(ClientState& c, CK_SESSION_HANDLE s, ByteView old_pin, ByteView new_pin) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   if (!r.session.rw) return MakeError(CKR_SESSION_READ_ONLY, "SetPIN needs a RW session");
   // The keystore checks the PIN rules too; checking here first answers

@@ -1,14 +1,13 @@
 // Hsm without sockets: session ownership, login rules, object policy and
 // signatures checked by the openssl CLI.
-#include "core/hsm.h"
-
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdio>
 #include <fstream>
 #include <future>
 
+#include "core/hsm_fixture_test_util.h"
+#include "core/rsa_split.h"
 #include "core/scheduler.h"
 #include "crypto/sign.h"
 
@@ -16,43 +15,33 @@ namespace signet::core {
 namespace {
 
 
-constexpr std::string_view kSoPin = "so-pin-1234";
-constexpr std::string_view kUserPin = "user-pin-1234";
-constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-constexpr CK_FLAGS kRo = CKF_SERIAL_SESSION;
-
-class HsmTest : public ::testing::Test {
+// HsmTest: HsmFixture's token 0 with the failed-login throttle off (these
+// tests retry at once; hsm_access_test.cc covers the throttle). `a_` is the
+// admin connection, `b_` a second one.
+class HsmTest : public HsmFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/signet-hsm-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    HsmOptions options;
-    options.data_dir = dir_ / "data";
-    options.token_options.kdf.n = 1u << 10;  // tests: cheap KDF
-    // No throttle: these tests retry at once (hsm_access_test.cc covers it).
-    options.limits.login_delay_base = std::chrono::milliseconds(0);
-    auto hsm = Hsm::Open(options);
-    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-    hsm_ = std::move(*hsm);
-    a_ = hsm_->NewClient();
-    a_->admin = true;  // creates the token
-    auto init = hsm_->InitToken(*a_, 0, AsBytes(kSoPin), "test", AsBytes(kUserPin));
-    ASSERT_TRUE(init.ok()) << init.error().message;
-    b_ = hsm_->NewClient();
+    HsmFixture::SetUp();
+    Reopen();
   }
   void TearDown() override {
-    if (a_) hsm_->Disconnect(*a_);
     if (b_) hsm_->Disconnect(*b_);
-    hsm_.reset();
-    std::filesystem::remove_all(dir_);
+    a_.reset();
+    b_.reset();
+    HsmFixture::TearDown();
   }
 
-  CK_SESSION_HANDLE OpenLoggedIn(ClientState& c) {
-    auto s = hsm_->OpenSession(c, 0, kRw);
-    EXPECT_TRUE(s.ok());
-    EXPECT_TRUE(hsm_->Login(c, *s, CKU_USER, AsBytes(kUserPin)).ok());
-    return *s;
+  // Reopen closes the Hsm and opens the data dir again, as a restarted
+  // daemon does; a_ and b_ are new connections.
+  void Reopen() {
+    if (b_) hsm_->Disconnect(*b_);
+    a_.reset();
+    b_.reset();
+    Limits limits;
+    limits.login_delay_base = std::chrono::milliseconds(0);
+    Open(limits);
+    a_ = admin_;
+    b_ = hsm_->NewClient();
   }
 
   std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> GenerateP256(ClientState& c, CK_SESSION_HANDLE s,
@@ -66,8 +55,6 @@ class HsmTest : public ::testing::Test {
     return *pair;
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<Hsm> hsm_;
   std::shared_ptr<ClientState> a_, b_;
 };
 
@@ -112,8 +99,8 @@ TEST_F(HsmTest, SeedRandomIsBoundedAndNeedsASession) {
 }
 
 TEST_F(HsmTest, SessionKeyInvisibleToOtherConnectionAndGoneAfterDisconnect) {
-  CK_SESSION_HANDLE sa = OpenLoggedIn(*a_);
-  CK_SESSION_HANDLE sb = OpenLoggedIn(*b_);
+  CK_SESSION_HANDLE sa = LoggedIn(*a_);
+  CK_SESSION_HANDLE sb = LoggedIn(*b_);
   auto [pub, priv] = GenerateP256(*a_, sa, false);
   auto found_a = hsm_->FindObjects(*a_, sa, {}, 0);
   ASSERT_TRUE(found_a.ok());
@@ -135,7 +122,7 @@ TEST_F(HsmTest, SessionKeyInvisibleToOtherConnectionAndGoneAfterDisconnect) {
 }
 
 TEST_F(HsmTest, TokenKeySharedButPrivateNeedsLogin) {
-  CK_SESSION_HANDLE sa = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE sa = LoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, sa, true);
   auto sb = hsm_->OpenSession(*b_, 0, kRo);
   ASSERT_TRUE(sb.ok());
@@ -195,7 +182,7 @@ TEST_F(HsmTest, PrivateKeyWithoutLoginIsRefused) {
 }
 
 TEST_F(HsmTest, UsageFlagsAreEnforced) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_SIGN, BoolBytes(false)}});
   Mechanism m{CKM_ECDSA_SHA256, {}, {}};
   EXPECT_EQ(hsm_->Sign(*a_, s, priv, m, AsBytes("x")).error().code, CKR_KEY_FUNCTION_NOT_PERMITTED);
@@ -206,7 +193,7 @@ TEST_F(HsmTest, UsageFlagsAreEnforced) {
 }
 
 TEST_F(HsmTest, RsaBelow1024IsRefused) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   Mechanism m{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
   auto pair = hsm_->GenerateKeyPair(
       *a_, s, m, {{CKA_MODULUS_BITS, UlongBytes(512)}, {CKA_TOKEN, BoolBytes(true)}},
@@ -217,7 +204,7 @@ TEST_F(HsmTest, RsaBelow1024IsRefused) {
 }
 
 TEST_F(HsmTest, GetAttributeValueFollowsSection57) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_LABEL, {'k'}}});
   CK_RV overall = 0;
   auto v = hsm_->GetAttributeValue(*a_, s, priv, {CKA_LABEL, CKA_VALUE, CKA_MODULUS, CKA_LOCAL},
@@ -236,7 +223,7 @@ TEST_F(HsmTest, GetAttributeValueFollowsSection57) {
 }
 
 TEST_F(HsmTest, SetAttributeValueRules) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, true);
   EXPECT_TRUE(hsm_->SetAttributeValue(*a_, s, priv, {{CKA_LABEL, {'n'}}}).ok());
   EXPECT_EQ(
@@ -250,7 +237,7 @@ TEST_F(HsmTest, SetAttributeValueRules) {
 }
 
 TEST_F(HsmTest, EcdsaSignatureVerifiesWithOpensslCli) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   auto [pub, priv] = GenerateP256(*a_, s, true);
   Mechanism m{CKM_ECDSA_SHA256, {}, {}};
   auto sig = hsm_->Sign(*a_, s, priv, m, AsBytes("message"));
@@ -280,7 +267,7 @@ int RunCommand(const std::string& cmd) { return std::system((cmd + " >/dev/null 
 TEST_F(HsmTest, SplitRsaSignatureVerifiesWithOpensslCli) {
   Scheduler pool({2, 16}, nullptr);
   hsm_->EnableRsaSplit(&pool);
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   Mechanism gen{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
   // The smallest size the splitter acts on (smaller keys sign unsplit).
   auto pair = hsm_->GenerateKeyPair(
@@ -320,7 +307,7 @@ TEST_F(HsmTest, SplitRsaSignatureVerifiesWithOpensslCli) {
 }
 
 TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   Mechanism gen{CKM_AES_KEY_GEN, {}, {}};
   auto aes = hsm_->GenerateKey(*a_, s, gen, {{CKA_VALUE_LEN, UlongBytes(32)}});
   ASSERT_TRUE(aes.ok()) << aes.error().message;
@@ -349,20 +336,10 @@ TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
 }
 
 TEST_F(HsmTest, TokenObjectsSurviveReopen) {
-  CK_SESSION_HANDLE s = OpenLoggedIn(*a_);
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
   GenerateP256(*a_, s, true, {{CKA_LABEL, {'p'}}});
-  hsm_->Disconnect(*a_);
-  a_.reset();
-  b_.reset();
-  HsmOptions options;
-  options.data_dir = dir_ / "data";
-  options.token_options.kdf.n = 1u << 10;
-  hsm_.reset();
-  auto reopened = Hsm::Open(options);
-  ASSERT_TRUE(reopened.ok());
-  hsm_ = std::move(*reopened);
-  a_ = hsm_->NewClient();
-  s = OpenLoggedIn(*a_);
+  Reopen();
+  s = LoggedIn(*a_);
   auto all = hsm_->FindObjects(*a_, s, {}, 0);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 2u);

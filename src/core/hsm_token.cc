@@ -1,14 +1,15 @@
-// Hsm::InitToken (PKCS#11 §5.5 C_InitToken): create a token on the free
+// HsmImpl::InitToken (PKCS#11 §5.5 C_InitToken): create a token on the free
 // slot, or re-initialise an existing one.
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
 
 namespace signet::core {
 
-Result<std::pair<CK_SLOT_ID, std::string>> Hsm::InitToken(ClientState& c, CK_SLOT_ID slot_id,
-                                                          ByteView so_pin, std::string_view label,
-                                                          ByteView user_pin) {
+Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK_SLOT_ID slot_id,
+                                                              ByteView so_pin,
+                                                              std::string_view label,
+                                                              ByteView user_pin) {
   // The PIN rules (keystore/pin_policy.h), checked before anything else:
   // re-initialisation wipes the token before it sets the user PIN, so a
   // user PIN the keystore would refuse must not get that far.

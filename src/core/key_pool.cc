@@ -8,8 +8,9 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/hsm.h"
 #include "core/object.h"
+#include "core/stats.h"
+#include "core/token_slot.h"
 
 namespace signet::core {
 namespace {
@@ -78,8 +79,8 @@ Result<std::vector<PoolTarget>> ParsePoolConfig(std::string_view text) {
   }
 }
 
-KeyPool::KeyPool(Hsm& hsm, Options options)
-    : hsm_(hsm),
+KeyPool::KeyPool(SlotLookup slots, Options options)
+    : slots_(std::move(slots)),
       targets_(std::move(options.targets)),
       client_work_queued_(std::move(options.client_work_queued)),
       counters_(targets_.size()) {
@@ -139,7 +140,7 @@ void KeyPool::RecordMiss(const std::string& name) {
 
 bool KeyPool::FullLocked() const {
   for (const auto& [id, sizes] : sizes_) {
-    TokenSlot* slot = hsm_.FindSlot(id);
+    TokenSlot* slot = slots_(id);
     if (slot == nullptr || !Unlocked(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       if (sizes[i] < targets_[i].target) return false;
@@ -178,7 +179,7 @@ void KeyPool::DiscoverSlots() {
   // counts stay exact without re-reading. The read happens with no lock
   // held (it may wait for a keystore write).
   for (CK_SLOT_ID id = 0;; ++id) {
-    TokenSlot* slot = hsm_.FindSlot(id);  // slots are never removed
+    TokenSlot* slot = slots_(id);  // slots are never removed
     if (slot == nullptr) return;
     {
       std::lock_guard lock(mu_);
@@ -203,7 +204,7 @@ std::optional<KeyPool::Job> KeyPool::NextJob() {
   std::optional<Job> best;
   double best_fill = 1.0;
   for (const auto& [id, sizes] : sizes_) {
-    TokenSlot* slot = hsm_.FindSlot(id);
+    TokenSlot* slot = slots_(id);
     if (slot == nullptr || !Unlocked(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       double fill =

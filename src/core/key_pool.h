@@ -80,7 +80,14 @@ class KeyPool {
     std::function<bool()> client_work_queued;
   };
 
-  // KeyPool starts the generator threads at once. `hsm` is not owned.
+  // SlotLookup: the token slot with id `slot`, or nullptr past the last one
+  // (slots are never removed). All the pool needs of the HSM.
+  using SlotLookup = std::function<TokenSlot*(CK_SLOT_ID slot)>;
+
+  // KeyPool starts the generator threads at once. `slots` must stay
+  // callable until the pool is stopped.
+  KeyPool(SlotLookup slots, Options options);
+  // KeyPool(hsm, ...) looks slots up in `hsm` (not owned); hsm_pool.cc.
   KeyPool(Hsm& hsm, Options options);
   ~KeyPool();
   KeyPool(const KeyPool&) = delete;
@@ -133,7 +140,7 @@ class KeyPool {
   bool ClientWorkQueued() const;
   std::size_t IndexOf(const std::string& name) const;
 
-  Hsm& hsm_;
+  const SlotLookup slots_;
   const std::vector<PoolTarget> targets_;
   const std::function<bool()> client_work_queued_;
 

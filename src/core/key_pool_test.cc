@@ -9,7 +9,7 @@
 
 #include <set>
 
-#include "core/hsm.h"
+#include "core/hsm_internal.h"
 #include "crypto/sign.h"
 
 namespace signet::core {
@@ -109,8 +109,9 @@ class KeyPoolTest : public ::testing::Test {
 
   // Attributes returns every stored attribute of a token object.
   AttributeMap Attributes(CK_OBJECT_HANDLE handle) {
-    auto r = hsm_->ResolveSession(*client_, session_);
-    auto obj = hsm_->ResolveObject(*client_, *r, handle);
+    auto& impl = static_cast<HsmImpl&>(*hsm_);
+    auto r = impl.ResolveSession(*client_, session_);
+    auto obj = impl.ResolveObject(*client_, *r, handle);
     EXPECT_TRUE(obj.ok());
     return obj.ok() ? obj->record->attributes : AttributeMap{};
   }
