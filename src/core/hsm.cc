@@ -90,7 +90,7 @@ HsmImpl::HsmImpl(HsmOptions options)
       throttle_(options_.limits.login_free_failures, options_.limits.login_delay_base,
                 options_.limits.login_delay_cap, options_.clock) {}
 
-HsmImpl::~HsmImpl() = default;
+HsmImpl::~HsmImpl() { StopKeyPool(); }  // its generators look slots up here
 
 void HsmImpl::EnableRsaSplit(Scheduler* pool) { splitter_ = std::make_unique<RsaSplitter>(pool); }
 

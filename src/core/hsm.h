@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/client_state.h"
+#include "core/key_pool.h"
 #include "core/limits.h"
 #include "core/login_throttle.h"
 #include "core/mechanisms.h"
@@ -37,7 +38,6 @@
 
 namespace signet::core {
 
-class KeyPool;
 class Scheduler;
 
 struct PssParams {
@@ -144,9 +144,15 @@ class Hsm {
   // open_sessions: sessions open over all connections.
   virtual std::size_t open_sessions() const = 0;
 
-  // SetKeyPool makes GenerateKeyPair take matching key pairs from `pool`
-  // (key_pool.h); nullptr turns the pool off. key_pool: the current one.
-  virtual void SetKeyPool(std::shared_ptr<KeyPool> pool) = 0;
+  // StartKeyPool makes GenerateKeyPair take matching key pairs from a key
+  // pool (key_pool.h) that this Hsm owns and lends its slots to; the
+  // generator threads start at once. A running pool is stopped first.
+  // `options.client_work_queued` must stay callable until StopKeyPool.
+  virtual void StartKeyPool(KeyPool::Options options) = 0;
+  // StopKeyPool turns the pool off and ends its generator threads (a key
+  // being generated is dropped). Idempotent; the destructor calls it.
+  virtual void StopKeyPool() = 0;
+  // key_pool: the running pool (for its Stats), or nullptr when off.
   virtual std::shared_ptr<KeyPool> key_pool() const = 0;
 
   // --- sessions and login (hsm_session.cc)

@@ -69,7 +69,8 @@ class HsmImpl final : public Hsm {
   PhaseCounters& counters() override;
   keystore::CacheStats CacheTotals() const override;
   std::size_t open_sessions() const override;
-  void SetKeyPool(std::shared_ptr<KeyPool> pool) override;
+  void StartKeyPool(KeyPool::Options options) override;
+  void StopKeyPool() override;
   std::shared_ptr<KeyPool> key_pool() const override;
   Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot, CK_FLAGS flags) override;
   Status CloseSession(ClientState& c, CK_SESSION_HANDLE session) override;
@@ -265,7 +266,9 @@ class HsmImpl final : public Hsm {
   PhaseCounters counters_;
   std::unique_ptr<RsaSplitter> splitter_;  // null: RSA signs on one thread
   mutable std::mutex pool_mu_;
-  std::shared_ptr<KeyPool> key_pool_;  // guarded by pool_mu_; last: stops first
+  // key_pool_: owned here; shared so a request that took it keeps it alive
+  // while StopKeyPool swaps it out. Guarded by pool_mu_.
+  std::shared_ptr<KeyPool> key_pool_;
 };
 
 }  // namespace signet::core

@@ -15,13 +15,21 @@
 
 namespace signet::core {
 
-KeyPool::KeyPool(Hsm& hsm, Options options)
-    : KeyPool([&hsm](CK_SLOT_ID id) { return static_cast<HsmImpl&>(hsm).FindSlot(id); },
-              std::move(options)) {}
-
-void HsmImpl::SetKeyPool(std::shared_ptr<KeyPool> pool) {
+void HsmImpl::StartKeyPool(KeyPool::Options options) {
+  StopKeyPool();
+  auto pool =
+      std::make_shared<KeyPool>([this](CK_SLOT_ID id) { return FindSlot(id); }, std::move(options));
   std::lock_guard lock(pool_mu_);
   key_pool_ = std::move(pool);
+}
+
+void HsmImpl::StopKeyPool() {
+  std::shared_ptr<KeyPool> pool;
+  {
+    std::lock_guard lock(pool_mu_);
+    pool.swap(key_pool_);
+  }
+  if (pool) pool->Stop();  // outside pool_mu_: joins the generator threads
 }
 
 std::shared_ptr<KeyPool> HsmImpl::key_pool() const {

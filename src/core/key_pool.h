@@ -19,8 +19,9 @@
 //   anyway.
 //
 // Thread contract: every method may be called from any thread. The KeyPool
-// must be stopped (Stop or destruction) before the Hsm it was given and
-// before anything Options::client_work_queued refers to is destroyed.
+// must be stopped (Stop or destruction) before its SlotLookup's slots and
+// anything Options::client_work_queued refers to are destroyed; the Hsm
+// that owns it stops it in Hsm::StopKeyPool and in its destructor.
 #pragma once
 
 #include <atomic>
@@ -40,7 +41,6 @@
 
 namespace signet::core {
 
-class Hsm;
 class TokenSlot;
 
 // PoolTarget: one pooled key type and how many keys each token keeps ready.
@@ -85,10 +85,10 @@ class KeyPool {
   using SlotLookup = std::function<TokenSlot*(CK_SLOT_ID slot)>;
 
   // KeyPool starts the generator threads at once. `slots` must stay
-  // callable until the pool is stopped.
+  // callable until the pool is stopped. The Hsm owns its pool
+  // (Hsm::StartKeyPool) and passes its own slot lookup: the pool knows
+  // nothing else of the Hsm.
   KeyPool(SlotLookup slots, Options options);
-  // KeyPool(hsm, ...) looks slots up in `hsm` (not owned); hsm_pool.cc.
-  KeyPool(Hsm& hsm, Options options);
   ~KeyPool();
   KeyPool(const KeyPool&) = delete;
   KeyPool& operator=(const KeyPool&) = delete;

@@ -5,10 +5,10 @@
 #include "core/key_pool.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <set>
 
+#include "core/hsm_fixture_test_util.h"
 #include "core/hsm_internal.h"
 #include "crypto/sign.h"
 
@@ -16,10 +16,6 @@ namespace signet::core {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr std::string_view kSoPin = "so-pin-1234";
-constexpr std::string_view kUserPin = "user-pin-1234";
-constexpr CK_FLAGS kRw = CKF_SERIAL_SESSION | CKF_RW_SESSION;
 
 TEST(PoolConfig, ParsesTargetsAndOff) {
   auto targets = ParsePoolConfig("rsa:2048=32,rsa:4096=8,ec:p256=64,ed25519=4");
@@ -44,39 +40,28 @@ TEST(PoolConfig, RefusesBadEntries) {
   }
 }
 
-class KeyPoolTest : public ::testing::Test {
+// KeyPoolTest: the owner's R/W session on HsmFixture's token 0, not logged
+// in; StartPool gives the Hsm a pool.
+class KeyPoolTest : public HsmFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/signet-pool-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    HsmOptions options;
-    options.data_dir = dir_ / "data";
-    options.token_options.kdf.n = 1u << 10;
-    auto hsm = Hsm::Open(options);
-    ASSERT_TRUE(hsm.ok()) << hsm.error().message;
-    hsm_ = std::move(*hsm);
-    client_ = hsm_->NewClient();
-    client_->admin = true;  // creates the token
-    ASSERT_TRUE(hsm_->InitToken(*client_, 0, AsBytes(kSoPin), "pool", AsBytes(kUserPin)).ok());
-    auto s = hsm_->OpenSession(*client_, 0, kRw);
-    ASSERT_TRUE(s.ok());
-    session_ = *s;
+    HsmFixture::SetUp();
+    client_ = owner_;
+    session_ = Session(*client_);
   }
   void TearDown() override {
-    if (pool_) pool_->Stop();
-    hsm_->SetKeyPool(nullptr);
+    if (hsm_) hsm_->StopKeyPool();
     pool_.reset();
-    hsm_->Disconnect(*client_);
-    hsm_.reset();
-    std::filesystem::remove_all(dir_);
+    client_.reset();
+    HsmFixture::TearDown();
   }
 
   void StartPool(const char* config) {
     auto targets = ParsePoolConfig(config);
     ASSERT_TRUE(targets.ok());
-    pool_ = std::make_shared<KeyPool>(*hsm_, KeyPool::Options{*targets, 2, {}});
-    hsm_->SetKeyPool(pool_);
+    hsm_->StartKeyPool(KeyPool::Options{*targets, 2, {}});
+    pool_ = hsm_->key_pool();
+    ASSERT_NE(pool_, nullptr);
   }
   void Login() { ASSERT_TRUE(hsm_->Login(*client_, session_, CKU_USER, AsBytes(kUserPin)).ok()); }
 
@@ -118,8 +103,6 @@ class KeyPoolTest : public ::testing::Test {
 
   Bytes EcPoint(CK_OBJECT_HANDLE pub) { return Attributes(pub).at(CKA_EC_POINT); }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<Hsm> hsm_;
   std::shared_ptr<ClientState> client_;
   CK_SESSION_HANDLE session_ = 0;
   std::shared_ptr<KeyPool> pool_;
@@ -196,6 +179,21 @@ TEST_F(KeyPoolTest, OtherTypesAndAnEmptyPoolGenerateFresh) {
   Generate(crypto::KeyType::kEcP256, true);  // pool empty now: fresh
   EXPECT_EQ(StatsOf("ec:p256").taken, 1u);
   EXPECT_EQ(StatsOf("ec:p256").misses, 1u);
+}
+
+// The Hsm owns its pool: StopKeyPool turns it off (GenerateKeyPair makes
+// fresh keys again) and ends its generators; a holder of the old pool can
+// still read its stats.
+TEST_F(KeyPoolTest, StoppedPoolIsOffAndFreshKeysStillWork) {
+  Login();
+  StartPool("ec:p256=2");
+  ASSERT_TRUE(pool_->WaitUntilFull(20s));
+  hsm_->StopKeyPool();
+  EXPECT_EQ(hsm_->key_pool(), nullptr);
+  auto pair = Generate(crypto::KeyType::kEcP256, true);
+  EXPECT_NE(pair.first, 0u);
+  EXPECT_EQ(StatsOf("ec:p256").taken, 0u);
+  EXPECT_EQ(StatsOf("ec:p256").size, 2u);
 }
 
 TEST_F(KeyPoolTest, HundredsOfDrawsAreAllDistinct) {

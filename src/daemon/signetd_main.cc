@@ -159,13 +159,10 @@ int Run(const Args& args) {
   signet::core::Scheduler scheduler({args.workers, args.max_queue}, &(*hsm)->counters());
   // The key pool's generators wait while client requests are queued; they
   // are stopped below before the scheduler goes away.
-  std::shared_ptr<signet::core::KeyPool> pool;
   if (!pool_targets->empty()) {
-    pool = std::make_shared<signet::core::KeyPool>(
-        **hsm,
+    (*hsm)->StartKeyPool(
         signet::core::KeyPool::Options{std::move(*pool_targets), args.pool_threads,
                                        [&scheduler] { return scheduler.stats().depth > 0; }});
-    (*hsm)->SetKeyPool(pool);
   }
   if (args.rsa_split) (*hsm)->EnableRsaSplit(&scheduler);
   asio::io_context io(1);
@@ -212,10 +209,7 @@ int Run(const Args& args) {
     Log("stopped (drain timeout: in-flight work abandoned)");
     std::_Exit(0);
   }
-  if (pool) {
-    (*hsm)->SetKeyPool(nullptr);
-    pool->Stop();
-  }
+  (*hsm)->StopKeyPool();
   scheduler.WaitIdle();  // connection clean-up queued by the last closes
   Log("stopped");
   return 0;
