@@ -60,32 +60,4 @@ Result<Bytes> Digest(DigestAlg alg, ByteView data) {
   return out;
 }
 
-Result<Hasher> Hasher::Create(DigestAlg alg) {
-  const EVP_MD* md = FetchedDigest(alg);
-  if (md == nullptr) return MakeError(CKR_MECHANISM_INVALID, "digest algorithm unavailable");
-  EvpMdCtxPtr ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex2(ctx.get(), md, nullptr) != 1) {
-    return MakeError(CKR_HOST_MEMORY, "EVP_DigestInit failed");
-  }
-  return Hasher(alg, std::move(ctx));
-}
-
-Status Hasher::Update(ByteView data) {
-  if (!ctx_) return MakeError(CKR_OPERATION_NOT_INITIALIZED, "digest already finished");
-  if (EVP_DigestUpdate(ctx_.get(), data.data(), data.size()) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "EVP_DigestUpdate failed");
-  }
-  return OkStatus();
-}
-
-Result<Bytes> Hasher::Finish() {
-  if (!ctx_) return MakeError(CKR_OPERATION_NOT_INITIALIZED, "digest already finished");
-  Bytes out(DigestSize(alg_));
-  unsigned int len = 0;
-  const bool ok = EVP_DigestFinal_ex(ctx_.get(), out.data(), &len) == 1 && len == out.size();
-  ctx_.reset();
-  if (!ok) return MakeError(CKR_FUNCTION_FAILED, "EVP_DigestFinal failed");
-  return out;
-}
-
 }  // namespace signet::crypto

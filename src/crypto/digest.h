@@ -27,21 +27,4 @@ const EVP_MD* FetchedDigest(DigestAlg alg);
 // Digest hashes `data` in one call.
 Result<Bytes> Digest(DigestAlg alg, ByteView data);
 
-// Hasher: a multi-part digest (C_DigestUpdate, C_SignUpdate). One thread at
-// a time.
-class Hasher {
- public:
-  // Create starts a digest; fails with CKR_MECHANISM_INVALID for kNone.
-  static Result<Hasher> Create(DigestAlg alg);
-  Status Update(ByteView data);
-  // Finish returns the digest; the Hasher may not be updated afterwards.
-  Result<Bytes> Finish();
-  DigestAlg alg() const { return alg_; }
-
- private:
-  Hasher(DigestAlg alg, EvpMdCtxPtr ctx) : alg_(alg), ctx_(std::move(ctx)) {}
-  DigestAlg alg_;
-  EvpMdCtxPtr ctx_;
-};
-
 }  // namespace signet::crypto

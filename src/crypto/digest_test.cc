@@ -33,25 +33,6 @@ TEST(Digest, KnownAnswersForAbc) {
   }
 }
 
-TEST(Digest, MultiPartEqualsOneShot) {
-  auto hasher = Hasher::Create(DigestAlg::kSha384);
-  ASSERT_TRUE(hasher.ok());
-  ASSERT_TRUE(hasher->Update(AsBytes("a")).ok());
-  ASSERT_TRUE(hasher->Update(AsBytes("bc")).ok());
-  auto digest = hasher->Finish();
-  ASSERT_TRUE(digest.ok());
-  EXPECT_EQ(ToHex(*digest), kAbcVectors[3].abc_hex);
-}
-
-TEST(Digest, FinishedHasherRefusesMore) {
-  auto hasher = Hasher::Create(DigestAlg::kSha256);
-  ASSERT_TRUE(hasher.ok());
-  ASSERT_TRUE(hasher->Finish().ok());
-  auto update = hasher->Update(AsBytes("x"));
-  ASSERT_FALSE(update.ok());
-  EXPECT_EQ(update.error().code, CKR_OPERATION_NOT_INITIALIZED);
-}
-
 TEST(Digest, NoneIsNotADigest) {
   auto digest = Digest(DigestAlg::kNone, AsBytes("abc"));
   ASSERT_FALSE(digest.ok());

@@ -1,6 +1,6 @@
 // Known-answer self-tests run once at start-up, before a process serves or
 // stores anything: RFC 8032 (Ed25519), RFC 5649 (AES-KWP), NIST vectors for
-// SHA, AES-GCM, HMAC, and ECDSA/RSA signature verification. Vectors live in
+// SHA, AES-GCM, and ECDSA/RSA signature verification. Vectors live in
 // crypto/self_test_vectors.h. Thread-safe; runs its checks only once.
 #pragma once
 

@@ -22,13 +22,6 @@ struct DigestVector {
   std::string_view digest_hex;
 };
 
-struct HmacVector {
-  std::string_view name;
-  std::string_view key;      // ASCII text
-  std::string_view message;  // ASCII text
-  std::string_view mac_hex;
-};
-
 struct GcmVector {
   std::string_view name;
   std::string_view key_hex, iv_hex, aad_hex, plaintext_hex, ciphertext_hex, tag_hex;
@@ -60,7 +53,6 @@ Result<Bytes> FromHex(std::string_view hex);
 // the vector (and, for signatures, rejects it after one bit is flipped);
 // otherwise CKR_FUNCTION_FAILED with a message starting "self-test <name>".
 Status CheckDigest(const DigestVector& v);
-Status CheckHmac(const HmacVector& v);
 Status CheckGcm(const GcmVector& v);
 Status CheckKeyWrap(const KeyWrapVector& v);
 Status CheckEd25519(const Ed25519Vector& v);

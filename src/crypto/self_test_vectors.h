@@ -21,12 +21,6 @@ inline constexpr DigestVector kDigestVectors[] = {
      "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"},
 };
 
-// RFC 4231 section 4.3, test case 2.
-inline constexpr HmacVector kHmacVectors[] = {
-    {"HMAC-SHA256 RFC 4231 case 2", "Jefe", "what do ya want for nothing?",
-     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
-};
-
 // McGrew & Viega, "The Galois/Counter Mode of Operation", test case 16
 // (AES-256, 96-bit IV, AAD, 60-byte plaintext).
 inline constexpr GcmVector kGcmVectors[] = {

@@ -17,7 +17,6 @@ namespace {
 struct FetchedSymmetric {
   std::array<EvpCipherPtr, 3> gcm;       // AES-128/192/256-GCM
   std::array<EvpCipherPtr, 3> wrap_pad;  // AES-128/192/256-WRAP-PAD
-  EvpMacPtr hmac{EVP_MAC_fetch(nullptr, "HMAC", nullptr)};
   EvpKdfPtr scrypt{EVP_KDF_fetch(nullptr, "SCRYPT", nullptr)};
   FetchedSymmetric() {
     static constexpr const char* kGcm[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
@@ -156,22 +155,6 @@ Result<Bytes> AesKeyWrapPad(ByteView kek, ByteView plaintext) {
 
 Result<SecureBytes> AesKeyUnwrapPad(ByteView kek, ByteView wrapped) {
   return KeyWrapPad<SecureBytes>(kek, wrapped, false);
-}
-
-Result<Bytes> HmacSha256(ByteView key, ByteView data) {
-  EvpMacCtxPtr ctx(EVP_MAC_CTX_new(Fetched().hmac.get()));
-  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_MAC_CTX_new failed");
-  char digest_name[] = "SHA256";
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_END};
-  Bytes out(32);
-  std::size_t out_len = 0;
-  if (EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1 ||
-      EVP_MAC_update(ctx.get(), data.data(), data.size()) != 1 ||
-      EVP_MAC_final(ctx.get(), out.data(), &out_len, out.size()) != 1 || out_len != out.size()) {
-    return MakeError(CKR_FUNCTION_FAILED, "HMAC-SHA256 failed");
-  }
-  return out;
 }
 
 Result<SecureBytes> RandomBytes(std::size_t n) {

@@ -1,6 +1,6 @@
 // Symmetric primitives: AES-256-GCM, AES key wrap with padding (RFC 5649),
-// HMAC-SHA256, random bytes from OpenSSL's DRBG and the PIN KDF (scrypt).
-// Ciphers and MACs are fetched once per process; contexts are per call or per
+// random bytes from OpenSSL's DRBG and the PIN KDF (scrypt). Ciphers and the
+// KDF are fetched once per process; contexts are per call or per
 // thread. Every function is safe to call from any thread.
 #pragma once
 
@@ -34,9 +34,6 @@ Result<Bytes> AesKeyWrapPad(ByteView kek, ByteView plaintext);
 // AesKeyUnwrapPad reverses AesKeyWrapPad; CKR_WRAPPED_KEY_INVALID when the
 // integrity check fails.
 Result<SecureBytes> AesKeyUnwrapPad(ByteView kek, ByteView wrapped);
-
-// HmacSha256 returns the 32-byte HMAC of `data` under `key`.
-Result<Bytes> HmacSha256(ByteView key, ByteView data);
 
 // RandomBytes returns `n` bytes from OpenSSL's DRBG (RAND_priv_bytes for
 // secret material). Fails only if the DRBG fails.
