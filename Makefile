@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 # CTEST_ARGS: extra ctest arguments for `make test`, e.g. CTEST_ARGS="-R Scheduler".
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test demo install clean
+.PHONY: all deps configure build test demo install clean lint format
 
 all: build
 
@@ -31,6 +31,18 @@ demo: build
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# lint: what CI checks before building (.ci/run): doc comments that name
+# what is under them and citations that resolve (scripts/check-docs.py), and
+# clang-format on the lines changed since the merge base with main
+# (LINT_BASE=<commit> to choose). No build needed; a few seconds.
+lint: deps
+	scripts/check-docs.py
+	scripts/check-format.sh $(LINT_BASE)
+
+# format: clang-format the lines changed since the same base, in place.
+format:
+	scripts/check-format.sh --fix $(LINT_BASE)
 
 clean:
 	rm -rf $(BUILD_DIR)
