@@ -1,5 +1,5 @@
-// LocalDaemon: a throw-away signetd for `bench parallel` and `bench profile`
-// when no --socket is given. It creates a temporary data directory with one
+// LocalDaemon: a throw-away signetd for `bench parallel`, `bench profile`
+// and `bench app` when no --socket is given. It creates a temporary data directory with one
 // token (cheap PIN KDF: the token holds only benchmark keys), starts the
 // signetd found next to the running program (/proc/self/exe), waits for its
 // "signetd: ready" line, and on destruction stops it with SIGTERM and

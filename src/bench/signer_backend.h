@@ -1,8 +1,9 @@
 // SignerBackend: the seam between `bench parallel` and what actually signs.
 // The raw backend (raw_backend.h) signs in-process with crypto/; the daemon
-// backend (to come, on the client library) opens one connection and
-// session per client against signet's daemon. RunParallel drives either
-// through the same load generator, so their numbers compare directly.
+// backend (daemon_backend.h, on the client library) and the PKCS#11 backend
+// (pkcs11_backend.h) open one connection or session per client. RunParallel
+// drives each through the same load generator, so their numbers compare
+// directly.
 // Thread contract: Prepare runs on the caller's thread; the WorkerFactory it
 // returns is called once per client on that client's thread, concurrently.
 #pragma once
