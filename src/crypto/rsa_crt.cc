@@ -269,12 +269,4 @@ Result<std::shared_ptr<const RsaCrtKey>> RsaCrtKey::Create(const PrivateKey& key
   return std::shared_ptr<const RsaCrtKey>(new RsaCrtKey(std::move(c), key));
 }
 
-Result<Bytes> RsaCrtKey::SignOnOneThread(std::shared_ptr<const RsaCrtKey> key,
-                                         const SignParams& params, ByteView input) {
-  SIGNET_ASSIGN_OR_RETURN(auto split, SplitRsaSignature::Start(std::move(key), params, input));
-  split->ComputeHalf(0);
-  split->ComputeHalf(1);
-  return split->Finish();
-}
-
 }  // namespace signet::crypto

@@ -56,11 +56,6 @@ class RsaCrtKey {
   static Result<std::shared_ptr<const RsaCrtKey>> Create(const PrivateKey& key);
   ~RsaCrtKey();
 
-  // SignOnOneThread computes a whole split signature on the calling thread
-  // (both halves in turn): for tests and for when no second core is idle.
-  static Result<Bytes> SignOnOneThread(std::shared_ptr<const RsaCrtKey> key,
-                                       const SignParams& params, ByteView input);
-
   struct Components;
   const Components& components() const { return *components_; }
   const PrivateKey& key() const { return key_; }
