@@ -17,7 +17,9 @@ docs (README.md, docs/, scripts/, cmake files):
    function that was removed or renamed anywhere in the tree.
 3. outside: no file may point outside the repository ("../shared", the seed
    files' directory); "seed NNN" must be described in docs/SEEDS.md and
-   "issue N" in docs/ISSUES.md; a docs/X.md reference must exist.
+   "issue N" in docs/ISSUES.md; a docs/X.md reference must exist, and so
+   must its section when one is quoted (DESIGN.md "Crypto"); a path into
+   the tree (core/key_pool.h, tests/e2e/x.cc) must name a file that exists.
 
 Usage: scripts/check-docs.py [--root DIR]   (exit 1 and a list on findings)
 A finding that is not one can be silenced on its line with "check-docs: ok"
@@ -223,11 +225,33 @@ ISSUE = re.compile(r"\bissues?\s+(\d+)\b", re.I)
 MDREF = re.compile(r"(?<![\w/.])(?:docs/)?([A-Za-z0-9_]+\.md)\b(?![\[(])")  # [docs/]NAME.md
 
 
+# A path into the tree: layer/file.h, src/core/hsm.h, tests/e2e/x.cc, ...
+PATHREF = re.compile(r"(?<![\w/.*{$-])((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_-]+\."
+                     r"(?:h|hpp|cc|sh|py|txt|fbs|md|cmake|java))(?![\w/*{}-])")
+
+
+def path_exists(root, path, p):
+  """True when `p` names a file from the top, src/, include/, or the
+  directory of `path` or one of its parents."""
+  bases = [root, os.path.join(root, "src"), os.path.join(root, "include")]
+  d = os.path.dirname(os.path.join(root, path))
+  while d.startswith(root):
+    bases.append(d)
+    d = os.path.dirname(d)
+  return any(os.path.exists(os.path.join(b, p)) for b in bases)
+
+
 def check_refs(root, path, text, findings, seeds, issues):
+  code = path.endswith(CODE_EXT)
   for n, line in enumerate(text.split("\n"), 1):
     if "check-docs: ok" in line:
       continue
     where = "%s:%d" % (path, n)
+    prose = line[line.find("//"):] if code and "//" in line else ("" if code else line)
+    if not re.match(r"\s*#\s*include", line):
+      for m in PATHREF.finditer(prose):
+        if not m.group(1).startswith(("../", "./")) and not path_exists(root, path, m.group(1)):
+          findings.append("%s: outside: %s does not exist" % (where, m.group(1)))
     if "../shared" in line or "shared/seeds" in line:
       findings.append("%s: outside: points outside the repository" % where)
     for m in SEED.finditer(line):
@@ -285,7 +309,8 @@ def main():
       check_calls(f, text, ids, findings)
       check_refs(root, f, text, findings, seeds, issues)
     elif (f.endswith((".md", ".sh", ".cmake", "CMakeLists.txt", "Makefile", ".py", ".fbs"))
-          or f.startswith(".ci/")) and f != "docs/ISSUES.md" and not f.startswith("tests/conformance/softhsm_"):
+          or f.startswith(".ci/")) and f not in ("docs/ISSUES.md", "scripts/check-docs.py") \
+          and not f.startswith("tests/conformance/softhsm_"):
       with open(full, errors="replace") as fh:
         check_refs(root, f, fh.read(), findings, seeds, issues)
   seen = set()
