@@ -41,7 +41,6 @@ inline ByteView AsBytes(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
-// SecureFromString copies `text` (e.g. a PIN read from argv) into SecureBytes.
 // WipeBytes overwrites `bytes` with zeros in a way the compiler may not
 // remove (explicit_bzero), for plain buffers about to be freed that held a
 // secret. An empty buffer is left alone (its data() may be null).
@@ -50,6 +49,7 @@ inline void WipeBytes(Buffer& bytes) {
   if (!bytes.empty()) explicit_bzero(bytes.data(), bytes.size() * sizeof(bytes[0]));
 }
 
+// SecureFromString copies `text` (e.g. a PIN read from argv) into SecureBytes.
 inline SecureBytes SecureFromString(std::string_view text) {
   auto view = AsBytes(text);
   return SecureBytes(view.begin(), view.end());

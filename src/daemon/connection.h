@@ -13,10 +13,12 @@
 // half-closes (EOF) gets every reply to what it sent before the close.
 //
 // Thread contract: every member function runs on the event loop except
-// Reply and Execute, which workers call. On a Unix socket with
-// nothing else waiting to be written, Reply sends it at once from the worker
-// (one thread wake-up less per request); otherwise, and always with TLS,
-// whose session is not thread-safe, it posts the reply to the event loop.
+// Reply (and SendFromWorker under it), which workers call, and Execute,
+// which runs on a worker or, for a short signature, on the loop. On a Unix
+// socket with nothing else waiting to be written, Reply sends it at once
+// from the worker (one thread wake-up less per request); otherwise, and
+// always with TLS, whose session is not thread-safe, it posts the reply to
+// the event loop.
 // write_mu_ guards the state both sides touch. A reply for a connection
 // already closed is dropped.
 #pragma once

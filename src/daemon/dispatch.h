@@ -3,8 +3,10 @@
 // indexed by the request's union type, so an unknown operation is a table
 // miss (CKR_FUNCTION_NOT_SUPPORTED), never undefined behaviour.
 //
-// Runs on scheduler workers. Thread contract: Dispatch may be called
-// concurrently; the ServerCounters are atomics.
+// Runs on scheduler workers, and on the event loop for requests that need
+// no worker (NeedsWorker) and short signatures run inline. Thread contract:
+// Dispatch may be called concurrently; what it reads of the server
+// (ServerView) is immutable or atomic.
 #pragma once
 
 #include <atomic>
