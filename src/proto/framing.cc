@@ -16,21 +16,6 @@ std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> 
          (std::uint32_t{header[2]} << 8) | std::uint32_t{header[3]};
 }
 
-Result<std::vector<std::uint8_t>> EncodeFrame(std::span<const std::uint8_t> payload,
-                                              std::size_t max_frame_size) {
-  if (payload.size() > max_frame_size || payload.size() > UINT32_MAX) {
-    return MakeError(CKR_DATA_LEN_RANGE, "frame payload of " + std::to_string(payload.size()) +
-                                             " bytes exceeds the limit of " +
-                                             std::to_string(max_frame_size));
-  }
-  std::vector<std::uint8_t> frame;
-  frame.reserve(kFrameHeaderSize + payload.size());
-  auto header = EncodeFrameHeader(static_cast<std::uint32_t>(payload.size()));
-  frame.insert(frame.end(), header.begin(), header.end());
-  frame.insert(frame.end(), payload.begin(), payload.end());
-  return frame;
-}
-
 void FrameReader::Compact() {
   // Drop consumed bytes only when they dominate, so a stream of small
   // frames does not memmove on every call.

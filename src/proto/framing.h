@@ -42,11 +42,6 @@ std::array<std::uint8_t, kFrameHeaderSize> EncodeFrameHeader(std::uint32_t paylo
 // DecodeFrameHeader reads a big-endian length from 4 bytes at `header`.
 std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> header);
 
-// EncodeFrame returns header || payload. CKR_DATA_LEN_RANGE when the payload
-// is larger than `max_frame_size`.
-Result<std::vector<std::uint8_t>> EncodeFrame(std::span<const std::uint8_t> payload,
-                                              std::size_t max_frame_size = kDefaultMaxFrameSize);
-
 // WipingAllocator: FrameReader's buffer allocator. It grows the buffer for
 // a socket read without zeroing bytes the read overwrites anyway (64 KiB
 // per read), and wipes memory with explicit_bzero before freeing it:

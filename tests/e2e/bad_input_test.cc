@@ -138,13 +138,12 @@ TEST_F(BadInputTest, RandomBytes) {
 TEST_F(BadInputTest, TruncatedFrame) {
   RawConnection conn(socket_path());
   auto request = RequestBytes(3, proto::kProtocolVersion, wire::RequestBody::GetInfoRequest);
-  auto frame = proto::EncodeFrame(request);
-  ASSERT_TRUE(frame.ok());
+  auto frame = Framed(request);
   // Half a frame, then the writer gives up: no reply, the daemon closes.
-  ASSERT_TRUE(conn.Send(std::span<const std::uint8_t>(frame->data(), frame->size() / 2)));
+  ASSERT_TRUE(conn.Send(std::span<const std::uint8_t>(frame.data(), frame.size() / 2)));
   // A stalled half frame on another connection blocks no one.
   RawConnection stalled(socket_path());
-  ASSERT_TRUE(stalled.Send(std::span<const std::uint8_t>(frame->data(), 3)));
+  ASSERT_TRUE(stalled.Send(std::span<const std::uint8_t>(frame.data(), 3)));
   ExpectServesAndUnchanged();
   conn.ShutdownWrite();
   conn.ExpectClosed();
@@ -253,8 +252,8 @@ TEST_F(BadInputTest, FloodPastQueueBoundGetsBusy) {
     req.Finish(wire::CreateRequest(req, id, proto::kProtocolVersion,
                                    wire::RequestBody::GenerateRandomRequest,
                                    wire::CreateGenerateRandomRequest(req, session, 65536).Union()));
-    auto frame = proto::EncodeFrame({req.GetBufferPointer(), req.GetSize()});
-    burst.insert(burst.end(), frame->begin(), frame->end());
+    auto frame = Framed({req.GetBufferPointer(), req.GetSize()});
+    burst.insert(burst.end(), frame.begin(), frame.end());
   }
   ASSERT_TRUE(conn.Send(burst));
   std::set<std::uint64_t> ids;

@@ -26,6 +26,14 @@
 
 namespace signet::e2e {
 
+// Framed returns header || payload, a frame as the client writes it.
+inline std::vector<std::uint8_t> Framed(std::span<const std::uint8_t> payload) {
+  auto header = proto::EncodeFrameHeader(static_cast<std::uint32_t>(payload.size()));
+  std::vector<std::uint8_t> frame(header.begin(), header.end());
+  frame.insert(frame.end(), payload.begin(), payload.end());
+  return frame;
+}
+
 class RawConnection {
  public:
   // RawConnection connects to the Unix socket at `path`.
@@ -66,10 +74,7 @@ class RawConnection {
     }
     return true;
   }
-  bool SendFrame(std::span<const std::uint8_t> payload) {
-    auto frame = proto::EncodeFrame(payload);
-    return frame.ok() && Send(*frame);
-  }
+  bool SendFrame(std::span<const std::uint8_t> payload) { return Send(Framed(payload)); }
 
   // ReadFrame returns the next reply payload, or nullopt when the daemon
   // closed the connection. Waits at most `timeout_ms` (a hang fails the
@@ -118,8 +123,7 @@ inline const wire::Response* ParseResponse(const std::vector<std::uint8_t>& payl
 
 // FrameOf returns header || the finished buffer of `fbb`.
 inline std::vector<std::uint8_t> FrameOf(const flatbuffers::FlatBufferBuilder& fbb) {
-  auto frame = proto::EncodeFrame({fbb.GetBufferPointer(), fbb.GetSize()});
-  return frame.ok() ? *frame : std::vector<std::uint8_t>();
+  return Framed({fbb.GetBufferPointer(), fbb.GetSize()});
 }
 
 // GetInfoFrame / OpenSessionFrame / GenerateRandomFrame / GetStatsFrame:
