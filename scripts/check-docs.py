@@ -10,8 +10,9 @@ docs (README.md, docs/, scripts/, cmake files):
    names what follows ("// Foo and Bar: ..."). Catches a comment left above
    the wrong function when code moved or was renamed.
 2. gone: a name written as a call, "Foo()" or "Foo::Bar()", any CamelCase
-   word ("FooBar", "SetPIN") in any comment, and the name that opens a
-   comment block, must be an identifier somewhere
+   word ("FooBar", "SetPIN") in any comment, a qualified name in the docs
+   ("proto::FrameReader"), and the name that opens a comment block, must be
+   an identifier somewhere
    in the code (comments and strings removed) or in the headers signet
    builds against (pkcs11.h, the wire schema). Catches a comment naming a
    function that was removed or renamed anywhere in the tree.
@@ -241,7 +242,10 @@ def path_exists(root, path, p):
   return any(os.path.exists(os.path.join(b, p)) for b in bases)
 
 
-def check_refs(root, path, text, findings, seeds, issues):
+QUALIFIED = re.compile(r"\b(?:[a-z_]+::)+(~?[A-Z]\w*)")  # proto::FrameReader in a doc
+
+
+def check_refs(root, path, text, findings, seeds, issues, ids=frozenset()):
   code = path.endswith(CODE_EXT)
   for n, line in enumerate(text.split("\n"), 1):
     if "check-docs: ok" in line:
@@ -250,8 +254,15 @@ def check_refs(root, path, text, findings, seeds, issues):
     prose = line[line.find("//"):] if code and "//" in line else ("" if code else line)
     if not re.match(r"\s*#\s*include", line):
       for m in PATHREF.finditer(prose):
-        if not m.group(1).startswith(("../", "./")) and not path_exists(root, path, m.group(1)):
+        generated = m.group(1).endswith("_generated.h")  # written by flatc at build time
+        if not m.group(1).startswith(("../", "./")) and not generated and \
+            not path_exists(root, path, m.group(1)):
           findings.append("%s: outside: %s does not exist" % (where, m.group(1)))
+    if path.endswith(".md"):
+      for m in QUALIFIED.finditer(line):
+        if m.group(1).lstrip("~") not in ids:
+          findings.append("%s: gone: names %s, which nothing in the tree declares"
+                          % (where, m.group(0)))
     if "../shared" in line or "shared/seeds" in line:
       findings.append("%s: outside: points outside the repository" % where)
     for m in SEED.finditer(line):
@@ -312,7 +323,7 @@ def main():
           or f.startswith(".ci/")) and f not in ("docs/ISSUES.md", "scripts/check-docs.py") \
           and not f.startswith("tests/conformance/softhsm_"):
       with open(full, errors="replace") as fh:
-        check_refs(root, f, fh.read(), findings, seeds, issues)
+        check_refs(root, f, fh.read(), findings, seeds, issues, ids)
   seen = set()
   for line in findings:  # one finding per place: the first check's
     place = line.split(": ")[0]
