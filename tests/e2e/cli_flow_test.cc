@@ -405,7 +405,8 @@ TEST(CliInit, OfflineRefusesPinsOutsideTheLengthRange) {
   }
 }
 
-// WithoutADataDirectoryExplains: in-process now, src/cli/program_test.cc.
+// CliInit.WithoutADataDirectoryExplains runs in-process now:
+// SignetProgramTest.InitWithoutADataDirectoryExplains in src/cli/program_test.cc.
 
 }  // namespace
 }  // namespace signet::e2e
