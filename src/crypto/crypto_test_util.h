@@ -13,10 +13,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "crypto/keys.h"
 #include "base/secure_bytes.h"
 
@@ -91,9 +91,9 @@ inline int RunOpenssl(const std::vector<std::string>& args, const std::string& l
 // by every test in the binary (RSA generation is slow); nullptr when
 // generation fails. Thread-safe.
 inline const PrivateKey* CachedKey(const KeySpec& spec) {
-  static std::mutex mu;
-  static auto* keys = new std::map<std::string, PrivateKey>();
-  std::lock_guard<std::mutex> lock(mu);
+  static base::Mutex mu;
+  static auto* keys PT_GUARDED_BY(mu) = new std::map<std::string, PrivateKey>();
+  base::MutexLock lock(&mu);
   std::string name = KeySpecName(spec);
   auto it = keys->find(name);
   if (it == keys->end()) {

@@ -9,8 +9,9 @@
 
 #include <array>
 #include <cstring>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace signet::crypto {
 
@@ -33,8 +34,8 @@ struct RsaCrtKey::Components {
   std::size_t modulus_bytes = 0;
   // Spare blinding pairs: a signature takes one and gives it back updated,
   // so concurrent signatures never share a factor.
-  mutable std::mutex blinding_mu;
-  mutable std::vector<Blinding> blindings;
+  mutable base::Mutex blinding_mu;
+  mutable std::vector<Blinding> blindings GUARDED_BY(blinding_mu);
 };
 
 namespace {
@@ -69,7 +70,7 @@ Result<Blinding> FreshBlinding(const RsaCrtKey::Components& c, BN_CTX* ctx) {
 // TakeBlinding hands out a pair no other signature holds.
 Result<Blinding> TakeBlinding(const RsaCrtKey::Components& c, BN_CTX* ctx) {
   {
-    std::lock_guard lock(c.blinding_mu);
+    base::MutexLock lock(&c.blinding_mu);
     if (!c.blindings.empty()) {
       Blinding b = std::move(c.blindings.back());
       c.blindings.pop_back();
@@ -87,7 +88,7 @@ void ReturnBlinding(const RsaCrtKey::Components& c, Blinding b, BN_CTX* ctx) {
       BN_mod_mul_montgomery(b.ai.get(), b.ai.get(), b.ai.get(), c.mont_n.get(), ctx) != 1) {
     return;
   }
-  std::lock_guard lock(c.blinding_mu);
+  base::MutexLock lock(&c.blinding_mu);
   c.blindings.push_back(std::move(b));
 }
 

@@ -5,7 +5,7 @@ namespace signet::crypto::internal {
 Result<SignContextPool::Lease> SignContextPool::Acquire(
     std::uint64_t params_key, const std::function<Result<EvpPkeyCtxPtr>()>& make) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = idle_.find(params_key);
     if (it != idle_.end() && !it->second.empty()) {
       EvpPkeyCtxPtr ctx = std::move(it->second.back());
@@ -18,14 +18,14 @@ Result<SignContextPool::Lease> SignContextPool::Acquire(
 }
 
 void SignContextPool::Release(std::uint64_t params_key, EvpPkeyCtxPtr ctx) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto& idle = idle_[params_key];
   if (idle.size() < kMaxIdlePerParams) idle.push_back(std::move(ctx));
   // else: ctx is freed here, still under the lock but that is cheap.
 }
 
 std::size_t SignContextPool::IdleCount(std::uint64_t params_key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = idle_.find(params_key);
   return it == idle_.end() ? 0 : it->second.size();
 }

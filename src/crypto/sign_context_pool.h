@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "crypto/ossl_ptr.h"
 #include "signet/result.hpp"
 
@@ -53,16 +53,16 @@ class SignContextPool {
   // identifies how the context was configured), or calls `make` for a new
   // one when none is idle; `make`'s error is returned as is.
   Result<Lease> Acquire(std::uint64_t params_key,
-                        const std::function<Result<EvpPkeyCtxPtr>()>& make);
+                        const std::function<Result<EvpPkeyCtxPtr>()>& make) EXCLUDES(mu_);
 
   // IdleCount: idle contexts for `params_key`, for tests.
-  std::size_t IdleCount(std::uint64_t params_key);
+  std::size_t IdleCount(std::uint64_t params_key) EXCLUDES(mu_);
 
  private:
-  void Release(std::uint64_t params_key, EvpPkeyCtxPtr ctx);
+  void Release(std::uint64_t params_key, EvpPkeyCtxPtr ctx) EXCLUDES(mu_);
 
-  std::mutex mu_;
-  std::map<std::uint64_t, std::vector<EvpPkeyCtxPtr>> idle_;  // guarded by mu_
+  base::Mutex mu_;
+  std::map<std::uint64_t, std::vector<EvpPkeyCtxPtr>> idle_ GUARDED_BY(mu_);
 };
 
 }  // namespace signet::crypto::internal
