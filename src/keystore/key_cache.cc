@@ -3,7 +3,7 @@
 namespace signet::keystore {
 
 std::shared_ptr<const UnwrappedKey> KeyCache::Lookup(ObjectHandle handle) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = index_.find(handle);
   if (it == index_.end()) {
     ++misses_;
@@ -15,7 +15,7 @@ std::shared_ptr<const UnwrappedKey> KeyCache::Lookup(ObjectHandle handle) {
 }
 
 std::uint64_t KeyCache::generation() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return generation_;
 }
 
@@ -24,7 +24,7 @@ void KeyCache::Insert(ObjectHandle handle, std::shared_ptr<const UnwrappedKey> k
   // The evicted key is released after the lock is dropped, so zeroising and
   // freeing it (possibly an EVP_PKEY) never runs under the cache lock.
   std::shared_ptr<const UnwrappedKey> evicted;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   if (capacity_ == 0 || generation != generation_) return;
   auto it = index_.find(handle);
   if (it != index_.end()) {
@@ -45,7 +45,7 @@ void KeyCache::Insert(ObjectHandle handle, std::shared_ptr<const UnwrappedKey> k
 
 void KeyCache::Erase(ObjectHandle handle) {
   std::shared_ptr<const UnwrappedKey> dropped;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++generation_;
   auto it = index_.find(handle);
   if (it == index_.end()) return;
@@ -56,14 +56,14 @@ void KeyCache::Erase(ObjectHandle handle) {
 
 void KeyCache::Clear() {
   std::list<Entry> dropped;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++generation_;
   index_.clear();
   dropped.swap(lru_);
 }
 
 CacheStats KeyCache::stats() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return CacheStats{hits_, misses_, evictions_, lru_.size(), capacity_};
 }
 

@@ -14,9 +14,9 @@
 
 #include <list>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "keystore/token.h"
 
 namespace signet::keystore {
@@ -28,37 +28,37 @@ class KeyCache {
 
   // Lookup returns the key and marks it most recently used (a hit), or
   // nullptr (a miss).
-  std::shared_ptr<const UnwrappedKey> Lookup(ObjectHandle handle);
+  std::shared_ptr<const UnwrappedKey> Lookup(ObjectHandle handle) EXCLUDES(mu_);
 
   // generation: read before starting an unwrap; pass to Insert.
-  std::uint64_t generation() const;
+  std::uint64_t generation() const EXCLUDES(mu_);
 
   // Insert stores `key` as most recently used, evicting the least recently
   // used entry when full. Ignored when Erase/Clear ran since `generation`
   // was read (the key may belong to a destroyed object or a logged-out
   // session).
   void Insert(ObjectHandle handle, std::shared_ptr<const UnwrappedKey> key,
-              std::uint64_t generation);
+              std::uint64_t generation) EXCLUDES(mu_);
 
   // Erase drops one entry (object destroyed or changed).
-  void Erase(ObjectHandle handle);
+  void Erase(ObjectHandle handle) EXCLUDES(mu_);
 
   // Clear drops every entry (logout).
-  void Clear();
+  void Clear() EXCLUDES(mu_);
 
-  CacheStats stats() const;
+  CacheStats stats() const EXCLUDES(mu_);
 
  private:
   using Entry = std::pair<ObjectHandle, std::shared_ptr<const UnwrappedKey>>;
 
   const std::size_t capacity_;
-  mutable std::mutex mu_;
-  std::list<Entry> lru_;  // front = most recently used
-  std::unordered_map<ObjectHandle, std::list<Entry>::iterator> index_;
-  std::uint64_t generation_ = 0;
-  std::uint64_t hits_ = 0;
-  std::uint64_t misses_ = 0;
-  std::uint64_t evictions_ = 0;
+  mutable base::Mutex mu_;
+  std::list<Entry> lru_ GUARDED_BY(mu_);  // front = most recently used
+  std::unordered_map<ObjectHandle, std::list<Entry>::iterator> index_ GUARDED_BY(mu_);
+  std::uint64_t generation_ GUARDED_BY(mu_) = 0;
+  std::uint64_t hits_ GUARDED_BY(mu_) = 0;
+  std::uint64_t misses_ GUARDED_BY(mu_) = 0;
+  std::uint64_t evictions_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace signet::keystore

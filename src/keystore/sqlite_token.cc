@@ -264,12 +264,12 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenCheckedFile(
 TokenInfo SqliteToken::Info() const {
   TokenInfo info;
   {
-    std::lock_guard lock(auth_mu_);
+    base::MutexLock lock(&auth_mu_);
     info.label = label_;
   }
   info.serial = serial_;
   info.max_pin_failures = max_pin_failures_;
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   for (UserType user : {UserType::kSo, UserType::kUser}) {
     auto record = LoadPinRecord(*db_, user);
     if (!record.ok()) continue;
@@ -289,12 +289,12 @@ TokenInfo SqliteToken::Info() const {
 Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
   PinRecord record;
   {
-    std::lock_guard lock(db_mu_);
+    base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(record, LoadPinRecord(*db_, user));
   }
   if (record.failures >= max_pin_failures_) return MakeError(CKR_PIN_LOCKED, "PIN locked");
   auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   if (!kek.ok()) {
     if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
     SIGNET_ASSIGN_OR_RETURN(int failures, RecordPinFailure(*db_, user));
@@ -310,7 +310,7 @@ Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
 }
 
 Result<int> SqliteToken::ClearPinFailures(UserType user) {
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(PinRecord record, LoadPinRecord(*db_, user));
   // No limit on the reset: INT_MAX is above any stored count.
   SIGNET_TRY(ResetPinFailures(*db_, user, std::numeric_limits<int>::max()));
@@ -319,7 +319,7 @@ Result<int> SqliteToken::ClearPinFailures(UserType user) {
 
 Status SqliteToken::StorePin(UserType user, ByteView pin, ByteView kek) {
   SIGNET_ASSIGN_OR_RETURN(PinRecord record, SealKek(user, pin, kek, options_.kdf));
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
   SIGNET_TRY(StorePinRecord(*db_, record));
   return txn.Commit();
@@ -328,7 +328,7 @@ Status SqliteToken::StorePin(UserType user, ByteView pin, ByteView kek) {
 Status SqliteToken::Login(UserType user, ByteView pin) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, pin));
   auto shared = std::make_shared<const SecureBytes>(std::move(kek));
-  std::lock_guard lock(auth_mu_);
+  base::MutexLock lock(&auth_mu_);
   kek_ = std::move(shared);
   logged_in_ = user;
   return OkStatus();
@@ -338,7 +338,7 @@ void SqliteToken::Logout() {
   // KEK first, cache second: a FetchKey that read the cache generation
   // after Clear() then also sees no KEK (see FetchKey).
   {
-    std::lock_guard lock(auth_mu_);
+    base::MutexLock lock(&auth_mu_);
     kek_.reset();
     logged_in_.reset();
   }
@@ -346,14 +346,14 @@ void SqliteToken::Logout() {
 }
 
 std::shared_ptr<const SecureBytes> SqliteToken::CurrentKek() const {
-  std::lock_guard lock(auth_mu_);
+  base::MutexLock lock(&auth_mu_);
   return kek_;
 }
 
 Status SqliteToken::InitUserPin(ByteView new_pin) {
   std::shared_ptr<const SecureBytes> kek;
   {
-    std::lock_guard lock(auth_mu_);
+    base::MutexLock lock(&auth_mu_);
     if (logged_in_ != UserType::kSo || !kek_) {
       return MakeError(CKR_USER_NOT_LOGGED_IN, "InitUserPin requires the SO to be logged in");
     }
@@ -371,7 +371,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
   SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options_.kdf));
   {
-    std::lock_guard lock(db_mu_);
+    base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
     for (const char* sql : {"DELETE FROM objects", "DELETE FROM key_pool",
                             "DELETE FROM pin_records WHERE user_type = 1"}) {
@@ -386,7 +386,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(txn.Commit());
   }
   {
-    std::lock_guard lock(auth_mu_);
+    base::MutexLock lock(&auth_mu_);
     kek_.reset();
     logged_in_.reset();
     label_ = std::string(label);

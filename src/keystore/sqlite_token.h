@@ -10,8 +10,7 @@
 // change whose call has returned survives SIGKILL and power loss.
 #pragma once
 
-#include <mutex>
-
+#include "base/mutex.h"
 #include "keystore/key_cache.h"
 #include "keystore/sqlite_db.h"
 #include "keystore/token.h"
@@ -74,41 +73,45 @@ class SqliteToken final : public Token {
                                                               const TokenOptions& options);
   // CheckPin verifies `pin` for `user` with failure counting and returns the
   // KEK. Takes db_mu_ only around its SQL.
-  Result<SecureBytes> CheckPin(UserType user, ByteView pin);
+  Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   // StorePin seals `kek` under `pin` and stores it (failures reset to 0).
-  Status StorePin(UserType user, ByteView pin, ByteView kek);
+  Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
   // CurrentKek: the KEK when logged in, else nullptr.
-  std::shared_ptr<const SecureBytes> CurrentKek() const;
-  Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const;
+  std::shared_ptr<const SecureBytes> CurrentKek() const EXCLUDES(auth_mu_);
+  Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const REQUIRES(db_mu_);
   // InsertObjectLocked inserts an object (and wraps `secret` for its new
   // handle under `kek`) inside the caller's open transaction. REQUIRES:
   // db_mu_ held, a transaction open; kek non-null when secret is.
   Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes,
-                                          const SecureBytes* secret, const SecureBytes* kek);
+                                          const SecureBytes* secret, const SecureBytes* kek)
+      REQUIRES(db_mu_);
   // CheckLabelFreeLocked fails with CKR_ATTRIBUTE_VALUE_INVALID when a key
   // object has CKA_LABEL `label`. REQUIRES: db_mu_ held, a write
   // transaction open (so no other connection can add one before commit).
-  Status CheckLabelFreeLocked(ByteView label) const;
+  Status CheckLabelFreeLocked(ByteView label) const REQUIRES(db_mu_);
   // ClaimPoolEntryLocked deletes the oldest entry of `pool` and returns it
   // unwrapped. REQUIRES: db_mu_ held, a transaction open.
   Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,
-                                                        const SecureBytes& kek);
+                                                        const SecureBytes& kek)
+      REQUIRES(db_mu_);
   // QueryObjects runs kSelectObject + `where_sql` with `match`'s column
   // values bound, then keeps rows matching every attribute of `match`.
   Result<std::vector<StoredObject>> QueryObjects(std::string_view where_sql,
-                                                 const AttributeMap& match) const;
+                                                 const AttributeMap& match) const
+      EXCLUDES(db_mu_);
 
-  std::string label_;  // guarded by auth_mu_ (Reinitialize changes it)
+  std::string label_ GUARDED_BY(auth_mu_);  // Reinitialize changes it
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;
 
-  mutable std::mutex db_mu_;
-  std::unique_ptr<Database> db_;  // guarded by db_mu_
+  // db_mu_ and auth_mu_ are never held together.
+  mutable base::Mutex db_mu_;
+  std::unique_ptr<Database> db_ GUARDED_BY(db_mu_);
 
-  mutable std::mutex auth_mu_;
-  std::shared_ptr<const SecureBytes> kek_;  // guarded by auth_mu_; null when logged out
-  std::optional<UserType> logged_in_;       // guarded by auth_mu_
+  mutable base::Mutex auth_mu_;
+  std::shared_ptr<const SecureBytes> kek_ GUARDED_BY(auth_mu_);  // null when logged out
+  std::optional<UserType> logged_in_ GUARDED_BY(auth_mu_);
 
   KeyCache cache_;
 };

@@ -138,7 +138,7 @@ Result<std::vector<ObjectHandle>> SqliteToken::CreateObjects(const std::vector<N
     if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
   }
   std::vector<ObjectHandle> handles;
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   // One transaction for all: a failure (or crash) at any object rolls the
   // earlier ones back, so a key pair is never stored by halves.
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
@@ -201,7 +201,7 @@ Result<StoredObject> SqliteToken::ReadObjectLocked(ObjectHandle handle) const {
 }
 
 Result<StoredObject> SqliteToken::GetObject(ObjectHandle handle) const {
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   return ReadObjectLocked(handle);
 }
 
@@ -221,7 +221,7 @@ Result<std::vector<StoredObject>> SqliteToken::FindObjects(const AttributeMap& m
 
 Result<std::vector<StoredObject>> SqliteToken::QueryObjects(std::string_view where_sql,
                                                             const AttributeMap& match) const {
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(
       Statement stmt,
       db_->Prepare(std::string(kSelectObject) + std::string(where_sql) + " ORDER BY handle"));
@@ -238,7 +238,7 @@ Result<std::vector<StoredObject>> SqliteToken::QueryObjects(std::string_view whe
 
 Status SqliteToken::UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) {
   {
-    std::lock_guard lock(db_mu_);
+    base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
     SIGNET_ASSIGN_OR_RETURN(StoredObject object, ReadObjectLocked(handle));
     for (const auto& [type, value] : changes) object.attributes[type] = value;
@@ -262,7 +262,7 @@ Status SqliteToken::DestroyObject(ObjectHandle handle) { return DestroyObjects({
 Status SqliteToken::DestroyObjects(const std::vector<ObjectHandle>& handles) {
   if (handles.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to destroy");
   {
-    std::lock_guard lock(db_mu_);
+    base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
     for (ObjectHandle handle : handles) {
       SIGNET_ASSIGN_OR_RETURN(Statement stmt,
@@ -293,7 +293,7 @@ Result<std::shared_ptr<const UnwrappedKey>> SqliteToken::FetchKey(ObjectHandle h
   std::optional<CK_ULONG> object_class;
   Bytes wrapped;
   {
-    std::lock_guard lock(db_mu_);
+    base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(
         Statement stmt, db_->Prepare("SELECT class, wrapped_value FROM objects WHERE handle = ?1"));
     SIGNET_TRY(stmt.Bind(1, handle));

@@ -61,7 +61,7 @@ Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& priva
   auto kek = CurrentKek();
   if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "filling the key pool requires login");
   SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(public_attributes));
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
   // The id is bound into the wrap, so the row goes in first with an empty
   // blob and gets its wrapped value in the same transaction.
@@ -110,7 +110,7 @@ Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,
                                                          const Bytes* unique_label) {
   auto kek = CurrentKek();
   if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "taking a pool key requires login");
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
   if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
   SIGNET_ASSIGN_OR_RETURN(std::optional<PooledKey> key, ClaimPoolEntryLocked(pool, *kek));
@@ -131,7 +131,7 @@ Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,
 Result<std::optional<PooledKey>> SqliteToken::ClaimPoolKey(std::string_view pool) {
   auto kek = CurrentKek();
   if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "claiming a pool key requires login");
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
   SIGNET_ASSIGN_OR_RETURN(std::optional<PooledKey> key, ClaimPoolEntryLocked(pool, *kek));
   if (key) SIGNET_TRY(txn.Commit());
@@ -139,7 +139,7 @@ Result<std::optional<PooledKey>> SqliteToken::ClaimPoolKey(std::string_view pool
 }
 
 Result<std::map<std::string, std::size_t>> SqliteToken::PoolCounts() const {
-  std::lock_guard lock(db_mu_);
+  base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Statement stmt,
                           db_->Prepare("SELECT pool, COUNT(*) FROM key_pool GROUP BY pool"));
   std::map<std::string, std::size_t> counts;
