@@ -12,31 +12,31 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 
 Error Client::Impl::FailLocked(Error error) {
   if (!broken_) broken_ = error;
-  for (auto& [id, cv] : sleepers_) cv->notify_one();
+  for (auto& [id, cv] : sleepers_) cv->Signal();
   return error;
 }
 
 void Client::Impl::WakeLocked(std::uint64_t id) {
   auto [first, last] = sleepers_.equal_range(id);
-  for (auto it = first; it != last; ++it) it->second->notify_one();
+  for (auto it = first; it != last; ++it) it->second->Signal();
 }
 
 void Client::Impl::HandOverReadingLocked() {
   for (auto& [id, cv] : sleepers_) {
     if (replies_.count(id) == 0) {
-      cv->notify_one();
+      cv->Signal();
       return;
     }
   }
 }
 
 Error Client::Impl::Fail(Error error) {
-  std::lock_guard lock(recv_mu_);
+  base::MutexLock lock(&recv_mu_);
   return FailLocked(std::move(error));
 }
 
 std::optional<Error> Client::Impl::Broken() const {
-  std::lock_guard lock(recv_mu_);
+  base::MutexLock lock(&recv_mu_);
   return broken_;
 }
 
@@ -54,14 +54,14 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
     return MakeError(CKR_DATA_LEN_RANGE, "request of " + std::to_string(payload.size()) +
                                              " bytes exceeds the frame limit");
   }
-  std::lock_guard send(send_mu_);
+  base::MutexLock send(&send_mu_);
   if (write_failed_) {
     wipe();
     return *write_failed_;
   }
   {
     // Registered before any byte is written, so its reply is never unknown.
-    std::lock_guard lock(recv_mu_);
+    base::MutexLock lock(&recv_mu_);
     if (broken_) {
       wipe();
       return *broken_;
@@ -75,7 +75,7 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
   if (outbox_.size() >= kFlushThreshold) {
     Status flushed = FlushLocked();
     if (!flushed.ok()) {
-      std::lock_guard lock(recv_mu_);
+      base::MutexLock lock(&recv_mu_);
       in_flight_.erase(id);  // the caller gets no ticket for it
       return std::move(flushed).error();
     }
@@ -84,7 +84,7 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
 }
 
 Status Client::Impl::Flush() {
-  std::lock_guard send(send_mu_);
+  base::MutexLock send(&send_mu_);
   return FlushLocked();
 }
 
@@ -150,8 +150,8 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
   // hang-up while writing is noted in write_failed_ and reading goes on:
   // replies to earlier requests may still be in the socket.
   (void)Flush();
-  std::unique_lock lock(recv_mu_);
-  std::condition_variable wake;
+  base::MutexLock lock(&recv_mu_);
+  base::CondVar wake;
   for (;;) {
     auto found = replies_.find(id);
     if (found != replies_.end()) {
@@ -168,14 +168,14 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
     if (reading_) {
       // The reader files our reply, or hands the role on to us.
       auto sleeper = sleepers_.emplace(id, &wake);
-      wake.wait(lock);
+      wake.Wait(&recv_mu_);
       sleepers_.erase(sleeper);
       continue;
     }
     reading_ = true;
-    lock.unlock();
+    lock.Unlock();
     Result<Frames> frames = ReadMore();
-    lock.lock();
+    lock.Lock();
     reading_ = false;
     if (frames.ok()) {
       (void)FileReplies(std::move(*frames));  // a failure sets broken_

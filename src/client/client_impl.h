@@ -21,21 +21,20 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/secure_bytes.h"
 #include "client/reply_frame.h"
 #include "client/stream.h"
-#include "base/secure_bytes.h"
 #include "proto/framing.h"
-#include "signet/client.hpp"
 #include "proto/signet_generated.h"
+#include "signet/client.hpp"
 
 namespace signet::client {
 
@@ -73,14 +72,15 @@ class Client::Impl {
   Request NewRequest() { return Request(this); }
 
   // Flush writes every queued byte (of every thread's requests).
-  Status Flush();
+  Status Flush() EXCLUDES(send_mu_);
 
   // WaitReply returns the reply for `id`, reading the stream as needed (or
   // waiting while another thread reads it).
-  Result<std::shared_ptr<const ReplyFrame>> WaitReply(std::uint64_t id);
+  Result<std::shared_ptr<const ReplyFrame>> WaitReply(std::uint64_t id)
+      EXCLUDES(send_mu_, recv_mu_);
 
-  std::size_t in_flight() const {
-    std::lock_guard lock(recv_mu_);
+  std::size_t in_flight() const EXCLUDES(recv_mu_) {
+    base::MutexLock lock(&recv_mu_);
     return in_flight_.size() + replies_.size();
   }
 
@@ -89,45 +89,50 @@ class Client::Impl {
 
   // Submit finishes `fbb` as a Request with a fresh id and queues it.
   Result<std::uint64_t> Submit(flatbuffers::FlatBufferBuilder& fbb, wire::RequestBody type,
-                               flatbuffers::Offset<void> body, bool secret);
+                               flatbuffers::Offset<void> body, bool secret)
+      EXCLUDES(send_mu_, recv_mu_);
   // FlushLocked: Flush with send_mu_ held.
-  Status FlushLocked();
+  Status FlushLocked() REQUIRES(send_mu_) EXCLUDES(recv_mu_);
   // ReadMore reads once from the stream and returns every whole reply.
   // REQUIRES: this thread is the reader (reading_), recv_mu_ NOT held.
-  Result<Frames> ReadMore();
+  Result<Frames> ReadMore() EXCLUDES(recv_mu_);
   // FileReplies moves `frames` into replies_. REQUIRES: recv_mu_ held.
-  Status FileReplies(Frames frames);
+  Status FileReplies(Frames frames) REQUIRES(recv_mu_);
   // Fail / FailLocked mark the connection unusable and wake every waiter;
   // every later call returns `error`. Fail takes recv_mu_ itself.
-  Error Fail(Error error);
-  Error FailLocked(Error error);
-  std::optional<Error> Broken() const;
+  Error Fail(Error error) EXCLUDES(recv_mu_);
+  Error FailLocked(Error error) REQUIRES(recv_mu_);
+  std::optional<Error> Broken() const EXCLUDES(recv_mu_);
 
   std::unique_ptr<Stream> stream_;
   std::atomic<std::uint64_t> next_id_{1};
 
-  std::mutex send_mu_;
-  SecureBytes outbox_;  // framed requests not yet written (may hold PINs)
+  base::Mutex send_mu_ ACQUIRED_BEFORE(recv_mu_);
+  // Framed requests not yet written (may hold PINs).
+  SecureBytes outbox_ GUARDED_BY(send_mu_);
   // write_failed_: the daemon stopped taking requests (it closed or is
   // draining); replies it already sent may still be read, so this does not
   // break the connection until the stream ends.
-  std::optional<Error> write_failed_;
+  std::optional<Error> write_failed_ GUARDED_BY(send_mu_);
 
   // WakeLocked wakes the sleepers waiting for `id`, if any. REQUIRES:
   // recv_mu_ held.
-  void WakeLocked(std::uint64_t id);
+  void WakeLocked(std::uint64_t id) REQUIRES(recv_mu_);
   // HandOverReadingLocked wakes one sleeper whose reply has not arrived, to
   // become the reader. REQUIRES: recv_mu_ held, reading_ false.
-  void HandOverReadingLocked();
+  void HandOverReadingLocked() REQUIRES(recv_mu_);
 
-  mutable std::mutex recv_mu_;
-  bool reading_ = false;               // a thread is in ReadMore
+  mutable base::Mutex recv_mu_;
+  bool reading_ GUARDED_BY(recv_mu_) = false;  // a thread is in ReadMore
   // Threads asleep in WaitReply, by the request id they wait for.
-  std::multimap<std::uint64_t, std::condition_variable*> sleepers_;
-  proto::FrameReader reader_;            // used only by the reader
-  std::set<std::uint64_t> in_flight_;  // sent, reply not yet received
-  std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_;  // received, not waited
-  std::optional<Error> broken_;
+  std::multimap<std::uint64_t, base::CondVar*> sleepers_ GUARDED_BY(recv_mu_);
+  // reader_ is used only by the reader (the thread that set reading_), with
+  // recv_mu_ not held: the role, not a lock, makes it exclusive.
+  proto::FrameReader reader_;
+  std::set<std::uint64_t> in_flight_ GUARDED_BY(recv_mu_);  // sent, reply not yet received
+  // Received, not yet waited for.
+  std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_ GUARDED_BY(recv_mu_);
+  std::optional<Error> broken_ GUARDED_BY(recv_mu_);
 };
 
 }  // namespace signet::client

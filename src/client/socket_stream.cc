@@ -41,7 +41,7 @@ SocketStream::~SocketStream() {
 
 Status SocketStream::DrainInbound() {
   std::uint8_t buffer[16384];
-  std::lock_guard lock(inbound_mu_);
+  base::MutexLock lock(&inbound_mu_);
   std::size_t before = inbound_.size();
   Status status = OkStatus();
   while (!peer_closed_) {
@@ -150,7 +150,7 @@ Result<std::size_t> SocketStream::Read(std::span<std::uint8_t> out) {
   if (out.empty()) return MakeError(CKR_ARGUMENTS_BAD, "Read into an empty buffer");
   for (;;) {
     {
-      std::lock_guard lock(inbound_mu_);
+      base::MutexLock lock(&inbound_mu_);
       SIGNET_ASSIGN_OR_RETURN(std::size_t n, TakeLocked(out));
       if (n > 0) return n;
     }

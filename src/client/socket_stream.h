@@ -10,9 +10,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "client/stream.h"
 
 namespace signet::client {
@@ -38,18 +38,19 @@ class SocketStream : public Stream {
   Status WaitReadable();
   // DrainInbound appends whatever is readable now to inbound_ and wakes a
   // blocked Read.
-  Status DrainInbound();
+  Status DrainInbound() EXCLUDES(inbound_mu_);
   // TakeLocked hands out buffered or readable bytes; 0 when none are there
   // yet. REQUIRES: inbound_mu_ held.
-  Result<std::size_t> TakeLocked(std::span<std::uint8_t> out);
+  Result<std::size_t> TakeLocked(std::span<std::uint8_t> out) REQUIRES(inbound_mu_);
 
   int fd_;
   int wake_fd_;  // eventfd; -1 if it could not be made (then no drain happens)
   int timeout_ms_;
   std::atomic<bool> peer_closed_{false};
-  std::mutex inbound_mu_;  // guards inbound_ and wake_pending_
-  std::vector<std::uint8_t> inbound_;  // read while writing, not yet returned
-  bool wake_pending_ = false;          // wake_fd_ was written and not yet read
+  base::Mutex inbound_mu_;
+  // Read while writing, not yet returned.
+  std::vector<std::uint8_t> inbound_ GUARDED_BY(inbound_mu_);
+  bool wake_pending_ GUARDED_BY(inbound_mu_) = false;  // wake_fd_ written, not yet read
 };
 
 // ConnectUnix / ConnectTcp return a connected socket fd (blocking connect),

@@ -12,9 +12,9 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "client/socket_stream.h"
 #include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
@@ -68,7 +68,10 @@ class TlsStream : public Stream {
       : socket_(std::move(socket)), ctx_(std::move(ctx)), ssl_(std::move(ssl)),
         rbio_(rbio), wbio_(wbio) {}
 
-  Status Handshake() {
+  // Handshake runs before the stream is shared; it takes ssl_mu_ anyway
+  // (uncontended) so that every use of ssl_ is under it.
+  Status Handshake() EXCLUDES(ssl_mu_) {
+    base::MutexLock lock(&ssl_mu_);
     for (;;) {
       int rc = SSL_do_handshake(ssl_.get());
       if (rc == 1) return Flush();
@@ -79,8 +82,8 @@ class TlsStream : public Stream {
   // Write and Read hold ssl_mu_ for every SSL call and every move of
   // ciphertext to the socket, but not while Read waits for the daemon: a
   // sender can write while the reader waits for a reply.
-  Status Write(std::span<const std::uint8_t> data) override {
-    std::lock_guard lock(ssl_mu_);
+  Status Write(std::span<const std::uint8_t> data) EXCLUDES(ssl_mu_) override {
+    base::MutexLock lock(&ssl_mu_);
     std::size_t done = 0;
     while (done < data.size()) {
       std::size_t written = 0;
@@ -100,8 +103,8 @@ class TlsStream : public Stream {
     return OkStatus();
   }
 
-  Result<std::size_t> Read(std::span<std::uint8_t> out) override {
-    std::unique_lock lock(ssl_mu_);
+  Result<std::size_t> Read(std::span<std::uint8_t> out) EXCLUDES(ssl_mu_) override {
+    base::MutexLock lock(&ssl_mu_);
     for (;;) {
       std::size_t got = 0;
       int rc = SSL_read_ex(ssl_.get(), out.data(), out.size(), &got);
@@ -117,9 +120,9 @@ class TlsStream : public Stream {
       if (err == SSL_ERROR_WANT_WRITE) continue;
       if (err != SSL_ERROR_WANT_READ) return TlsError("TLS read failed");
       std::uint8_t buffer[16384];
-      lock.unlock();
+      lock.Unlock();
       Result<std::size_t> n = socket_->Read(buffer);
-      lock.lock();
+      lock.Lock();
       if (!n.ok()) return std::move(n).error();
       if (BIO_write(rbio_, buffer, static_cast<int>(*n)) != static_cast<int>(*n)) {
         return TlsError("BIO_write");
@@ -127,8 +130,8 @@ class TlsStream : public Stream {
     }
   }
 
-  void ShutdownWrite() override {
-    std::lock_guard lock(ssl_mu_);
+  void ShutdownWrite() EXCLUDES(ssl_mu_) override {
+    base::MutexLock lock(&ssl_mu_);
     SSL_shutdown(ssl_.get());
     (void)Flush();
     socket_->ShutdownWrite();
@@ -138,7 +141,7 @@ class TlsStream : public Stream {
   // HandleRetry (handshake only, one thread) sends what the SSL object
   // queued and, when it needs input, feeds it one read's worth of
   // ciphertext from the socket.
-  Status HandleRetry(int rc, const char* what) {
+  Status HandleRetry(int rc, const char* what) REQUIRES(ssl_mu_) {
     int err = SSL_get_error(ssl_.get(), rc);
     SIGNET_TRY(Flush());
     if (err == SSL_ERROR_WANT_WRITE) return OkStatus();  // memory BIO: never full
@@ -152,7 +155,7 @@ class TlsStream : public Stream {
   }
 
   // Flush moves every ciphertext byte the SSL object produced to the socket.
-  Status Flush() {
+  Status Flush() REQUIRES(ssl_mu_) {
     std::uint8_t buffer[16384];
     while (BIO_ctrl_pending(wbio_) > 0) {
       int n = BIO_read(wbio_, buffer, sizeof(buffer));
@@ -162,12 +165,12 @@ class TlsStream : public Stream {
     return OkStatus();
   }
 
-  std::mutex ssl_mu_;  // guards ssl_, its BIOs and writes to socket_
+  base::Mutex ssl_mu_;  // also serialises writes to socket_ (Read reads it unlocked)
   std::unique_ptr<SocketStream> socket_;
   SslCtxPtr ctx_;
-  SslPtr ssl_;
-  BIO* rbio_;  // owned by ssl_
-  BIO* wbio_;  // owned by ssl_
+  SslPtr ssl_ GUARDED_BY(ssl_mu_);
+  BIO* rbio_ GUARDED_BY(ssl_mu_);  // owned by ssl_
+  BIO* wbio_ GUARDED_BY(ssl_mu_);  // owned by ssl_
 };
 
 Result<std::unique_ptr<Stream>> ConnectTls(std::unique_ptr<SocketStream> socket,
