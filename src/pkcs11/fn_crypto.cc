@@ -60,7 +60,7 @@ Status KeyFits(const Session::CheckedKey& key, const client::Mechanism& mech) {
 // CheckKey reads the key's type and usage flag (one round trip; the answer
 // is cached per key and kind, the mechanism fit is checked every time).
 Status CheckKey(ModuleState& state, Session& s, client::Handle key,
-                const client::Mechanism& mech, const OpRules& rules) {
+                const client::Mechanism& mech, const OpRules& rules) REQUIRES(s.mu) {
   if (const std::uint64_t generation = state.key_generation();
       generation != s.checked_generation) {
     s.checked_keys.clear();
@@ -97,6 +97,7 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key,
 CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
              CK_OBJECT_HANDLE key) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     Operation& op = s.op(kind);
     if (std::optional<CK_RV> done = BeginInit(op, mechanism)) return *done;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
@@ -116,8 +117,9 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
 
 // Execute runs a one-shot request for `kind` over `data`.
 Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
-                                    ByteView data) {
+                                    ByteView data) REQUIRES(s.mu) {
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
+    s.mu.AssertHeld();  // called right here, under Execute's s.mu
     switch (kind) {
       case OpKind::kSign: return s.conn->Sign(s.remote, op.key, op.mechanism, data);
       case OpKind::kDigest: return s.conn->Digest(s.remote, op.mechanism, data);
@@ -137,7 +139,7 @@ Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
 // single-part input or the buffered one) and returns it by §5.2's rules;
 // `kept` tells RunOpCall the caller only learnt the length.
 CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR out,
-             CK_ULONG_PTR out_len, bool& kept) {
+             CK_ULONG_PTR out_len, bool& kept) REQUIRES(s.mu) {
   if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
   if (!op.output) {
     Result<SecureBytes> result = Execute(s, kind, op, data);
@@ -152,7 +154,9 @@ CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR 
 CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
                  CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(kind), OpCall::kSingle, [&](Operation& op, bool& kept) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
       return Finish(s, kind, op, ToView(data, data_len), out, out_len, kept);
     });
@@ -172,6 +176,7 @@ CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
 
 CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(kind), OpCall::kUpdate,
                      [&](Operation& op, bool&) -> CK_RV { return Buffer(op, data, data_len); });
   });
@@ -182,6 +187,7 @@ CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG d
 CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
                        CK_ULONG data_len, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool&) -> CK_RV {
       if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
       const CK_RV rv = Buffer(op, data, data_len);
@@ -193,7 +199,9 @@ CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
 
 CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(kind), OpCall::kFinal, [&](Operation& op, bool& kept) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
       return Finish(s, kind, op, op.buffered, out, out_len, kept);
     });
   });
@@ -202,7 +210,7 @@ CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR
 // VerifyWith checks `signature` over `data` (RunOpCall then ends the
 // operation: verification has no length query).
 CK_RV VerifyWith(Session& s, const Operation& op, ByteView data, CK_BYTE_PTR signature,
-                 CK_ULONG sig_len) {
+                 CK_ULONG sig_len) REQUIRES(s.mu) {
   if (signature == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
   Status ok = s.conn->Verify(s.remote, op.key, op.mechanism, data, ToView(signature, sig_len));
   return ok.ok() ? CKR_OK : KeyHandleRv(ok.error().code);
@@ -230,7 +238,9 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key
 CK_RV C_Verify(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
                CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kSingle, [&](Operation& op, bool&) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
       return VerifyWith(s, op, ToView(data, len), sig, sig_len);
     });
@@ -241,7 +251,9 @@ CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
 }
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kFinal, [&](Operation& op, bool&) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
       return VerifyWith(s, op, op.buffered, sig, sig_len);
     });
   });

@@ -59,7 +59,7 @@ CK_RV C_CloseSession(CK_SESSION_HANDLE handle) {
   return WithState([&](ModuleState& state) -> CK_RV {
     std::shared_ptr<Session> session = state.sessions().Remove(handle);
     if (session == nullptr) return CKR_SESSION_HANDLE_INVALID;
-    std::lock_guard lock(session->mu);
+    base::MutexLock lock(&session->mu);
     CloseSessionLocked(*session);
     state.InvalidateKeyChecks();  // its session objects are gone
     return CKR_OK;
@@ -79,7 +79,7 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
     }
     for (const std::shared_ptr<Session>& s :
          state.sessions().RemoveIf([slot](const Session& s) { return s.slot == slot; })) {
-      std::lock_guard lock(s->mu);
+      base::MutexLock lock(&s->mu);
       s->closed = true;
       s->conn.reset();
     }
@@ -90,6 +90,7 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
 
 CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     if (info == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::SessionInfo> remote = s.conn->GetSessionInfo(s.remote);
     if (!remote.ok()) return remote.error().code;
@@ -104,6 +105,7 @@ CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
 CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     // A context-specific login authorises the signature or decryption this
     // session has begun (PKCS#11 §5.6.3); without one it is misplaced.
@@ -117,6 +119,7 @@ CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
 
 CK_RV C_Logout(CK_SESSION_HANDLE handle) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     const Status done = s.conn->Logout(s.remote);
     state.InvalidateKeyChecks();  // private keys are out of reach now
     return RvOf(done);
@@ -125,6 +128,7 @@ CK_RV C_Logout(CK_SESSION_HANDLE handle) {
 
 CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     return RvOf(s.conn->InitPin(s.remote, ToView(pin, pin_len)));
   });
@@ -133,6 +137,7 @@ CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len)
 CK_RV C_SetPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR old_pin, CK_ULONG old_len,
                CK_UTF8CHAR_PTR new_pin, CK_ULONG new_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();  // WithSession holds it
     if (old_pin == nullptr || new_pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad
     return RvOf(s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len)));
   });

@@ -17,18 +17,20 @@ namespace {
 // C_Finalize / C_CloseAllSessions from their own atexit handlers (OpenSSL's
 // engine cleanup does), which may run after this library's static
 // destructors would have.
-std::mutex g_mu;  // trivially destructible in libstdc++
+base::Mutex g_mu;  // constant-initialised; trivially destructible in libstdc++
 alignas(std::shared_ptr<ModuleState>) unsigned char g_state_storage[sizeof(
     std::shared_ptr<ModuleState>)];
-std::shared_ptr<ModuleState>& g_state = *new (g_state_storage) std::shared_ptr<ModuleState>();
-bool g_forked = false;
+std::shared_ptr<ModuleState>& g_state GUARDED_BY(g_mu) =
+    *new (g_state_storage) std::shared_ptr<ModuleState>();
+bool g_forked GUARDED_BY(g_mu) = false;
 std::once_flag g_atfork_once;
 
-void PrepareFork() { g_mu.lock(); }
-void ParentAfterFork() { g_mu.unlock(); }
-void ChildAfterFork() {
+// PrepareFork returns holding g_mu; the AfterFork handlers release it.
+void PrepareFork() ACQUIRE(g_mu) { g_mu.Lock(); }
+void ParentAfterFork() RELEASE(g_mu) { g_mu.Unlock(); }
+void ChildAfterFork() RELEASE(g_mu) {
   g_forked = g_state != nullptr;
-  g_mu.unlock();
+  g_mu.Unlock();
 }
 
 // CheckInitArgs applies PKCS#11 v2.40 §5.4's rules for CK_C_INITIALIZE_ARGS.
@@ -51,7 +53,7 @@ ModuleState::ModuleState(Result<ModuleConfig> config) : config_(std::move(config
 ModuleState::~ModuleState() = default;
 
 Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
-  std::lock_guard lock(conn_mu_);
+  base::MutexLock lock(&conn_mu_);
   if (conn_ != nullptr) return conn_;
   Result<std::unique_ptr<client::Client>> made = [&]() -> Result<std::unique_ptr<client::Client>> {
     if (!config_.ok()) return config_.error();
@@ -78,7 +80,7 @@ Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
 void ModuleState::DropConn(const client::Client* dead) {
   std::shared_ptr<client::Client> old;  // destroyed outside the lock
   {
-    std::lock_guard lock(conn_mu_);
+    base::MutexLock lock(&conn_mu_);
     if (conn_.get() != dead) return;
     old = std::move(conn_);
     mechanisms_.reset();  // a restarted daemon may offer another list
@@ -93,14 +95,14 @@ Result<client::ServerInfo> ModuleState::GetInfo() {
     if (IsDaemonGone(info.error().code)) DropConn(conn.get());
     return info;
   }
-  std::lock_guard lock(conn_mu_);
+  base::MutexLock lock(&conn_mu_);
   if (!mechanisms_) mechanisms_ = info->mechanisms;
   return info;
 }
 
 Result<std::vector<client::MechanismInfo>> ModuleState::Mechanisms() {
   {
-    std::lock_guard lock(conn_mu_);
+    base::MutexLock lock(&conn_mu_);
     if (mechanisms_) return *mechanisms_;
   }
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, GetInfo());
@@ -118,17 +120,17 @@ Result<client::InitTokenResult> ModuleState::InitToken(CK_SLOT_ID slot, ByteView
 void ModuleState::Shutdown() {
   for (const std::shared_ptr<Session>& session :
        sessions_.RemoveIf([](const Session&) { return true; })) {
-    std::lock_guard lock(session->mu);
+    base::MutexLock lock(&session->mu);
     session->closed = true;
     session->conn.reset();
   }
   std::shared_ptr<client::Client> old;  // closing it ends the daemon's sessions
-  std::lock_guard lock(conn_mu_);
+  base::MutexLock lock(&conn_mu_);
   old = std::move(conn_);
 }
 
 std::shared_ptr<ModuleState> CurrentState() {
-  std::lock_guard lock(g_mu);
+  base::MutexLock lock(&g_mu);
   if (g_forked) return nullptr;
   return g_state;
 }
@@ -139,7 +141,7 @@ CK_RV InitializeModule(CK_VOID_PTR init_args) {
   }
   std::call_once(g_atfork_once,
                  [] { pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork); });
-  std::lock_guard lock(g_mu);
+  base::MutexLock lock(&g_mu);
   if (g_forked) {
     // The parent's state is not ours to free or use in this child: its
     // mutexes may be held by threads that do not exist here. Leak it.
@@ -155,7 +157,7 @@ CK_RV FinalizeModule(CK_VOID_PTR reserved) {
   if (reserved != nullptr) return CKR_ARGUMENTS_BAD;
   std::shared_ptr<ModuleState> state;
   {
-    std::lock_guard lock(g_mu);
+    base::MutexLock lock(&g_mu);
     if (g_forked || g_state == nullptr) return CKR_CRYPTOKI_NOT_INITIALIZED;
     state = std::move(g_state);
   }

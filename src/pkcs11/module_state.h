@@ -23,11 +23,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "pkcs11/config.h"
 #include "pkcs11/session_table.h"
 #include "signet/client.hpp"
@@ -48,13 +48,13 @@ class ModuleState {
   // C_Initialize and the call fails with CKR_DEVICE_ERROR. Only the
   // pointer swap and the connect are under a lock; the Client itself is
   // thread-safe and shared.
-  [[nodiscard]] Result<std::shared_ptr<client::Client>> Conn();
+  [[nodiscard]] Result<std::shared_ptr<client::Client>> Conn() EXCLUDES(conn_mu_);
 
   // DropConn forgets `dead` (if it is still the current connection) after a
   // call on it failed because the daemon is gone, so the next Conn()
   // reconnects (e.g. to a restarted daemon). Sessions opened on `dead` keep
   // it and keep failing until closed.
-  void DropConn(const client::Client* dead);
+  void DropConn(const client::Client* dead) EXCLUDES(conn_mu_);
 
   // key_generation changes whenever a key check cached by a session may
   // have become wrong for the whole application (object destroyed or
@@ -65,18 +65,18 @@ class ModuleState {
   void InvalidateKeyChecks() { key_generation_.fetch_add(1, std::memory_order_acq_rel); }
 
   // GetInfo asks the daemon for slots, tokens and mechanisms.
-  [[nodiscard]] Result<client::ServerInfo> GetInfo();
+  [[nodiscard]] Result<client::ServerInfo> GetInfo() EXCLUDES(conn_mu_);
 
   // Mechanisms returns the daemon's mechanism list (cached after the first
   // successful call).
-  [[nodiscard]] Result<std::vector<client::MechanismInfo>> Mechanisms();
+  [[nodiscard]] Result<std::vector<client::MechanismInfo>> Mechanisms() EXCLUDES(conn_mu_);
 
   // InitToken runs C_InitToken's request.
   [[nodiscard]] Result<client::InitTokenResult> InitToken(CK_SLOT_ID slot, ByteView so_pin,
                                                           const std::string& label);
 
   // Shutdown closes every session and drops the connection (C_Finalize).
-  void Shutdown();
+  void Shutdown() EXCLUDES(conn_mu_);
 
  private:
   Result<ModuleConfig> config_;
@@ -84,9 +84,9 @@ class ModuleState {
   std::atomic<bool> warned_{false};
   std::atomic<std::uint64_t> key_generation_{1};
 
-  std::mutex conn_mu_;
-  std::shared_ptr<client::Client> conn_;  // guarded by conn_mu_
-  std::optional<std::vector<client::MechanismInfo>> mechanisms_;  // guarded by conn_mu_
+  base::Mutex conn_mu_;
+  std::shared_ptr<client::Client> conn_ GUARDED_BY(conn_mu_);
+  std::optional<std::vector<client::MechanismInfo>> mechanisms_ GUARDED_BY(conn_mu_);
 };
 
 // IsDaemonGone: `rv` says the connection to the daemon is lost.

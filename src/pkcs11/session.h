@@ -21,11 +21,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/secure_bytes.h"
 #include "signet/client.hpp"
 
@@ -76,13 +76,12 @@ struct Session {
   const CK_FLAGS flags;  // CKF_SERIAL_SESSION | CKF_RW_SESSION?
   bool read_write() const { return (flags & CKF_RW_SESSION) != 0; }
 
-  std::mutex mu;
-  // Guarded by mu.
-  std::shared_ptr<client::Client> conn;  // the application's connection
-  client::Handle remote;                  // the daemon's session handle on conn
-  bool closed = false;
-  std::array<Operation, kOpKindCount> ops;
-  FindState find;
+  base::Mutex mu;
+  std::shared_ptr<client::Client> conn GUARDED_BY(mu);  // the application's connection
+  client::Handle remote GUARDED_BY(mu);  // the daemon's session handle on conn
+  bool closed GUARDED_BY(mu) = false;
+  std::array<Operation, kOpKindCount> ops GUARDED_BY(mu);
+  FindState find GUARDED_BY(mu);
   // Keys already checked for an operation kind (C_*Init) and their
   // CKA_KEY_TYPE and CKA_ALLOWED_MECHANISMS, so a hot loop of C_SignInit + C_Sign costs one round
   // trip per signature. The daemon checks again on every use; this only saves the extra query.
@@ -92,10 +91,10 @@ struct Session {
     CK_KEY_TYPE key_type = 0;
     std::vector<CK_MECHANISM_TYPE> allowed;  // CKA_ALLOWED_MECHANISMS; empty: any
   };
-  std::map<std::pair<client::Handle, OpKind>, CheckedKey> checked_keys;
-  std::uint64_t checked_generation = 0;
+  std::map<std::pair<client::Handle, OpKind>, CheckedKey> checked_keys GUARDED_BY(mu);
+  std::uint64_t checked_generation GUARDED_BY(mu) = 0;
 
-  Operation& op(OpKind kind) { return ops[static_cast<std::size_t>(kind)]; }
+  Operation& op(OpKind kind) REQUIRES(mu) { return ops[static_cast<std::size_t>(kind)]; }
 };
 
 }  // namespace signet::pkcs11

@@ -5,7 +5,7 @@ namespace signet::pkcs11 {
 SessionTable::SessionTable() : rng_(std::random_device{}()) {}
 
 CK_SESSION_HANDLE SessionTable::NewHandle() {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   for (;;) {
     const CK_SESSION_HANDLE h = rng_() & 0xffffffffu;
     if (h != CK_INVALID_HANDLE && sessions_.count(h) == 0) {
@@ -17,19 +17,19 @@ CK_SESSION_HANDLE SessionTable::NewHandle() {
 }
 
 void SessionTable::Insert(std::shared_ptr<Session> session) {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   const CK_SESSION_HANDLE h = session->handle;
   sessions_[h] = std::move(session);
 }
 
 std::shared_ptr<Session> SessionTable::Find(CK_SESSION_HANDLE handle) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(&mu_);
   auto it = sessions_.find(handle);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<Session> SessionTable::Remove(CK_SESSION_HANDLE handle) {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) return nullptr;
   std::shared_ptr<Session> session = std::move(it->second);
@@ -39,7 +39,7 @@ std::shared_ptr<Session> SessionTable::Remove(CK_SESSION_HANDLE handle) {
 
 std::vector<std::shared_ptr<Session>> SessionTable::RemoveIf(
     const std::function<bool(const Session&)>& pred) {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   std::vector<std::shared_ptr<Session>> removed;
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     if (it->second != nullptr && pred(*it->second)) {
@@ -53,7 +53,7 @@ std::vector<std::shared_ptr<Session>> SessionTable::RemoveIf(
 }
 
 std::vector<std::shared_ptr<Session>> SessionTable::OnSlot(CK_SLOT_ID slot) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(&mu_);
   std::vector<std::shared_ptr<Session>> out;
   for (const auto& [handle, session] : sessions_) {
     if (session != nullptr && session->slot == slot) out.push_back(session);
