@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <latch>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace signet::bench {
 namespace {
@@ -23,14 +23,14 @@ struct LoadState {
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> done{0};
   std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::condition_variable finished_cv;
-  int finished = 0;                  // guarded by mu
-  std::optional<Error> first_error;  // guarded by mu
-  SteadyClock::time_point end{};     // guarded by mu: latest client end
+  base::Mutex mu;
+  base::CondVar finished_cv;
+  int finished GUARDED_BY(mu) = 0;
+  std::optional<Error> first_error GUARDED_BY(mu);
+  SteadyClock::time_point end GUARDED_BY(mu){};  // latest client end
 
-  void Fail(int client, Error error) {
-    std::lock_guard lock(mu);
+  void Fail(int client, Error error) EXCLUDES(mu) {
+    base::MutexLock lock(&mu);
     if (!first_error) {
       error.message = "client " + std::to_string(client) + ": " + error.message;
       first_error = std::move(error);
@@ -58,10 +58,10 @@ void ClientLoop(LoadState& state, const WorkerFactory& factory, int client, std:
     latencies.push_back(std::chrono::duration<double>(end - begin).count());
     state.done.fetch_add(1, std::memory_order_relaxed);
   }
-  std::lock_guard lock(state.mu);
+  base::MutexLock lock(&state.mu);
   state.end = std::max(state.end, SteadyClock::now());
   ++state.finished;
-  state.finished_cv.notify_all();
+  state.finished_cv.SignalAll();
 }
 
 }  // namespace
@@ -87,17 +87,27 @@ Result<ParallelRun> RunLoad(const LoadSpec& spec, const WorkerFactory& factory,
   const auto steady0 = SteadyClock::now();
   state.start.count_down();
   for (;;) {
-    std::unique_lock lock(state.mu);
-    // The timeout only paces progress redraws; completion is the predicate.
-    if (state.finished_cv.wait_for(lock, std::chrono::milliseconds(100),
-                                   [&] { return state.finished == spec.clients; })) {
-      break;
-    }
-    lock.unlock();  // never hold the clients' lock while drawing
+    bool all_finished = false;
+    {
+      base::MutexLock lock(&state.mu);
+      // The timeout only paces progress redraws; completion is the condition.
+      const auto deadline = SteadyClock::now() + std::chrono::milliseconds(100);
+      while (state.finished != spec.clients && state.finished_cv.WaitUntil(&state.mu, deadline)) {
+      }
+      all_finished = state.finished == spec.clients;
+    }  // never hold the clients' lock while drawing
+    if (all_finished) break;
     if (progress) progress(state.done.load(std::memory_order_relaxed));
   }
   for (auto& t : threads) t.join();
-  if (state.first_error) return std::move(*state.first_error);
+  std::optional<Error> first_error;
+  SteadyClock::time_point end;
+  {
+    base::MutexLock lock(&state.mu);  // uncontended: every client has joined
+    first_error = std::move(state.first_error);
+    end = state.end;
+  }
+  if (first_error) return std::move(*first_error);
   if (progress) progress(state.done.load());
 
   ParallelRun run;
@@ -106,7 +116,7 @@ Result<ParallelRun> RunLoad(const LoadSpec& spec, const WorkerFactory& factory,
   run.clients = spec.clients;
   run.t0 = wall0;
   run.t1 =
-      wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(state.end - steady0);
+      wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(end - steady0);
   run.latencies_s.reserve(run.n);
   for (const auto& per_client : latencies) {
     run.latencies_s.insert(run.latencies_s.end(), per_client.begin(), per_client.end());

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <vector>
 
@@ -94,25 +93,33 @@ Status LocalDaemon::Launch(const std::string& signetd_path,
     return MakeError(CKR_DEVICE_ERROR, "fork failed");
   }
   stderr_fd_ = err_pipe[0];
-  auto state = std::make_shared<std::pair<std::condition_variable, int>>();  // 0 wait 1 ok 2 eof
+  // Shared with the reader thread, which may outlive a timed-out wait.
+  struct Start {
+    base::CondVar changed;
+    int outcome = 0;  // under mu_: 0 wait 1 ok 2 eof
+  };
+  auto state = std::make_shared<Start>();
   reader_ = std::thread([this, state] {
     char buffer[4096];
     ssize_t n;
     while ((n = read(stderr_fd_, buffer, sizeof(buffer))) > 0) {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       if (log_.size() < (1u << 20)) log_.append(buffer, static_cast<std::size_t>(n));
-      if (state->second == 0 && log_.find(kReadyLine) != std::string::npos) {
-        state->second = 1;
-        state->first.notify_all();
+      if (state->outcome == 0 && log_.find(kReadyLine) != std::string::npos) {
+        state->outcome = 1;
+        state->changed.SignalAll();
       }
     }
-    std::lock_guard lock(mu_);
-    if (state->second == 0) state->second = 2;
-    state->first.notify_all();
+    base::MutexLock lock(&mu_);
+    if (state->outcome == 0) state->outcome = 2;
+    state->changed.SignalAll();
   });
-  std::unique_lock lock(mu_);
-  const bool done = state->first.wait_for(lock, kStartBound, [&] { return state->second != 0; });
-  if (done && state->second == 1) return OkStatus();
+  base::MutexLock lock(&mu_);
+  const auto deadline = std::chrono::steady_clock::now() + kStartBound;
+  while (state->outcome == 0 && state->changed.WaitUntil(&mu_, deadline)) {
+  }
+  const bool done = state->outcome != 0;
+  if (done && state->outcome == 1) return OkStatus();
   return MakeError(CKR_DEVICE_ERROR,
                    std::string(done ? "signetd (" + signetd_path + ") exited before it was ready"
                                     : "signetd not ready in time") +

@@ -11,11 +11,11 @@
 #include <sys/types.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "signet/result.hpp"
 
 namespace signet::bench {
@@ -50,8 +50,8 @@ class LocalDaemon {
   pid_t pid_ = -1;
   int stderr_fd_ = -1;
   std::thread reader_;  // drains signetd's stderr so it never blocks
-  std::mutex mu_;
-  std::string log_;  // guarded by mu_
+  base::Mutex mu_;
+  std::string log_ GUARDED_BY(mu_);
 };
 
 // SiblingProgram returns the path of `name` in the directory of the running
