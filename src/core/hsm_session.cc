@@ -25,7 +25,7 @@ Status HsmImpl::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystor
   // Held across the check, so concurrent guesses wait for this outcome
   // instead of all passing the throttle at once (PIN checks of one token
   // were serial before too: TokenSlot::Login holds its lock across the KDF).
-  std::lock_guard guard(slot.pin_check_mu);
+  base::MutexLock guard(&slot.pin_check_mu);
   std::chrono::milliseconds wait = throttle_.Wait(keys);
   if (wait.count() > 0) {
     char seconds[32];

@@ -11,7 +11,7 @@ LoginThrottle::LoginThrottle(int free_failures, std::chrono::milliseconds base,
 std::chrono::milliseconds LoginThrottle::Wait(const std::vector<std::string>& keys) const {
   auto now = clock_();
   std::chrono::milliseconds wait{0};
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   for (const std::string& key : keys) {
     auto it = entries_.find(key);
     if (it == entries_.end() || it->second.allowed_at <= now) continue;
@@ -23,7 +23,7 @@ std::chrono::milliseconds LoginThrottle::Wait(const std::vector<std::string>& ke
 
 void LoginThrottle::Failed(const std::vector<std::string>& keys) {
   auto now = clock_();
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ForgetQuietLocked(now);
   for (const std::string& key : keys) {
     Entry& e = entries_[key];
@@ -42,12 +42,12 @@ void LoginThrottle::Failed(const std::vector<std::string>& keys) {
 }
 
 void LoginThrottle::Succeeded(const std::vector<std::string>& keys) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   for (const std::string& key : keys) entries_.erase(key);
 }
 
 int LoginThrottle::failures(const std::string& key) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = entries_.find(key);
   return it == entries_.end() ? 0 : it->second.failures;
 }

@@ -16,10 +16,11 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace signet::core {
 
@@ -35,16 +36,16 @@ class LoginThrottle {
 
   // Wait returns how long the caller must still wait before a PIN check
   // under any of `keys` is allowed; zero when it may go ahead now.
-  std::chrono::milliseconds Wait(const std::vector<std::string>& keys) const;
+  std::chrono::milliseconds Wait(const std::vector<std::string>& keys) const EXCLUDES(mu_);
 
   // Failed records one failed PIN check under each of `keys`.
-  void Failed(const std::vector<std::string>& keys);
+  void Failed(const std::vector<std::string>& keys) EXCLUDES(mu_);
 
   // Succeeded clears `keys`.
-  void Succeeded(const std::vector<std::string>& keys);
+  void Succeeded(const std::vector<std::string>& keys) EXCLUDES(mu_);
 
   // failures: the consecutive failures counted for `key` (tests, status).
-  int failures(const std::string& key) const;
+  int failures(const std::string& key) const EXCLUDES(mu_);
 
  private:
   struct Entry {
@@ -52,14 +53,14 @@ class LoginThrottle {
     std::chrono::steady_clock::time_point last_failure;
     std::chrono::steady_clock::time_point allowed_at;
   };
-  void ForgetQuietLocked(std::chrono::steady_clock::time_point now);
+  void ForgetQuietLocked(std::chrono::steady_clock::time_point now) REQUIRES(mu_);
 
   const int free_failures_;
   const std::chrono::milliseconds base_;
   const std::chrono::milliseconds cap_;
   const Clock clock_;
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
+  mutable base::Mutex mu_;
+  std::unordered_map<std::string, Entry> entries_ GUARDED_BY(mu_);
 };
 
 }  // namespace signet::core

@@ -16,12 +16,12 @@ constexpr std::size_t kMaxEntries = 4096;
 Result<std::shared_ptr<const crypto::RsaCrtKey>> RsaSplitter::CrtKeyFor(
     const std::shared_ptr<const keystore::UnwrappedKey>& key) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = cache_.find(key.get());
     if (it != cache_.end() && it->second.owner.lock() == key) return it->second.crt;
   }
   SIGNET_ASSIGN_OR_RETURN(auto crt, crypto::RsaCrtKey::Create(*key->private_key));
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   if (cache_.size() >= kMaxEntries) {
     std::erase_if(cache_, [](const auto& kv) { return kv.second.owner.expired(); });
     if (cache_.size() >= kMaxEntries) cache_.clear();

@@ -17,10 +17,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "core/scheduler.h"
 #include "crypto/rsa_crt.h"
 #include "keystore/token.h"
@@ -42,7 +42,7 @@ class RsaSplitter {
 
  private:
   Result<std::shared_ptr<const crypto::RsaCrtKey>> CrtKeyFor(
-      const std::shared_ptr<const keystore::UnwrappedKey>& key);
+      const std::shared_ptr<const keystore::UnwrappedKey>& key) EXCLUDES(mu_);
 
   struct Entry {
     std::weak_ptr<const keystore::UnwrappedKey> owner;
@@ -50,8 +50,8 @@ class RsaSplitter {
   };
 
   Scheduler* pool_;
-  std::mutex mu_;
-  std::unordered_map<const keystore::UnwrappedKey*, Entry> cache_;
+  base::Mutex mu_;
+  std::unordered_map<const keystore::UnwrappedKey*, Entry> cache_ GUARDED_BY(mu_);
 };
 
 }  // namespace signet::core

@@ -14,17 +14,17 @@ Scheduler::Scheduler(Options options, PhaseCounters* counters)
 
 Scheduler::~Scheduler() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
     exiting_ = true;
   }
-  work_cv_.notify_all();
+  work_cv_.SignalAll();
   for (auto& t : threads_) t.join();
 }
 
 bool Scheduler::Submit(QueueId queue, Task task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (stopping_ || queued_ >= max_queued_) {
       ++rejected_;
       return false;
@@ -35,13 +35,13 @@ bool Scheduler::Submit(QueueId queue, Task task) {
     ++queued_;
     peak_ = std::max(peak_, queued_);
   }
-  work_cv_.notify_one();
+  work_cv_.Signal();
   return true;
 }
 
 void Scheduler::SubmitControl(QueueId queue, Task task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!exiting_) {
       auto& q = queues_[queue];
       if (q.empty()) ready_.push_back(queue);
@@ -55,12 +55,12 @@ void Scheduler::SubmitControl(QueueId queue, Task task) {
     task();
     return;
   }
-  work_cv_.notify_one();
+  work_cv_.Signal();
 }
 
 bool Scheduler::TryRunOnIdleWorker(Task task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (exiting_ || queued_ != 0 || running_ >= threads_.size()) return false;
     constexpr QueueId kHelperQueue = ~QueueId{0};
     auto& q = queues_[kHelperQueue];
@@ -68,13 +68,13 @@ bool Scheduler::TryRunOnIdleWorker(Task task) {
     q.push_back(Item{std::move(task), NowNs(), false});
     ++queued_;
   }
-  work_cv_.notify_one();
+  work_cv_.Signal();
   return true;
 }
 
 bool Scheduler::TryRunHere(const Task& task) {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (stopping_ || queued_ != 0 || running_ != 0) return false;
     ++running_;
   }
@@ -85,19 +85,19 @@ bool Scheduler::TryRunHere(const Task& task) {
     // As in WorkerLoop: never propagated.
   }
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     --running_;
     ++completed_;
     ++ran_here_;
   }
-  idle_cv_.notify_all();
+  idle_cv_.SignalAll();
   return true;
 }
 
 std::size_t Scheduler::Cancel(QueueId queue) {
   std::deque<Item> dropped;  // destroyed outside the lock
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = queues_.find(queue);
     if (it == queues_.end()) return 0;
     dropped.swap(it->second);
@@ -105,22 +105,22 @@ std::size_t Scheduler::Cancel(QueueId queue) {
     ready_.erase(std::remove(ready_.begin(), ready_.end(), queue), ready_.end());
     queued_ -= dropped.size();
   }
-  idle_cv_.notify_all();
+  idle_cv_.SignalAll();
   return dropped.size();
 }
 
 void Scheduler::WaitIdle() {
-  std::unique_lock lock(mu_);
-  idle_cv_.wait(lock, [this] { return queued_ == 0 && running_ == 0; });
+  base::MutexLock lock(&mu_);
+  while (queued_ != 0 || running_ != 0) idle_cv_.Wait(&mu_);
 }
 
 void Scheduler::Stop() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   stopping_ = true;
 }
 
 Scheduler::Stats Scheduler::stats() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return Stats{threads_.size(), max_queued_, queued_, peak_, rejected_, completed_, ran_here_};
 }
 
@@ -128,8 +128,8 @@ void Scheduler::WorkerLoop() {
   for (;;) {
     Item item;
     {
-      std::unique_lock lock(mu_);
-      work_cv_.wait(lock, [this] { return !ready_.empty() || exiting_; });
+      base::MutexLock lock(&mu_);
+      while (ready_.empty() && !exiting_) work_cv_.Wait(&mu_);
       if (ready_.empty()) return;  // exiting and drained
       QueueId id = ready_.front();
       ready_.pop_front();
@@ -155,11 +155,11 @@ void Scheduler::WorkerLoop() {
     }
     item.task = nullptr;  // release captures before reporting idle
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       --running_;
       ++completed_;
     }
-    idle_cv_.notify_all();
+    idle_cv_.SignalAll();
   }
 }
 

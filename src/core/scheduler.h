@@ -15,15 +15,14 @@
 // already queued have run.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/stats.h"
 
 namespace signet::core {
@@ -57,38 +56,38 @@ class Scheduler {
 
   // Submit queues `task` behind `queue`'s earlier tasks. Returns false, and
   // drops the task, when the bound is reached or Stop was called.
-  [[nodiscard]] bool Submit(QueueId queue, Task task);
+  [[nodiscard]] bool Submit(QueueId queue, Task task) EXCLUDES(mu_);
 
   // SubmitControl queues `task` like Submit but past the bound and after
   // Stop (connection clean-up must always run). Dropped only when the
   // scheduler is being destroyed, in which case it runs inline.
-  void SubmitControl(QueueId queue, Task task);
+  void SubmitControl(QueueId queue, Task task) EXCLUDES(mu_);
 
   // TryRunOnIdleWorker runs `task` on a worker at once if one is idle and
   // nothing is queued, and returns true; otherwise returns false without
   // running it. For helper work that only pays off on a spare core (the
   // second half of a split RSA signature); the task must tolerate running
   // late, since the idle worker may be a moment from picking it up.
-  bool TryRunOnIdleWorker(Task task);
+  bool TryRunOnIdleWorker(Task task) EXCLUDES(mu_);
 
   // TryRunHere runs `task` on the calling thread, counted as running, if
   // nothing is queued or running and Stop was not called, and returns true;
   // otherwise returns false without running it. For short tasks that would
   // otherwise pay a sleeping worker's wake-up, which costs more than the
   // task itself on a virtual machine.
-  bool TryRunHere(const Task& task);
+  bool TryRunHere(const Task& task) EXCLUDES(mu_);
 
   // Cancel drops every task still queued for `queue` (its connection went
   // away) and returns how many; running tasks finish normally.
-  std::size_t Cancel(QueueId queue);
+  std::size_t Cancel(QueueId queue) EXCLUDES(mu_);
 
   // WaitIdle blocks until no task is queued or running.
-  void WaitIdle();
+  void WaitIdle() EXCLUDES(mu_);
 
   // Stop refuses new tasks from now on; queued ones still run.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
 
-  Stats stats() const;
+  Stats stats() const EXCLUDES(mu_);
   std::size_t workers() const { return threads_.size(); }
 
  private:
@@ -101,24 +100,26 @@ class Scheduler {
     bool client_request;
   };
 
-  void WorkerLoop();
+  void WorkerLoop() EXCLUDES(mu_);
 
   const std::size_t max_queued_;
   PhaseCounters* counters_;
 
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;
-  std::condition_variable idle_cv_;
-  std::unordered_map<QueueId, std::deque<Item>> queues_;
-  std::deque<QueueId> ready_;  // connections with queued work, round-robin order
-  std::size_t queued_ = 0;
-  std::size_t running_ = 0;
-  std::size_t peak_ = 0;
-  std::uint64_t rejected_ = 0;
-  std::uint64_t completed_ = 0;
-  std::uint64_t ran_here_ = 0;
-  bool stopping_ = false;  // no new tasks
-  bool exiting_ = false;   // workers leave when the queue is empty
+  mutable base::Mutex mu_;
+  base::CondVar work_cv_;
+  base::CondVar idle_cv_;
+  std::unordered_map<QueueId, std::deque<Item>> queues_ GUARDED_BY(mu_);
+  // Connections with queued work, round-robin order.
+  std::deque<QueueId> ready_ GUARDED_BY(mu_);
+  std::size_t queued_ GUARDED_BY(mu_) = 0;
+  std::size_t running_ GUARDED_BY(mu_) = 0;
+  std::size_t peak_ GUARDED_BY(mu_) = 0;
+  std::uint64_t rejected_ GUARDED_BY(mu_) = 0;
+  std::uint64_t completed_ GUARDED_BY(mu_) = 0;
+  std::uint64_t ran_here_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;  // no new tasks
+  bool exiting_ GUARDED_BY(mu_) = false;   // workers leave when the queue is empty
+  // Filled by the constructor, then only read (joined by the destructor).
   std::vector<std::thread> threads_;
 };
 

@@ -21,7 +21,7 @@ TokenSlot::TokenSlot(CK_SLOT_ID id, std::filesystem::path file,
       serial_(token_->Info().serial) {}
 
 Status TokenSlot::Reserve(std::size_t objects, std::size_t bytes) {
-  std::lock_guard lock(quota_mu_);
+  base::MutexLock lock(&quota_mu_);
   if (used_objects_ + objects > policy_.max_objects) {
     return MakeError(CKR_DEVICE_MEMORY,
                      "token quota reached: " + std::to_string(policy_.max_objects) + " objects");
@@ -36,18 +36,18 @@ Status TokenSlot::Reserve(std::size_t objects, std::size_t bytes) {
 }
 
 void TokenSlot::Release(std::size_t objects, std::size_t bytes) {
-  std::lock_guard lock(quota_mu_);
+  base::MutexLock lock(&quota_mu_);
   used_objects_ -= std::min(objects, used_objects_);
   used_bytes_ -= std::min(bytes, used_bytes_);
 }
 
 std::size_t TokenSlot::used_objects() const {
-  std::lock_guard lock(quota_mu_);
+  base::MutexLock lock(&quota_mu_);
   return used_objects_;
 }
 
 std::size_t TokenSlot::used_bytes() const {
-  std::lock_guard lock(quota_mu_);
+  base::MutexLock lock(&quota_mu_);
   return used_bytes_;
 }
 
@@ -62,7 +62,7 @@ RecordPtr MakeRecord(AttributeMap attributes, bool has_secret) {
 
 Status TokenSlot::LoadObjects() {
   SIGNET_ASSIGN_OR_RETURN(auto stored, token_->ListObjects());
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   objects_.clear();
   object_bytes_.clear();
   std::size_t bytes = 0;
@@ -77,20 +77,20 @@ Status TokenSlot::LoadObjects() {
     object_bytes_[obj.handle] = size;
     objects_[obj.handle] = MakeRecord(std::move(obj.attributes), obj.has_secret);
   }
-  std::lock_guard quota(quota_mu_);
+  base::MutexLock quota(&quota_mu_);
   used_objects_ = objects_.size();
   used_bytes_ = bytes;
   return OkStatus();
 }
 
 RecordPtr TokenSlot::Get(keystore::ObjectHandle id) const {
-  std::shared_lock lock(objects_mu_);
+  base::ReaderMutexLock lock(&objects_mu_);
   auto it = objects_.find(id);
   return it == objects_.end() ? nullptr : it->second;
 }
 
 std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> TokenSlot::Snapshot() const {
-  std::shared_lock lock(objects_mu_);
+  base::ReaderMutexLock lock(&objects_mu_);
   return {objects_.begin(), objects_.end()};
 }
 
@@ -103,7 +103,7 @@ Result<keystore::ObjectHandle> TokenSlot::Create(AttributeMap attributes,
     Release(1, size);
     return std::move(id).error();
   }
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   objects_[*id] = MakeRecord(std::move(attributes), secret != nullptr);
   object_bytes_[*id] = size;
   return *id;
@@ -126,7 +126,7 @@ Result<std::vector<keystore::ObjectHandle>> TokenSlot::CreateObjects(
     Release(objects.size(), total);
     return std::move(ids).error();
   }
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   for (std::size_t i = 0; i < ids->size(); ++i) {
     objects_[(*ids)[i]] =
         MakeRecord(std::move(objects[i].attributes), objects[i].secret != nullptr);
@@ -138,7 +138,7 @@ Result<std::vector<keystore::ObjectHandle>> TokenSlot::CreateObjects(
 Status TokenSlot::Update(keystore::ObjectHandle id, const AttributeMap& changes) {
   // The exclusive lock spans the database write so two updates of one
   // object cannot interleave their cache copies.
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   auto it = objects_.find(id);
   if (it == objects_.end()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
   auto rec = std::make_shared<ObjectRecord>(*it->second);
@@ -159,7 +159,7 @@ Status TokenSlot::Update(keystore::ObjectHandle id, const AttributeMap& changes)
 }
 
 Status TokenSlot::Destroy(keystore::ObjectHandle id) {
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   SIGNET_TRY(token_->DestroyObject(id));
   objects_.erase(id);
   auto counted = object_bytes_.find(id);
@@ -171,7 +171,7 @@ Status TokenSlot::Destroy(keystore::ObjectHandle id) {
 }
 
 Status TokenSlot::DestroyObjects(const std::vector<keystore::ObjectHandle>& ids) {
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   SIGNET_TRY(token_->DestroyObjects(ids));
   for (keystore::ObjectHandle id : ids) {
     objects_.erase(id);
@@ -197,10 +197,10 @@ Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
   std::size_t priv = ObjectBytes((*take)->private_attributes, 0);
   std::size_t pub = ObjectBytes((*take)->public_attributes, 0);
   {
-    std::lock_guard quota(quota_mu_);
+    base::MutexLock quota(&quota_mu_);
     used_bytes_ += priv + pub;
   }
-  std::unique_lock lock(objects_mu_);
+  base::WriterMutexLock lock(&objects_mu_);
   objects_[(*take)->private_handle] = MakeRecord((*take)->private_attributes, true);
   objects_[(*take)->public_handle] = MakeRecord((*take)->public_attributes, false);
   object_bytes_[(*take)->private_handle] = priv;
@@ -209,7 +209,7 @@ Result<std::optional<keystore::PoolTake>> TokenSlot::TakePoolKey(
 }
 
 Status TokenSlot::Login(keystore::UserType user, ByteView pin) {
-  std::lock_guard lock(login_mu_);
+  base::MutexLock lock(&login_mu_);
   int other = user == keystore::UserType::kSo ? user_logins_ : so_logins_;
   if (other > 0) {
     return MakeError(CKR_USER_ANOTHER_ALREADY_LOGGED_IN,
@@ -221,7 +221,7 @@ Status TokenSlot::Login(keystore::UserType user, ByteView pin) {
 }
 
 Status TokenSlot::ReauthenticateUser(ByteView pin) {
-  std::lock_guard lock(login_mu_);
+  base::MutexLock lock(&login_mu_);
   if (user_logins_ == 0) return MakeError(CKR_USER_NOT_LOGGED_IN, "the user is not logged in");
   // Token::Login with the right PIN re-seats the same KEK: nothing changes
   // for the connections already logged in.
@@ -229,14 +229,14 @@ Status TokenSlot::ReauthenticateUser(ByteView pin) {
 }
 
 void TokenSlot::Logout(keystore::UserType user) {
-  std::lock_guard lock(login_mu_);
+  base::MutexLock lock(&login_mu_);
   int& count = user == keystore::UserType::kSo ? so_logins_ : user_logins_;
   if (count > 0) --count;
   if (user_logins_ == 0 && so_logins_ == 0) token_->Logout();
 }
 
 int TokenSlot::logged_in(keystore::UserType user) const {
-  std::lock_guard lock(login_mu_);
+  base::MutexLock lock(&login_mu_);
   return user == keystore::UserType::kSo ? so_logins_ : user_logins_;
 }
 

@@ -15,11 +15,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/limits.h"
 #include "core/object.h"
 
@@ -45,7 +44,7 @@ class TokenSlot {
             TokenPolicy policy = {});
 
   // LoadObjects fills the attribute cache from the database.
-  Status LoadObjects();
+  Status LoadObjects() EXCLUDES(objects_mu_, quota_mu_);
 
   CK_SLOT_ID id() const { return id_; }
   const std::filesystem::path& file() const { return file_; }
@@ -56,36 +55,42 @@ class TokenSlot {
   // pin_check_mu: held by Hsm across one throttled PIN check (throttle
   // look-up, KDF, recording the outcome), so concurrent guesses at one token
   // cannot all pass the throttle before the first failure is recorded.
-  std::mutex pin_check_mu;
+  // Taken before login_mu_ (the check's Login runs under it).
+  base::Mutex pin_check_mu ACQUIRED_BEFORE(login_mu_);
 
   // Get returns an object's record, or nullptr if there is none.
-  RecordPtr Get(keystore::ObjectHandle id) const;
+  RecordPtr Get(keystore::ObjectHandle id) const EXCLUDES(objects_mu_);
 
   // Snapshot returns every object (id, record), for FindObjects.
-  std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const;
+  std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const
+      EXCLUDES(objects_mu_);
 
   // Create stores a new token object (attributes plus, for keys, the secret
   // value to wrap) and caches it. CKR_DEVICE_MEMORY when the token's quota
   // (TokenPolicy max_objects / max_bytes) would be exceeded.
-  Result<keystore::ObjectHandle> Create(AttributeMap attributes, const SecureBytes* secret);
+  Result<keystore::ObjectHandle> Create(AttributeMap attributes, const SecureBytes* secret)
+      EXCLUDES(objects_mu_, quota_mu_);
 
   // CreateObjects stores several token objects in ONE keystore transaction
   // (Token::CreateObjects: all or none; `unique_label` checked in it) and
   // caches them. Returns their ids in order. CKR_DEVICE_MEMORY when the
   // batch would exceed the token's quota (nothing stored).
   Result<std::vector<keystore::ObjectHandle>> CreateObjects(std::vector<keystore::NewObject> objects,
-                                                            const Bytes* unique_label);
+                                                            const Bytes* unique_label)
+      EXCLUDES(objects_mu_, quota_mu_);
 
   // Update replaces `changes` in the object's attributes (CKR_DEVICE_MEMORY
   // when growing it would exceed the quota).
-  Status Update(keystore::ObjectHandle id, const AttributeMap& changes);
+  Status Update(keystore::ObjectHandle id, const AttributeMap& changes)
+      EXCLUDES(objects_mu_, quota_mu_);
 
   // Destroy deletes the object.
-  Status Destroy(keystore::ObjectHandle id);
+  Status Destroy(keystore::ObjectHandle id) EXCLUDES(objects_mu_, quota_mu_);
 
   // DestroyObjects deletes several objects in ONE keystore transaction (all
   // or none).
-  Status DestroyObjects(const std::vector<keystore::ObjectHandle>& ids);
+  Status DestroyObjects(const std::vector<keystore::ObjectHandle>& ids)
+      EXCLUDES(objects_mu_, quota_mu_);
 
   // TakePoolKey turns one entry of key pool `pool` into a key pair with the
   // attributes `build` returns, in one keystore transaction
@@ -93,29 +98,30 @@ class TokenSlot {
   // empty. Used by the key pool (key_pool.h).
   Result<std::optional<keystore::PoolTake>> TakePoolKey(std::string_view pool,
                                                         const keystore::PoolObjectsBuilder& build,
-                                                        const Bytes* unique_label);
+                                                        const Bytes* unique_label)
+      EXCLUDES(objects_mu_, quota_mu_);
 
   // Login verifies `pin` for `user` through the keystore and counts this
   // connection as logged in. CKR_USER_ANOTHER_ALREADY_LOGGED_IN when another
   // connection is logged in as the other user type.
-  Status Login(keystore::UserType user, ByteView pin);
+  Status Login(keystore::UserType user, ByteView pin) EXCLUDES(login_mu_);
 
   // ReauthenticateUser checks the user PIN again for a connection that is
   // already logged in as the user (C_Login(CKU_CONTEXT_SPECIFIC)): a wrong
   // PIN counts toward the lockout like a Login; the login count is unchanged.
   // CKR_USER_NOT_LOGGED_IN when no connection is logged in as the user.
-  Status ReauthenticateUser(ByteView pin);
+  Status ReauthenticateUser(ByteView pin) EXCLUDES(login_mu_);
 
   // Logout ends one connection's login; the last one makes the Token forget
   // its KEK and zeroise its key cache.
-  void Logout(keystore::UserType user);
+  void Logout(keystore::UserType user) EXCLUDES(login_mu_);
 
   // logged_in: how many connections are logged in as `user`.
-  int logged_in(keystore::UserType user) const;
+  int logged_in(keystore::UserType user) const EXCLUDES(login_mu_);
 
   // used_objects / used_bytes: what counts against the quota now.
-  std::size_t used_objects() const;
-  std::size_t used_bytes() const;
+  std::size_t used_objects() const EXCLUDES(quota_mu_);
+  std::size_t used_bytes() const EXCLUDES(quota_mu_);
 
   // Session counters over all connections (for CK_TOKEN_INFO).
   std::atomic<int> sessions{0};
@@ -125,27 +131,28 @@ class TokenSlot {
   const CK_SLOT_ID id_;
   // Reserve claims room for `objects` more objects of `bytes` more bytes,
   // or fails with CKR_DEVICE_MEMORY; Release gives room back.
-  Status Reserve(std::size_t objects, std::size_t bytes);
-  void Release(std::size_t objects, std::size_t bytes);
+  Status Reserve(std::size_t objects, std::size_t bytes) EXCLUDES(quota_mu_);
+  void Release(std::size_t objects, std::size_t bytes) EXCLUDES(quota_mu_);
 
   const std::filesystem::path file_;
   std::unique_ptr<keystore::Token> token_;
   const TokenPolicy policy_;
   const std::string serial_;
 
-  mutable std::mutex quota_mu_;
-  std::size_t used_objects_ = 0;  // guarded by quota_mu_
-  std::size_t used_bytes_ = 0;    // guarded by quota_mu_
+  mutable base::Mutex quota_mu_;
+  std::size_t used_objects_ GUARDED_BY(quota_mu_) = 0;
+  std::size_t used_bytes_ GUARDED_BY(quota_mu_) = 0;
   // object_bytes_: what each object counts, so Destroy/Update give back
-  // exactly what Create took. Guarded by objects_mu_.
-  std::map<keystore::ObjectHandle, std::size_t> object_bytes_;
+  // exactly what Create took.
+  std::map<keystore::ObjectHandle, std::size_t> object_bytes_ GUARDED_BY(objects_mu_);
 
-  mutable std::shared_mutex objects_mu_;
-  std::map<keystore::ObjectHandle, RecordPtr> objects_;
+  // Held (exclusively) across the quota calls of Update, Destroy and Load.
+  mutable base::SharedMutex objects_mu_ ACQUIRED_BEFORE(quota_mu_);
+  std::map<keystore::ObjectHandle, RecordPtr> objects_ GUARDED_BY(objects_mu_);
 
-  mutable std::mutex login_mu_;
-  int user_logins_ = 0;
-  int so_logins_ = 0;
+  mutable base::Mutex login_mu_;
+  int user_logins_ GUARDED_BY(login_mu_) = 0;
+  int so_logins_ GUARDED_BY(login_mu_) = 0;
 };
 
 }  // namespace signet::core
