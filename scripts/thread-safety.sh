@@ -33,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 # Objects whose recorded dependencies include base/mutex.h.
 ninja -C "$build_dir" -t deps |
   awk '/^[^ ].*: #deps/ { obj = $1; sub(/:$/, "", obj); next }
-       /src\/base\/mutex\.h$/ { print obj }' | sort -u >"$work/objects"
+       /(^|[/ ])base\/mutex\.h$/ { print obj }' | sort -u >"$work/objects"
 if [ "$all" = 0 ]; then
   grep -v -e '_test\.cc\.o$' -e '^tests/' -e '^fuzz/' "$work/objects" >"$work/keep" || true
   mv "$work/keep" "$work/objects"

@@ -93,8 +93,7 @@ class CondVar {
   }
   // WaitUntil is Wait with a deadline: false when it passed unsignalled.
   template <class Clock, class Duration>
-  bool WaitUntil(Mutex* mu, const std::chrono::time_point<Clock, Duration>& deadline)
-      REQUIRES(mu) {
+  bool WaitUntil(Mutex* mu, const std::chrono::time_point<Clock, Duration>& deadline) REQUIRES(mu) {
     std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     const bool signalled = cv_.wait_until(lock, deadline) == std::cv_status::no_timeout;
     lock.release();

@@ -115,8 +115,7 @@ Result<ParallelRun> RunLoad(const LoadSpec& spec, const WorkerFactory& factory,
   run.n = state.done.load();
   run.clients = spec.clients;
   run.t0 = wall0;
-  run.t1 =
-      wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(end - steady0);
+  run.t1 = wall0 + std::chrono::duration_cast<std::chrono::system_clock::duration>(end - steady0);
   run.latencies_s.reserve(run.n);
   for (const auto& per_client : latencies) {
     run.latencies_s.insert(run.latencies_s.end(), per_client.begin(), per_client.end());

@@ -62,8 +62,7 @@ class TokenSlot {
   RecordPtr Get(keystore::ObjectHandle id) const EXCLUDES(objects_mu_);
 
   // Snapshot returns every object (id, record), for FindObjects.
-  std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const
-      EXCLUDES(objects_mu_);
+  std::vector<std::pair<keystore::ObjectHandle, RecordPtr>> Snapshot() const EXCLUDES(objects_mu_);
 
   // Create stores a new token object (attributes plus, for keys, the secret
   // value to wrap) and caches it. CKR_DEVICE_MEMORY when the token's quota
@@ -75,8 +74,8 @@ class TokenSlot {
   // (Token::CreateObjects: all or none; `unique_label` checked in it) and
   // caches them. Returns their ids in order. CKR_DEVICE_MEMORY when the
   // batch would exceed the token's quota (nothing stored).
-  Result<std::vector<keystore::ObjectHandle>> CreateObjects(std::vector<keystore::NewObject> objects,
-                                                            const Bytes* unique_label)
+  Result<std::vector<keystore::ObjectHandle>> CreateObjects(
+      std::vector<keystore::NewObject> objects, const Bytes* unique_label)
       EXCLUDES(objects_mu_, quota_mu_);
 
   // Update replaces `changes` in the object's attributes (CKR_DEVICE_MEMORY

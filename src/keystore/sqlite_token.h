@@ -82,9 +82,8 @@ class SqliteToken final : public Token {
   // InsertObjectLocked inserts an object (and wraps `secret` for its new
   // handle under `kek`) inside the caller's open transaction. REQUIRES:
   // db_mu_ held, a transaction open; kek non-null when secret is.
-  Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes,
-                                          const SecureBytes* secret, const SecureBytes* kek)
-      REQUIRES(db_mu_);
+  Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes, const SecureBytes* secret,
+                                          const SecureBytes* kek) REQUIRES(db_mu_);
   // CheckLabelFreeLocked fails with CKR_ATTRIBUTE_VALUE_INVALID when a key
   // object has CKA_LABEL `label`. REQUIRES: db_mu_ held, a write
   // transaction open (so no other connection can add one before commit).
@@ -92,13 +91,11 @@ class SqliteToken final : public Token {
   // ClaimPoolEntryLocked deletes the oldest entry of `pool` and returns it
   // unwrapped. REQUIRES: db_mu_ held, a transaction open.
   Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,
-                                                        const SecureBytes& kek)
-      REQUIRES(db_mu_);
+                                                        const SecureBytes& kek) REQUIRES(db_mu_);
   // QueryObjects runs kSelectObject + `where_sql` with `match`'s column
   // values bound, then keeps rows matching every attribute of `match`.
   Result<std::vector<StoredObject>> QueryObjects(std::string_view where_sql,
-                                                 const AttributeMap& match) const
-      EXCLUDES(db_mu_);
+                                                 const AttributeMap& match) const EXCLUDES(db_mu_);
 
   std::string label_ GUARDED_BY(auth_mu_);  // Reinitialize changes it
   const std::string serial_;

@@ -59,8 +59,8 @@ Status KeyFits(const Session::CheckedKey& key, const client::Mechanism& mech) {
 
 // CheckKey reads the key's type and usage flag (one round trip; the answer
 // is cached per key and kind, the mechanism fit is checked every time).
-Status CheckKey(ModuleState& state, Session& s, client::Handle key,
-                const client::Mechanism& mech, const OpRules& rules) REQUIRES(s.mu) {
+Status CheckKey(ModuleState& state, Session& s, client::Handle key, const client::Mechanism& mech,
+                const OpRules& rules) REQUIRES(s.mu) {
   if (const std::uint64_t generation = state.key_generation();
       generation != s.checked_generation) {
     s.checked_keys.clear();
@@ -97,7 +97,7 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key,
 CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
              CK_OBJECT_HANDLE key) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     Operation& op = s.op(kind);
     if (std::optional<CK_RV> done = BeginInit(op, mechanism)) return *done;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
@@ -116,8 +116,8 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
 }
 
 // Execute runs a one-shot request for `kind` over `data`.
-Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op,
-                                    ByteView data) REQUIRES(s.mu) {
+Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteView data)
+    REQUIRES(s.mu) {
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
     s.mu.AssertHeld();  // called right here, under Execute's s.mu
     switch (kind) {
@@ -154,7 +154,7 @@ CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR 
 CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
                  CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kSingle, [&](Operation& op, bool& kept) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
@@ -176,7 +176,7 @@ CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
 
 CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kUpdate,
                      [&](Operation& op, bool&) -> CK_RV { return Buffer(op, data, data_len); });
   });
@@ -187,7 +187,7 @@ CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG d
 CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
                        CK_ULONG data_len, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool&) -> CK_RV {
       if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
       const CK_RV rv = Buffer(op, data, data_len);
@@ -199,7 +199,7 @@ CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
 
 CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kFinal, [&](Operation& op, bool& kept) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       return Finish(s, kind, op, op.buffered, out, out_len, kept);
@@ -238,7 +238,7 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key
 CK_RV C_Verify(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
                CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kSingle, [&](Operation& op, bool&) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
@@ -251,7 +251,7 @@ CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
 }
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
   return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kFinal, [&](Operation& op, bool&) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       return VerifyWith(s, op, op.buffered, sig, sig_len);

@@ -18,7 +18,7 @@ constexpr std::size_t kRandomChunk = 64 * 1024;
 CK_RV C_GenerateKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism, CK_ATTRIBUTE_PTR tmpl,
                     CK_ULONG count, CK_OBJECT_HANDLE_PTR key) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (key == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
@@ -36,7 +36,7 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
                         CK_ATTRIBUTE_PTR private_tmpl, CK_ULONG private_count,
                         CK_OBJECT_HANDLE_PTR public_key, CK_OBJECT_HANDLE_PTR private_key) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (public_key == nullptr || private_key == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
@@ -56,7 +56,7 @@ CK_RV C_WrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
                 CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key, CK_BYTE_PTR wrapped,
                 CK_ULONG_PTR wrapped_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (wrapped_len == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
@@ -75,7 +75,7 @@ CK_RV C_UnwrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
                   CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped, CK_ULONG wrapped_len,
                   CK_ATTRIBUTE_PTR tmpl, CK_ULONG count, CK_OBJECT_HANDLE_PTR key) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (key == nullptr || wrapped == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
@@ -97,7 +97,7 @@ CK_RV C_UnwrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
 // wire allows are refused here, before a frame too large is sent.
 CK_RV C_SeedRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR seed, CK_ULONG seed_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (seed == nullptr && seed_len != 0) return CKR_ARGUMENTS_BAD;
     if (seed_len > SIGNET_MAX_SEED_LEN) return CKR_ARGUMENTS_BAD;
     return RvOf(s.conn->SeedRandom(s.remote, ToView(seed, seed_len)));
@@ -106,7 +106,7 @@ CK_RV C_SeedRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR seed, CK_ULONG seed_len
 
 CK_RV C_GenerateRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR out, CK_ULONG len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (out == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
     for (CK_ULONG done = 0; done < len;) {
       const std::size_t want = std::min<std::size_t>(kRandomChunk, len - done);

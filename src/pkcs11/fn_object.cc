@@ -87,7 +87,7 @@ CK_RV Worst(CK_RV a, CK_RV b) {
 CK_RV C_CreateObject(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count,
                      CK_OBJECT_HANDLE_PTR object) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (object == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
@@ -98,7 +98,7 @@ CK_RV C_CreateObject(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG c
 CK_RV C_CopyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR tmpl,
                    CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (new_object == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
@@ -108,7 +108,7 @@ CK_RV C_CopyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ATTRIBU
 
 CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     const Status done = s.conn->DestroyObject(s.remote, object);
     state.InvalidateKeyChecks();  // after: a check racing the destroy is redone
     return RvOf(done);
@@ -123,7 +123,7 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
 // to an application, and a real figure would need a new request.
 CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ULONG_PTR size) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (size == nullptr) return CKR_ARGUMENTS_BAD;
     const CK_ATTRIBUTE_TYPE types[] = {CKA_CLASS};
     Result<std::vector<client::AttributeValue>> found =
@@ -137,7 +137,7 @@ CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ULON
 CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
                           CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (tmpl == nullptr && count != 0) return CKR_ARGUMENTS_BAD;
     std::vector<CK_ATTRIBUTE_TYPE> types(count);
     for (CK_ULONG i = 0; i < count; ++i) types[i] = tmpl[i].type;
@@ -163,7 +163,7 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
 CK_RV C_SetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
                           CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
     const Status done = s.conn->SetAttributeValue(s.remote, object, *attrs);
@@ -174,7 +174,7 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
 
 CK_RV C_FindObjectsInit(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (s.find.active) return CKR_OPERATION_ACTIVE;
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
@@ -188,7 +188,7 @@ CK_RV C_FindObjectsInit(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULON
 CK_RV C_FindObjects(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE_PTR objects, CK_ULONG max_count,
                     CK_ULONG_PTR count) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (objects == nullptr || count == nullptr) return CKR_ARGUMENTS_BAD;
     if (!s.find.active) return CKR_OPERATION_NOT_INITIALIZED;
     const std::size_t n = std::min<std::size_t>(max_count, s.find.results.size() - s.find.next);
@@ -201,7 +201,7 @@ CK_RV C_FindObjects(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE_PTR objects, CK_U
 
 CK_RV C_FindObjectsFinal(CK_SESSION_HANDLE handle) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (!s.find.active) return CKR_OPERATION_NOT_INITIALIZED;
     s.find = FindState{};
     return CKR_OK;

@@ -90,7 +90,7 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
 
 CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (info == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::SessionInfo> remote = s.conn->GetSessionInfo(s.remote);
     if (!remote.ok()) return remote.error().code;
@@ -105,7 +105,7 @@ CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
 CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     // A context-specific login authorises the signature or decryption this
     // session has begun (PKCS#11 §5.6.3); without one it is misplaced.
@@ -119,7 +119,7 @@ CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
 
 CK_RV C_Logout(CK_SESSION_HANDLE handle) {
   return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     const Status done = s.conn->Logout(s.remote);
     state.InvalidateKeyChecks();  // private keys are out of reach now
     return RvOf(done);
@@ -128,7 +128,7 @@ CK_RV C_Logout(CK_SESSION_HANDLE handle) {
 
 CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     return RvOf(s.conn->InitPin(s.remote, ToView(pin, pin_len)));
   });
@@ -137,7 +137,7 @@ CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len)
 CK_RV C_SetPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR old_pin, CK_ULONG old_len,
                CK_UTF8CHAR_PTR new_pin, CK_ULONG new_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
-    s.mu.AssertHeld();  // WithSession holds it
+    s.mu.AssertHeld();
     if (old_pin == nullptr || new_pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad
     return RvOf(s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len)));
   });

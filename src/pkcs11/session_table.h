@@ -37,8 +37,8 @@ class SessionTable {
   std::shared_ptr<Session> Remove(CK_SESSION_HANDLE handle) EXCLUDES(mu_);
 
   // RemoveIf takes out every session for which `pred` is true.
-  std::vector<std::shared_ptr<Session>> RemoveIf(
-      const std::function<bool(const Session&)>& pred) EXCLUDES(mu_);
+  std::vector<std::shared_ptr<Session>> RemoveIf(const std::function<bool(const Session&)>& pred)
+      EXCLUDES(mu_);
 
   // OnSlot lists the open sessions on `slot`.
   std::vector<std::shared_ptr<Session>> OnSlot(CK_SLOT_ID slot) const EXCLUDES(mu_);
