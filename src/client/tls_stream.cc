@@ -6,8 +6,6 @@
 // of the SSL object (which is not safe for concurrent SSL_read/SSL_write)
 // but is released while Read waits for ciphertext, so a write never waits
 // for a reply to arrive.
-#include "client/tls_connect.h"
-
 #include <arpa/inet.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -16,6 +14,7 @@
 
 #include "base/mutex.h"
 #include "client/socket_stream.h"
+#include "client/tls_connect.h"
 #include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "crypto/keys.h"
 #include "base/secure_bytes.h"
+#include "crypto/keys.h"
 
 namespace signet::crypto::testing {
 

@@ -121,11 +121,16 @@ Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteVi
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
     s.mu.AssertHeld();  // called right here, under Execute's s.mu
     switch (kind) {
-      case OpKind::kSign: return s.conn->Sign(s.remote, op.key, op.mechanism, data);
-      case OpKind::kDigest: return s.conn->Digest(s.remote, op.mechanism, data);
-      case OpKind::kEncrypt: return s.conn->Encrypt(s.remote, op.key, op.mechanism, data);
-      case OpKind::kDecrypt: return s.conn->Decrypt(s.remote, op.key, op.mechanism, data);
-      case OpKind::kVerify: break;
+      case OpKind::kSign:
+        return s.conn->Sign(s.remote, op.key, op.mechanism, data);
+      case OpKind::kDigest:
+        return s.conn->Digest(s.remote, op.mechanism, data);
+      case OpKind::kEncrypt:
+        return s.conn->Encrypt(s.remote, op.key, op.mechanism, data);
+      case OpKind::kDecrypt:
+        return s.conn->Decrypt(s.remote, op.key, op.mechanism, data);
+      case OpKind::kVerify:
+        break;
     }
     return MakeError(CKR_GENERAL_ERROR, "no one-shot output for verify");
   }();

@@ -78,7 +78,7 @@ struct Session {
 
   base::Mutex mu;
   std::shared_ptr<client::Client> conn GUARDED_BY(mu);  // the application's connection
-  client::Handle remote GUARDED_BY(mu);  // the daemon's session handle on conn
+  client::Handle remote GUARDED_BY(mu);                 // the daemon's session handle on conn
   bool closed GUARDED_BY(mu) = false;
   std::array<Operation, kOpKindCount> ops GUARDED_BY(mu);
   FindState find GUARDED_BY(mu);
