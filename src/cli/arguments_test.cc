@@ -1,10 +1,9 @@
 // The CLI's argument helpers, in-process: mechanism names, what `sign`
 // sends for small and large messages, secret-argument scrubbing, PIN
 // sources, the daemon address and file arguments.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -47,9 +46,7 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-std::string AsString(const SecureBytes& bytes) {
-  return std::string(bytes.begin(), bytes.end());
-}
+std::string AsString(const SecureBytes& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
 // ---------------------------------------------------------------- mechanisms
 
@@ -82,8 +79,7 @@ TEST(MechanismNames, EveryNameMapsToItsMechanism) {
     EXPECT_NE(MechanismNames().find(row.name), std::string::npos) << row.name;
   }
   const std::string names = MechanismNames();
-  EXPECT_EQ(std::count(names.begin(), names.end(), ','),
-            static_cast<long>(std::size(rows)) - 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), ','), static_cast<long>(std::size(rows)) - 1);
 }
 
 TEST(MechanismNames, UnknownNameIsMechanismInvalidListingTheValidOnes) {
@@ -169,8 +165,8 @@ struct Argv {
 };
 
 TEST(SecretArguments, PinValuesAreOverwrittenInArgvButKeptInTheCopy) {
-  Argv argv({"signet", "list", "--pin", "1234", "--so-pin=5678", "--token", "t", "--new-pin",
-             "abcd"});
+  Argv argv(
+      {"signet", "list", "--pin", "1234", "--so-pin=5678", "--token", "t", "--new-pin", "abcd"});
   ScrubbedArguments scrubbed(argv.argc(), argv.pointers.data());
   EXPECT_EQ(argv.strings[3], "xxxx");
   EXPECT_EQ(argv.strings[4], "--so-pin=xxxx");
@@ -245,8 +241,8 @@ TEST(ReadSecret, NoSourceAndNoTerminalNamesTheSources) {
     unsetenv("SIGNET_PIN");
     std::optional<std::string> flag;
     Result<SecureBytes> pin = ReadSecret({&flag, "--pin", "SIGNET_PIN", "User PIN: "});
-    std::string report = pin.ok() ? "ok" : std::to_string(pin.error().code) + ":" +
-                                               pin.error().message;
+    std::string report =
+        pin.ok() ? "ok" : std::to_string(pin.error().code) + ":" + pin.error().message;
     (void)!write(pipe_fds[1], report.data(), report.size());
     _exit(0);
   }

@@ -49,8 +49,7 @@ int RunSignet(int argc, char** argv) {
   std::optional<bench::BenchJob> bench_job;
   bench::BenchHooks bench_hooks;
   bench_hooks.make_daemon_backend = [&global](const bench::ParallelOptions& options) {
-    return bench::MakeServiceBackend(options,
-                                     {global.socket, global.pin, global.token_label});
+    return bench::MakeServiceBackend(options, {global.socket, global.pin, global.token_label});
   };
   bench_hooks.service_access = [&global] {
     return bench::ServiceAccess{global.socket, global.pin, global.token_label};

@@ -4,11 +4,10 @@
 // starts signetd; every daemon address points at nothing.
 #include "cli/program.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -91,9 +90,9 @@ constexpr int kValidationError = static_cast<int>(CLI::ExitCodes::ValidationErro
 TEST_F(SignetProgramTest, HelpListsTheCommandsAndSucceeds) {
   ProgramRun run = Run({"--help"});
   EXPECT_EQ(run.exit_code, 0);
-  for (const char* command : {"init", "keygen", "import", "list", "pubkey", "delete", "sign",
-                              "verify", "set-pin", "init-pin", "random", "stats", "admin",
-                              "bench"}) {
+  for (const char* command :
+       {"init", "keygen", "import", "list", "pubkey", "delete", "sign", "verify", "set-pin",
+        "init-pin", "random", "stats", "admin", "bench"}) {
     EXPECT_NE(run.out.find(command), std::string::npos) << command << " in\n" << run.out;
   }
 }
@@ -140,8 +139,8 @@ TEST_F(SignetProgramTest, RandomByteCountMustBeInRange) {
 TEST_F(SignetProgramTest, UnknownMechanismListsTheValidOnes) {
   std::string message = WriteFile("m", 1);
   for (const char* command : {"sign", "verify"}) {
-    std::vector<std::string> args = {command, "--label", "k", "--mech", "rsa-md5", "--in",
-                                     message, "--socket", NoDaemon(), "--pin", "1234"};
+    std::vector<std::string> args = {command, "--label",  "k",        "--mech", "rsa-md5", "--in",
+                                     message, "--socket", NoDaemon(), "--pin",  "1234"};
     args.insert(args.end(), {command == std::string("sign") ? "--out" : "--sig", Path("s")});
     ProgramRun run = Run(args);
     EXPECT_EQ(run.exit_code, 1);
@@ -162,12 +161,12 @@ TEST_F(SignetProgramTest, MissingInputFilesAreNamed) {
             std::string::npos)
       << sign.err;
   std::string message = WriteFile("m", 10);
-  ProgramRun verify = Run({"verify", "--label", "k", "--mech", "ed25519", "--in", message,
-                           "--sig", Path("no-sig"), "--socket", NoDaemon()});
+  ProgramRun verify = Run({"verify", "--label", "k", "--mech", "ed25519", "--in", message, "--sig",
+                           Path("no-sig"), "--socket", NoDaemon()});
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_NE(verify.err.find("cannot read " + Path("no-sig")), std::string::npos) << verify.err;
-  ProgramRun import = Run({"import", "--in", Path("no-key"), "--label", "k", "--socket",
-                           NoDaemon(), "--pin", "1234"});
+  ProgramRun import = Run(
+      {"import", "--in", Path("no-key"), "--label", "k", "--socket", NoDaemon(), "--pin", "1234"});
   EXPECT_EQ(import.exit_code, 1);
   EXPECT_NE(import.err.find("cannot read " + Path("no-key")), std::string::npos) << import.err;
 }
@@ -208,9 +207,9 @@ TEST_F(SignetProgramTest, GlobalOptionsBeforeOrAfterTheSubcommand) {
     args.insert(after ? args.end() : args.begin(), global.begin(), global.end());
     ProgramRun run = Run(args);
     EXPECT_EQ(run.exit_code, 1);
-    EXPECT_NE(run.err.find("signet random: CKR_DEVICE_ERROR: cannot connect to signetd at " +
-                           NoDaemon()),
-              std::string::npos)
+    EXPECT_NE(
+        run.err.find("signet random: CKR_DEVICE_ERROR: cannot connect to signetd at " + NoDaemon()),
+        std::string::npos)
         << run.err;
   }
 }
@@ -250,8 +249,8 @@ TEST_F(SignetProgramTest, PinOnTheCommandLineWarnsIsScrubbedAndNeverPrinted) {
 // escaped, so it cannot forge a second line of output.
 TEST_F(SignetProgramTest, ErrorsEscapeControlCharactersInArguments) {
   std::string message = WriteFile("m", 1);
-  ProgramRun run = Run({"sign", "--label", "k", "--mech", "x\nsignet sign: forged", "--in",
-                        message, "--out", Path("s")});
+  ProgramRun run = Run({"sign", "--label", "k", "--mech", "x\nsignet sign: forged", "--in", message,
+                        "--out", Path("s")});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_NE(run.err.find("x\\x0asignet sign: forged"), std::string::npos) << run.err;
@@ -275,8 +274,7 @@ TEST_F(SignetProgramTest, InitRefusesAKdfCostThatIsNotAPowerOfTwo) {
                         "--pin", "user-pin", "--kdf-n", "1000"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("--kdf-n must be a power of two"), std::string::npos) << run.err;
-  EXPECT_FALSE(std::filesystem::exists(Path("data")) &&
-               !std::filesystem::is_empty(Path("data")))
+  EXPECT_FALSE(std::filesystem::exists(Path("data")) && !std::filesystem::is_empty(Path("data")))
       << "a token was written";
 }
 

@@ -3,12 +3,11 @@
 // peer reads the client's frames with the project's FrameReader and writes
 // crafted FlatBuffers replies (out of order, split, truncated, oversized,
 // for unknown ids), so every routing path runs without a daemon.
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
@@ -38,7 +37,8 @@ struct ReceivedRequest {
 };
 
 // BodyFn builds a reply body into the builder; returns its type and offset.
-using BodyFn = std::function<std::pair<wire::ResponseBody, fb::Offset<void>>(fb::FlatBufferBuilder&)>;
+using BodyFn =
+    std::function<std::pair<wire::ResponseBody, fb::Offset<void>>(fb::FlatBufferBuilder&)>;
 
 // ReplyPayload: a wire::Response (unframed).
 std::vector<std::uint8_t> ReplyPayload(std::uint64_t id, CK_RV rv, std::string_view message = {},
@@ -130,7 +130,8 @@ class FakePeer {
 class Listener {
  public:
   Listener() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "signet-client-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "signet-client-XXXXXX").string();
     dir_ = mkdtemp(pattern.data()) ? pattern : "";
     path_ = dir_ + "/fake.sock";
     fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -361,7 +362,8 @@ TEST_F(ClientRoutingTest, ReplyWithIdZeroFailsEveryWaiterWithItsCode) {
   Pending<Bytes> a = SendRandom(1);
   Pending<Bytes> b = SendRandom(2);
   ASSERT_TRUE(client_->Flush().ok());
-  peer_->Write(Framed(ReplyPayload(0, SIGNET_RV_MALFORMED_MESSAGE, "frame is not a valid Request")));
+  peer_->Write(
+      Framed(ReplyPayload(0, SIGNET_RV_MALFORMED_MESSAGE, "frame is not a valid Request")));
   for (const Pending<Bytes>* pending : {&a, &b}) {
     Result<Bytes> data = client_->Wait(*pending);
     ASSERT_FALSE(data.ok());
@@ -425,7 +427,8 @@ TEST_F(ClientRoutingTest, WaitingTwiceForOneTicketIsRefused) {
 TEST_F(ClientRoutingTest, OversizedReplyFrameIsADeviceError) {
   Pending<Bytes> pending = SendRandom(1);
   ASSERT_TRUE(client_->Flush().ok());
-  auto header = proto::EncodeFrameHeader(static_cast<std::uint32_t>(proto::kDefaultMaxFrameSize + 1));
+  auto header =
+      proto::EncodeFrameHeader(static_cast<std::uint32_t>(proto::kDefaultMaxFrameSize + 1));
   peer_->Write(header);
   Result<Bytes> data = client_->Wait(pending);
   ASSERT_FALSE(data.ok());

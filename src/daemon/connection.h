@@ -44,9 +44,6 @@ namespace signet::daemon {
 using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
 using UnixSocket = asio::local::stream_protocol::socket;
 
-// Signatures faster than this may run on the event loop (see HandleFrame).
-inline constexpr std::uint64_t kInlineSignNs = 100'000;
-
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
@@ -333,7 +330,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       Send(ErrorFrame(0, SIGNET_RV_MALFORMED_MESSAGE, "frame is not a valid signet Request"));
       return;
     }
-    if (!NeedsWorker(*request)) {
+    const Route route =
+        RouteFor(*request, reader_.buffered(), last_sign_ns_.load(std::memory_order_relaxed));
+    if (route == Route::kEventLoop) {
       Send(Dispatch(server_.hsm(), *client_, server_.view(), *request));
       return;
     }
@@ -343,8 +342,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // about as much as an ECDSA signature on a virtual machine
     // (docs/PERFORMANCE.md). An RSA signature always goes to a worker.
     bool sign = request->body_type() == wire::RequestBody::SignRequest;
-    if (sign && reader_.buffered() == 0 &&
-        last_sign_ns_.load(std::memory_order_relaxed) < kInlineSignNs &&
+    if (route == Route::kHereIfIdle &&
         server_.scheduler().TryRunHere([&] { Send(Execute(*request, sign)); })) {
       return;
     }

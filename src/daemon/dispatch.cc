@@ -407,6 +407,13 @@ bool NeedsWorker(const wire::Request& request) {
          request.body_type() != RequestBody::GetStatsRequest;
 }
 
+Route RouteFor(const wire::Request& request, std::size_t buffered, std::uint64_t last_sign_ns) {
+  if (!NeedsWorker(request)) return Route::kEventLoop;
+  bool sign = request.body_type() == RequestBody::SignRequest;
+  return sign && buffered == 0 && last_sign_ns < kInlineSignNs ? Route::kHereIfIdle
+                                                               : Route::kWorker;
+}
+
 std::vector<std::uint8_t> ErrorFrame(std::uint64_t id, CK_RV rv, std::string_view message) {
   fb::FlatBufferBuilder fbb(128);
   return Finish(fbb, id, Reply{rv, std::string(message), ResponseBody::NONE, {}});

@@ -59,4 +59,23 @@ std::size_t ReplySizeBound(const wire::Request& request, std::size_t max_frame_s
 // error replies to an unknown version or operation.
 bool NeedsWorker(const wire::Request& request);
 
+// kInlineSignNs: a signature whose previous run on the same connection took
+// less than this may run on the event loop (Route::kHereIfIdle).
+inline constexpr std::uint64_t kInlineSignNs = 100'000;
+
+// Route: where a connection runs a verified request (Connection::HandleFrame).
+enum class Route {
+  kEventLoop,   // answered on the event loop at once (NeedsWorker is false)
+  kHereIfIdle,  // a fast signature: on the event loop if every worker is idle
+                // (core::Scheduler::TryRunHere), else as kWorker
+  kWorker,      // queued for the worker pool behind the connection's earlier requests
+};
+
+// RouteFor decides the Route of `request`: kEventLoop when !NeedsWorker;
+// kHereIfIdle for a SignRequest when no other bytes are buffered on the
+// connection (`buffered`) and its last signature took under kInlineSignNs
+// (`last_sign_ns`; ~0 before the first), because waking a sleeping worker
+// costs about as much as an ECDSA signature; kWorker otherwise. Pure.
+Route RouteFor(const wire::Request& request, std::size_t buffered, std::uint64_t last_sign_ns);
+
 }  // namespace signet::daemon
