@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   for (const auto& [type, value] : *decoded) {
-    std::optional<CK_ULONG> number = UlongAttribute(*decoded, type);
+    std::optional<CK_ULONG> number = FindUlong(*decoded, type);
     FUZZ_CHECK(number.has_value() == (value.size() == sizeof(CK_ULONG)));
-    if (number) FUZZ_CHECK(UlongBytes(*number) == value);
+    if (number) FUZZ_CHECK(signet::UlongBytes(*number) == value);
   }
   Result<Bytes> encoded = EncodeAttributes(*decoded);
   FUZZ_CHECK(encoded.ok());

@@ -211,8 +211,8 @@ void DispatchSeeds() {
 }
 
 void AttributeCodecSeeds() {
+  using UlongBytes;
   using keystore::AttributeMap;
-  using keystore::UlongBytes;
   const AttributeMap maps[] = {
       {},
       {{CKA_CLASS, UlongBytes(CKO_DATA)}, {CKA_LABEL, {'x'}}},
@@ -322,7 +322,7 @@ void TokenSeeds(const char* name, bool with_keys) {
       (void)(*token)->Login(keystore::UserType::kUser, AsBytes("user-pin"));
       auto key = crypto::PrivateKey::Generate(*crypto::ParseKeySpec("ec:p256"));
       auto der = key->ToPkcs8Der();
-      using keystore::UlongBytes;
+      using UlongBytes;
       auto priv = (*token)->CreateObject(
           {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)},
            {CKA_LABEL, {'k'}}, {CKA_ID, {'k'}}},

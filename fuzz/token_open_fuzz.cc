@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           (void)again;
         }
       }
-      auto keys = (*token)->FindObjects({{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}});
+      auto keys = (*token)->FindObjects({{CKA_CLASS, signet::UlongBytes(CKO_PRIVATE_KEY)}});
       (void)keys;
       auto pools = (*token)->PoolCounts();
       (void)pools;

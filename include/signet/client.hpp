@@ -49,11 +49,21 @@
 
 #include "signet/protocol.hpp"
 #include "signet/result.hpp"
+#include "signet/types.hpp"
 
 namespace signet::client {
 
-using Bytes = std::vector<std::uint8_t>;
-using ByteView = std::span<const std::uint8_t>;
+// The value types shared with the daemon (signet/types.hpp), also named
+// here so client code can say client::Mechanism.
+using signet::AttributeValue;
+using signet::BoolFromBytes;
+using signet::Bytes;
+using signet::ByteView;
+using signet::GcmParams;
+using signet::Mechanism;
+using signet::PssParams;
+using signet::SessionInfo;
+using signet::UlongFromBytes;
 
 // Handle: a session or object handle as the daemon issued it.
 using Handle = CK_ULONG;
@@ -73,33 +83,7 @@ Attribute BoolAttribute(CK_ATTRIBUTE_TYPE type, bool value);
 Attribute BytesAttribute(CK_ATTRIBUTE_TYPE type, ByteView value);
 Attribute StringAttribute(CK_ATTRIBUTE_TYPE type, std::string_view value);
 
-// UlongValue / BoolValue read a typed value back; nullopt when `value` has
-// the wrong size.
-std::optional<CK_ULONG> UlongValue(ByteView value);
-std::optional<bool> BoolValue(ByteView value);
-
-// PssParams: CK_RSA_PKCS_PSS_PARAMS.
-struct PssParams {
-  CK_MECHANISM_TYPE hash_alg = CKM_SHA256;
-  CK_RSA_PKCS_MGF_TYPE mgf = CKG_MGF1_SHA256;
-  CK_ULONG salt_len = 32;
-};
-
-// GcmParams: CK_GCM_PARAMS (the IV length is iv.size()).
-struct GcmParams {
-  Bytes iv;
-  Bytes aad;
-  CK_ULONG tag_bits = 128;
-};
-
-// Mechanism: CK_MECHANISM with its parameter in typed form; raw_params for a
-// parameter without a typed form.
-struct Mechanism {
-  CK_MECHANISM_TYPE type = 0;
-  std::optional<PssParams> pss;
-  std::optional<GcmParams> gcm;
-  Bytes raw_params;
-};
+// UlongFromBytes / BoolFromBytes (signet/types.hpp) read a value back.
 
 // MechanismInfo: CK_MECHANISM_INFO of one mechanism the daemon offers.
 struct MechanismInfo {
@@ -141,13 +125,6 @@ struct ServerInfo {
   std::vector<UnavailableToken> unavailable_tokens;  // empty from older daemons
 };
 
-// SessionInfo: CK_SESSION_INFO.
-struct SessionInfo {
-  CK_SLOT_ID slot_id = 0;
-  CK_STATE state = 0;
-  CK_FLAGS flags = 0;
-  CK_ULONG device_error = 0;
-};
 
 // InitTokenResult: the slot that now holds the token and its serial.
 struct InitTokenResult {
@@ -161,13 +138,6 @@ struct KeyPair {
   Handle private_key = 0;
 };
 
-// AttributeValue: one answer of GetAttributeValue: rv is CKR_OK (value set),
-// CKR_ATTRIBUTE_SENSITIVE or CKR_ATTRIBUTE_TYPE_INVALID (value empty).
-struct AttributeValue {
-  CK_ATTRIBUTE_TYPE type = 0;
-  CK_RV rv = CKR_OK;
-  Bytes value;
-};
 
 // PhaseStat: an always-on timing counter of the daemon.
 struct PhaseStat {

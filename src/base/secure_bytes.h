@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "signet/types.hpp"
+
 namespace signet {
 
 template <typename T>
@@ -33,8 +35,6 @@ struct ZeroisingAllocator {
 };
 
 using SecureBytes = std::vector<std::uint8_t, ZeroisingAllocator<std::uint8_t>>;
-using Bytes = std::vector<std::uint8_t>;
-using ByteView = std::span<const std::uint8_t>;
 
 // AsBytes views the characters of `text` as bytes (no copy).
 inline ByteView AsBytes(std::string_view text) {

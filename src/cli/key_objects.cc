@@ -40,11 +40,11 @@ Result<AttributeMap> ReadAttributes(Connection& connection, client::Handle objec
 std::string DescribeKeyType(const AttributeMap& attributes) {
   auto type_it = attributes.find(CKA_KEY_TYPE);
   if (type_it == attributes.end()) return "?";
-  CK_ULONG key_type = client::UlongValue(type_it->second).value_or(~CK_ULONG{0});
+  CK_ULONG key_type = UlongFromBytes(type_it->second).value_or(~CK_ULONG{0});
   if (key_type == CKK_RSA) {
     auto bits = attributes.find(CKA_MODULUS_BITS);
     if (bits != attributes.end()) {
-      return "rsa:" + std::to_string(client::UlongValue(bits->second).value_or(0));
+      return "rsa:" + std::to_string(UlongFromBytes(bits->second).value_or(0));
     }
     auto modulus = attributes.find(CKA_MODULUS);
     if (modulus != attributes.end()) return "rsa:" + std::to_string(modulus->second.size() * 8);
@@ -62,8 +62,8 @@ std::string DescribeKeyType(const AttributeMap& attributes) {
 
 std::string DescribeClass(const AttributeMap& attributes) {
   auto it = attributes.find(CKA_CLASS);
-  CK_ULONG object_class = it == attributes.end() ? ~CK_ULONG{0}
-                                                 : client::UlongValue(it->second).value_or(0);
+  CK_ULONG object_class =
+      it == attributes.end() ? ~CK_ULONG{0} : UlongFromBytes(it->second).value_or(0);
   if (object_class == CKO_PRIVATE_KEY) return "private";
   if (object_class == CKO_PUBLIC_KEY) return "public";
   if (object_class == CKO_SECRET_KEY) return "secret";

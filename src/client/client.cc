@@ -29,13 +29,11 @@ Result<std::shared_ptr<const ReplyFrame>> Client::WaitReply(std::uint64_t id) {
 std::size_t Client::in_flight() const { return impl_->in_flight(); }
 
 Attribute UlongAttribute(CK_ATTRIBUTE_TYPE type, CK_ULONG value) {
-  Bytes bytes(sizeof(CK_ULONG));
-  std::memcpy(bytes.data(), &value, sizeof(value));  // C ABI (host) byte order
-  return Attribute{type, std::move(bytes)};
+  return Attribute{type, UlongBytes(value)};
 }
 
 Attribute BoolAttribute(CK_ATTRIBUTE_TYPE type, bool value) {
-  return Attribute{type, Bytes{static_cast<std::uint8_t>(value ? CK_TRUE : CK_FALSE)}};
+  return Attribute{type, BoolBytes(value)};
 }
 
 Attribute BytesAttribute(CK_ATTRIBUTE_TYPE type, ByteView value) {
@@ -44,18 +42,6 @@ Attribute BytesAttribute(CK_ATTRIBUTE_TYPE type, ByteView value) {
 
 Attribute StringAttribute(CK_ATTRIBUTE_TYPE type, std::string_view value) {
   return Attribute{type, Bytes(value.begin(), value.end())};
-}
-
-std::optional<CK_ULONG> UlongValue(ByteView value) {
-  if (value.size() != sizeof(CK_ULONG)) return std::nullopt;
-  CK_ULONG out;
-  std::memcpy(&out, value.data(), sizeof(out));
-  return out;
-}
-
-std::optional<bool> BoolValue(ByteView value) {
-  if (value.size() != 1) return std::nullopt;
-  return value[0] != CK_FALSE;
 }
 
 }  // namespace signet::client

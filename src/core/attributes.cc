@@ -143,30 +143,8 @@ Result<AttributeMap> ValidateTemplate(const Template& tmpl) {
   return out;
 }
 
-Bytes BoolBytes(bool value) { return Bytes{static_cast<std::uint8_t>(value ? CK_TRUE : CK_FALSE)}; }
-
-Bytes UlongBytes(CK_ULONG value) {
-  Bytes out(sizeof(CK_ULONG));
-  std::memcpy(out.data(), &value, sizeof value);
-  return out;
-}
-
-std::optional<bool> GetBool(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type) {
-  auto it = attrs.find(type);
-  if (it == attrs.end() || it->second.size() != sizeof(CK_BBOOL)) return std::nullopt;
-  return it->second[0] != CK_FALSE;
-}
-
-std::optional<CK_ULONG> GetUlong(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type) {
-  auto it = attrs.find(type);
-  if (it == attrs.end() || it->second.size() != sizeof(CK_ULONG)) return std::nullopt;
-  CK_ULONG value;
-  std::memcpy(&value, it->second.data(), sizeof value);
-  return value;
-}
-
 bool BoolOr(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type, bool fallback) {
-  return GetBool(attrs, type).value_or(fallback);
+  return FindBool(attrs, type).value_or(fallback);
 }
 
 void SetDefault(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type, Bytes value) {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keystore/attribute_codec.h"
 #include "keystore/token.h"
 
 namespace signet::core {
@@ -65,13 +66,10 @@ Result<Template> DecodeTemplateValue(ByteView value);
 // empty when absent.
 std::vector<CK_ULONG> UlongArray(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
 
-// BoolBytes / UlongBytes: the C ABI byte form of a value.
-Bytes BoolBytes(bool value);
-Bytes UlongBytes(CK_ULONG value);
-
-// GetBool / GetUlong read a value; nullopt when absent or malformed.
-std::optional<bool> GetBool(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
-std::optional<CK_ULONG> GetUlong(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type);
+// The byte form of values (UlongBytes, BoolBytes: signet/types.hpp) and
+// reading them out of a map (FindUlong, FindBool: keystore/attribute_codec.h).
+using keystore::FindBool;
+using keystore::FindUlong;
 
 // BoolOr: the boolean, or `fallback` when absent.
 bool BoolOr(const AttributeMap& attrs, CK_ATTRIBUTE_TYPE type, bool fallback);

@@ -35,27 +35,11 @@
 #include "core/stats.h"
 #include "keystore/pin_policy.h"
 #include "keystore/token.h"
+#include "signet/types.hpp"
 
 namespace signet::core {
 
 class Scheduler;
-
-struct PssParams {
-  CK_MECHANISM_TYPE hash_alg = 0;
-  CK_RSA_PKCS_MGF_TYPE mgf = 0;
-  CK_ULONG salt_len = 0;
-};
-struct GcmParams {
-  Bytes iv;
-  Bytes aad;
-  CK_ULONG tag_bits = 128;
-};
-// Mechanism: CK_MECHANISM with its parameter in typed form.
-struct Mechanism {
-  CK_MECHANISM_TYPE type = 0;
-  std::optional<PssParams> pss;
-  std::optional<GcmParams> gcm;
-};
 
 // SlotDescription: one slot for GetInfo (CK_SLOT_INFO + CK_TOKEN_INFO).
 struct SlotDescription {
@@ -66,18 +50,6 @@ struct SlotDescription {
   CK_FLAGS flags = 0;
   CK_ULONG sessions = 0;
   CK_ULONG rw_sessions = 0;
-};
-
-struct SessionInfo {
-  CK_SLOT_ID slot = 0;
-  CK_STATE state = 0;
-  CK_FLAGS flags = 0;
-};
-
-struct AttributeValue {
-  CK_ATTRIBUTE_TYPE type = 0;
-  CK_RV rv = CKR_OK;
-  Bytes value;
 };
 
 struct HsmOptions {

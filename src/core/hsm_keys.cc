@@ -16,7 +16,7 @@ namespace {
 Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const AttributeMap& pub) {
   crypto::KeySpec spec;
   if (rule.key_type == CKK_RSA) {
-    auto bits = GetUlong(pub, CKA_MODULUS_BITS);
+    auto bits = FindUlong(pub, CKA_MODULUS_BITS);
     if (!bits) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_MODULUS_BITS is required");
     if (*bits < rule.min_key_size || *bits > rule.max_key_size) {
       return MakeError(CKR_KEY_SIZE_RANGE, "RSA keys are 1024-4096 bits");
@@ -48,7 +48,7 @@ Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const At
 }
 
 Status CheckKeyTypeAttr(const AttributeMap& attrs, CK_KEY_TYPE want) {
-  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  auto type = FindUlong(attrs, CKA_KEY_TYPE);
   if (type && *type != want)
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not fit");
   return OkStatus();
@@ -64,7 +64,7 @@ Result<AttributeMap> TemplateAttribute(const AttributeMap& key, CK_ATTRIBUTE_TYP
 }
 
 Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
-  auto cls = GetUlong(attrs, CKA_CLASS);
+  auto cls = FindUlong(attrs, CKA_CLASS);
   if (cls && *cls != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_CLASS does not fit");
   return OkStatus();
 }
@@ -154,7 +154,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE 
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
   SIGNET_TRY(CheckKeyTypeAttr(attrs, rule->key_type));
   SIGNET_TRY(CheckFitsGeneratedClass(attrs, CKO_SECRET_KEY, rule->key_type));
-  auto len = GetUlong(attrs, CKA_VALUE_LEN);
+  auto len = FindUlong(attrs, CKA_VALUE_LEN);
   if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
   if (*len != 16 && *len != 24 && *len != 32)
     return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
@@ -230,7 +230,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
     }
   }
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
-  auto cls = GetUlong(attrs, CKA_CLASS);
+  auto cls = FindUlong(attrs, CKA_CLASS);
   if (!cls || (*cls != CKO_PRIVATE_KEY && *cls != CKO_SECRET_KEY)) {
     return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS (private or secret key) is required");
   }

@@ -78,7 +78,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     std::optional<SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
     if (!value) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE is required for an AES key");
     key->value.assign(value->begin(), value->end());
-    auto type = GetUlong(attrs, CKA_KEY_TYPE);
+    auto type = FindUlong(attrs, CKA_KEY_TYPE);
     if (type && *type != CKK_AES)
       return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
     std::size_t n = key->value.size();
@@ -100,7 +100,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   if (token && priv.spec().type == crypto::KeyType::kRsa && priv.spec().rsa_bits < 1024) {
     return MakeError(CKR_KEY_SIZE_RANGE, "token keys refuse RSA below 1024 bits");
   }
-  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  auto type = FindUlong(attrs, CKA_KEY_TYPE);
   if (type && *type != PkcsKeyType(priv.spec().type)) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_KEY_TYPE does not match the key");
   }
@@ -172,13 +172,13 @@ Result<CK_OBJECT_HANDLE> HsmImpl::ImportObject(ClientState& c, CK_SESSION_HANDLE
 Result<HsmImpl::PendingObject> HsmImpl::PrepareImport(const Template& t, bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
-  auto cls = GetUlong(attrs, CKA_CLASS);
+  auto cls = FindUlong(attrs, CKA_CLASS);
   if (!cls) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS is required");
   const bool key = *cls == CKO_PUBLIC_KEY || *cls == CKO_PRIVATE_KEY || *cls == CKO_SECRET_KEY;
   if (!key && *cls != CKO_DATA && *cls != CKO_CERTIFICATE) {
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "unsupported CKA_CLASS");
   }
-  auto cert_type = GetUlong(attrs, CKA_CERTIFICATE_TYPE);
+  auto cert_type = FindUlong(attrs, CKA_CERTIFICATE_TYPE);
   if (*cls == CKO_CERTIFICATE && cert_type && *cert_type != CKC_X_509) {
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "signet stores X.509 certificates only");
   }

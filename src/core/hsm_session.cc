@@ -157,7 +157,7 @@ void HsmImpl::Disconnect(ClientState& c) {
 Result<SessionInfo> HsmImpl::GetSessionInfo(ClientState& c, CK_SESSION_HANDLE s) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SessionInfo info;
-  info.slot = r.session.slot;
+  info.slot_id = r.session.slot;
   info.flags = CKF_SERIAL_SESSION | (r.session.rw ? CKF_RW_SESSION : 0);
   if (r.logged_in_so) {
     info.state = CKS_RW_SO_FUNCTIONS;

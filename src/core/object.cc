@@ -45,7 +45,7 @@ Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key) {
 }
 
 Result<crypto::PublicKey> PublicKeyFromAttributes(const AttributeMap& attrs) {
-  auto type = GetUlong(attrs, CKA_KEY_TYPE);
+  auto type = FindUlong(attrs, CKA_KEY_TYPE);
   auto get = [&attrs](CK_ATTRIBUTE_TYPE t) -> const Bytes* {
     auto it = attrs.find(t);
     return it == attrs.end() ? nullptr : &it->second;

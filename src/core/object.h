@@ -22,10 +22,10 @@ struct ObjectRecord {
   bool has_secret = false;  // token or session: a secret value exists
 
   CK_OBJECT_CLASS object_class() const {
-    return GetUlong(attributes, CKA_CLASS).value_or(CKO_DATA);
+    return FindUlong(attributes, CKA_CLASS).value_or(CKO_DATA);
   }
   CK_KEY_TYPE key_type() const {
-    return GetUlong(attributes, CKA_KEY_TYPE).value_or(CKK_VENDOR_DEFINED);
+    return FindUlong(attributes, CKA_KEY_TYPE).value_or(CKK_VENDOR_DEFINED);
   }
   bool is_token() const { return BoolOr(attributes, CKA_TOKEN, false); }
   bool is_private() const { return BoolOr(attributes, CKA_PRIVATE, false); }

@@ -192,9 +192,9 @@ bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYP
 // ForEachRow calls fn(row) for every row that applies to `attrs`' class.
 template <typename Fn>
 void ForEachRow(const AttributeMap& attrs, Fn&& fn) {
-  const CK_OBJECT_CLASS cls = GetUlong(attrs, CKA_CLASS).value_or(kUnknown);
-  const CK_KEY_TYPE key = GetUlong(attrs, CKA_KEY_TYPE).value_or(kUnknown);
-  const CK_CERTIFICATE_TYPE cert = GetUlong(attrs, CKA_CERTIFICATE_TYPE).value_or(kUnknown);
+  const CK_OBJECT_CLASS cls = FindUlong(attrs, CKA_CLASS).value_or(kUnknown);
+  const CK_KEY_TYPE key = FindUlong(attrs, CKA_KEY_TYPE).value_or(kUnknown);
+  const CK_CERTIFICATE_TYPE cert = FindUlong(attrs, CKA_CERTIFICATE_TYPE).value_or(kUnknown);
   for (const ClassAttribute& row : kClassAttributes) {
     if (Applies(row.kind, cls, key, cert)) fn(row);
   }
@@ -260,7 +260,7 @@ void FillClassDefaults(AttributeMap& attrs) {
 }
 
 Status CheckTemplateFitsClass(const AttributeMap& attrs, bool check_required) {
-  const bool private_key = GetUlong(attrs, CKA_CLASS) == CKO_PRIVATE_KEY;
+  const bool private_key = FindUlong(attrs, CKA_CLASS) == CKO_PRIVATE_KEY;
   // signet's own form of a private key: CKA_VALUE holding PKCS#8 DER, which
   // names its key type and holds every component.
   const bool pkcs8_private_key = private_key && attrs.count(CKA_VALUE) != 0;

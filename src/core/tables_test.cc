@@ -56,9 +56,9 @@ TEST(AttributeHelpers, RoundTripAndMatch) {
   AttributeMap m;
   m[CKA_CLASS] = UlongBytes(CKO_PRIVATE_KEY);
   m[CKA_SIGN] = BoolBytes(true);
-  EXPECT_EQ(GetUlong(m, CKA_CLASS), CKO_PRIVATE_KEY);
-  EXPECT_EQ(GetBool(m, CKA_SIGN), true);
-  EXPECT_FALSE(GetBool(m, CKA_VERIFY).has_value());
+  EXPECT_EQ(FindUlong(m, CKA_CLASS), CKO_PRIVATE_KEY);
+  EXPECT_EQ(FindBool(m, CKA_SIGN), true);
+  EXPECT_FALSE(FindBool(m, CKA_VERIFY).has_value());
   AttributeMap t;
   t[CKA_CLASS] = UlongBytes(CKO_PRIVATE_KEY);
   EXPECT_TRUE(Matches(m, t));
@@ -69,23 +69,23 @@ TEST(AttributeHelpers, RoundTripAndMatch) {
 TEST(KeyDefaults, GeneratedPrivateKeyIsSafe) {
   AttributeMap m;
   ApplyObjectDefaults(m, CKO_PRIVATE_KEY, KeyOrigin{true, CKM_EC_KEY_PAIR_GEN});
-  EXPECT_EQ(GetBool(m, CKA_SENSITIVE), true);
-  EXPECT_EQ(GetBool(m, CKA_EXTRACTABLE), false);
-  EXPECT_EQ(GetBool(m, CKA_PRIVATE), true);
-  EXPECT_EQ(GetBool(m, CKA_LOCAL), true);
-  EXPECT_EQ(GetBool(m, CKA_ALWAYS_SENSITIVE), true);
-  EXPECT_EQ(GetBool(m, CKA_NEVER_EXTRACTABLE), true);
-  EXPECT_EQ(GetUlong(m, CKA_KEY_GEN_MECHANISM), CKM_EC_KEY_PAIR_GEN);
+  EXPECT_EQ(FindBool(m, CKA_SENSITIVE), true);
+  EXPECT_EQ(FindBool(m, CKA_EXTRACTABLE), false);
+  EXPECT_EQ(FindBool(m, CKA_PRIVATE), true);
+  EXPECT_EQ(FindBool(m, CKA_LOCAL), true);
+  EXPECT_EQ(FindBool(m, CKA_ALWAYS_SENSITIVE), true);
+  EXPECT_EQ(FindBool(m, CKA_NEVER_EXTRACTABLE), true);
+  EXPECT_EQ(FindUlong(m, CKA_KEY_GEN_MECHANISM), CKM_EC_KEY_PAIR_GEN);
 }
 
 TEST(KeyDefaults, ImportedKeyIsNotLocal) {
   AttributeMap m;
   m[CKA_EXTRACTABLE] = BoolBytes(true);
   ApplyObjectDefaults(m, CKO_SECRET_KEY, KeyOrigin{});
-  EXPECT_EQ(GetBool(m, CKA_LOCAL), false);
-  EXPECT_EQ(GetBool(m, CKA_NEVER_EXTRACTABLE), false);
-  EXPECT_EQ(GetBool(m, CKA_EXTRACTABLE), true);  // the template wins
-  EXPECT_EQ(GetUlong(m, CKA_KEY_GEN_MECHANISM), CK_UNAVAILABLE_INFORMATION);
+  EXPECT_EQ(FindBool(m, CKA_LOCAL), false);
+  EXPECT_EQ(FindBool(m, CKA_NEVER_EXTRACTABLE), false);
+  EXPECT_EQ(FindBool(m, CKA_EXTRACTABLE), true);  // the template wins
+  EXPECT_EQ(FindUlong(m, CKA_KEY_GEN_MECHANISM), CK_UNAVAILABLE_INFORMATION);
 }
 
 TEST(KeyDefaults, ComputedAttributesAreReadOnly) {

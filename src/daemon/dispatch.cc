@@ -94,7 +94,8 @@ Reply GetSessionInfo(Ctx& c, const wire::Request& req) {
   auto info = c.hsm.GetSessionInfo(c.client, req.body_as_GetSessionInfoRequest()->session());
   if (!info.ok()) return FromError(info.error());
   return Body(ResponseBody::SessionInfoResponse,
-              wire::CreateSessionInfoResponse(c.fbb, info->slot, info->state, info->flags, 0));
+              wire::CreateSessionInfoResponse(c.fbb, info->slot_id, info->state, info->flags,
+                                              info->device_error));
 }
 Reply Login(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_LoginRequest();
@@ -189,7 +190,7 @@ Reply GetAttributeValue(Ctx& c, const wire::Request& req) {
   auto values = c.hsm.GetAttributeValue(c.client, r->session(), r->object(), types, &overall);
   if (!values.ok()) return FromError(values.error());
   std::vector<fb::Offset<wire::AttributeResult>> out;
-  for (core::AttributeValue& v : *values) {
+  for (AttributeValue& v : *values) {
     auto bytes =
         v.rv == CKR_OK ? c.fbb.CreateVector(v.value) : fb::Offset<fb::Vector<std::uint8_t>>();
     out.push_back(wire::CreateAttributeResult(c.fbb, v.type, v.rv, bytes));

@@ -163,7 +163,7 @@ class DispatchFixture : public core::HsmFixture {
                                                        std::string_view label = "ec-key",
                                                        bool token = true,
                                                        bool extractable = false) {
-    core::Mechanism mechanism{CKM_EC_KEY_PAIR_GEN, {}, {}};
+    signet::Mechanism mechanism{CKM_EC_KEY_PAIR_GEN, {}, {}};
     core::Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)},
                           {CKA_TOKEN, B(token)},
                           {CKA_LABEL, S(label)}};
@@ -176,7 +176,7 @@ class DispatchFixture : public core::HsmFixture {
 
   // AesKey: an AES-256 session key for encryption and (un)wrapping.
   CK_OBJECT_HANDLE AesKey(CK_SESSION_HANDLE s, bool extractable = false) {
-    core::Mechanism mechanism{CKM_AES_KEY_GEN, {}, {}};
+    signet::Mechanism mechanism{CKM_AES_KEY_GEN, {}, {}};
     core::Template key = {{CKA_VALUE_LEN, U(32)}, {CKA_EXTRACTABLE, B(extractable)}};
     auto handle = hsm_->GenerateKey(*owner_, s, mechanism, key);
     EXPECT_TRUE(handle.ok()) << handle.error().message;

@@ -566,7 +566,7 @@ void SetAttributeValueRefused(DispatchFixture& t) {
 const std::vector<std::uint8_t> kMessage = S("message to sign");
 
 std::vector<std::uint8_t> SignOnce(DispatchFixture& t, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key) {
-  auto sig = t.hsm_->Sign(*t.owner_, s, key, core::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage);
+  auto sig = t.hsm_->Sign(*t.owner_, s, key, signet::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage);
   EXPECT_TRUE(sig.ok());
   return sig.ok() ? *sig : std::vector<std::uint8_t>{};
 }
@@ -586,7 +586,7 @@ void SignOk(DispatchFixture& t) {
   std::vector<std::uint8_t> signature(data->data()->begin(), data->data()->end());
   EXPECT_EQ(signature.size(), 64u);  // P-256 r||s
   EXPECT_TRUE(t.hsm_
-                  ->Verify(*t.owner_, s, pub, core::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage,
+                  ->Verify(*t.owner_, s, pub, signet::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage,
                            signature)
                   .ok());
 }
@@ -633,7 +633,7 @@ void SignBatchOk(DispatchFixture& t) {
     EXPECT_EQ(result->rv(), CKR_OK);
     std::vector<std::uint8_t> signature(result->data()->begin(), result->data()->end());
     EXPECT_TRUE(t.hsm_
-                    ->Verify(*t.owner_, s, pub, core::Mechanism{CKM_ECDSA_SHA256, {}, {}},
+                    ->Verify(*t.owner_, s, pub, signet::Mechanism{CKM_ECDSA_SHA256, {}, {}},
                              S(texts[i]), signature)
                     .ok())
         << i;
@@ -716,8 +716,8 @@ void EncryptOk(DispatchFixture& t) {
   EXPECT_EQ(data->data()->size(), 9 + 16u);  // ciphertext || 128-bit tag
   auto plain = t.hsm_->Decrypt(
       *t.owner_, s, key,
-      core::Mechanism{
-          CKM_AES_GCM, {}, core::GcmParams{std::vector<std::uint8_t>(12, 1), S("aad"), 128}},
+      signet::Mechanism{
+          CKM_AES_GCM, {}, signet::GcmParams{std::vector<std::uint8_t>(12, 1), S("aad"), 128}},
       std::vector<std::uint8_t>(data->data()->begin(), data->data()->end()));
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(*plain, S("plaintext"));
@@ -737,8 +737,8 @@ std::vector<std::uint8_t> EncryptOnce(DispatchFixture& t, CK_SESSION_HANDLE s,
                                       CK_OBJECT_HANDLE key) {
   auto ct = t.hsm_->Encrypt(
       *t.owner_, s, key,
-      core::Mechanism{
-          CKM_AES_GCM, {}, core::GcmParams{std::vector<std::uint8_t>(12, 1), S("aad"), 128}},
+      signet::Mechanism{
+          CKM_AES_GCM, {}, signet::GcmParams{std::vector<std::uint8_t>(12, 1), S("aad"), 128}},
       S("plaintext"));
   EXPECT_TRUE(ct.ok());
   return ct.ok() ? *ct : std::vector<std::uint8_t>{};
@@ -801,8 +801,8 @@ void UnwrapKeyOk(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
   CK_OBJECT_HANDLE wrapping = t.AesKey(s);
   auto [pub, priv] = t.EcPair(s, "wrap-me", /*token=*/false, /*extractable=*/true);
-  auto wrapped =
-      t.hsm_->WrapKey(*t.owner_, s, core::Mechanism{CKM_AES_KEY_WRAP_KWP, {}, {}}, wrapping, priv);
+  auto wrapped = t.hsm_->WrapKey(*t.owner_, s, signet::Mechanism{CKM_AES_KEY_WRAP_KWP, {}, {}},
+                                 wrapping, priv);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
   Ran ran = t.Run(RequestBody::UnwrapKeyRequest, [&](auto& fbb) {
     return wire::CreateUnwrapKeyRequest(fbb, s, t.Mech(fbb, CKM_AES_KEY_WRAP_KWP), wrapping,
@@ -821,7 +821,7 @@ void UnwrapKeyOk(DispatchFixture& t) {
   // The unwrapped key signs; its original public half verifies.
   std::vector<std::uint8_t> signature = SignOnce(t, s, object->object());
   EXPECT_TRUE(t.hsm_
-                  ->Verify(*t.owner_, s, pub, core::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage,
+                  ->Verify(*t.owner_, s, pub, signet::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage,
                            signature)
                   .ok());
 }

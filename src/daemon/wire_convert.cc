@@ -26,15 +26,15 @@ WipedTemplate ToTemplate(const AttrVector* v) {
   return WipedTemplate(std::move(out));
 }
 
-core::Mechanism ToMechanism(const wire::Mechanism* m) {
-  core::Mechanism out;
+Mechanism ToMechanism(const wire::Mechanism* m) {
+  Mechanism out;
   if (m == nullptr) return out;
   out.type = m->type();
   if (const wire::PssParams* pss = m->pss()) {
-    out.pss = core::PssParams{pss->hash_alg(), pss->mgf(), pss->salt_len()};
+    out.pss = PssParams{pss->hash_alg(), pss->mgf(), pss->salt_len()};
   }
   if (const wire::GcmParams* gcm = m->gcm()) {
-    core::GcmParams g;
+    GcmParams g;
     auto iv = View(gcm->iv());
     auto aad = View(gcm->aad());
     g.iv.assign(iv.begin(), iv.end());

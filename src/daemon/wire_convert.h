@@ -36,6 +36,6 @@ WipedTemplate ToTemplate(const AttrVector* v);
 
 // ToMechanism reads a mechanism; an absent one has type 0 (which no row of
 // the mechanism table has, so the operation fails with CKR_MECHANISM_INVALID).
-core::Mechanism ToMechanism(const wire::Mechanism* m);
+Mechanism ToMechanism(const wire::Mechanism* m);
 
 }  // namespace signet::daemon

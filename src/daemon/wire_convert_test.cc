@@ -42,7 +42,7 @@ TEST(WireConvert, AbsentPiecesBecomeEmpty) {
   EXPECT_TRUE(View(request->data()).empty());
   WipedTemplate empty = ToTemplate(nullptr);
   EXPECT_TRUE(static_cast<const core::Template&>(empty).empty());
-  core::Mechanism none = ToMechanism(request->mechanism());
+  signet::Mechanism none = ToMechanism(request->mechanism());
   EXPECT_EQ(none.type, 0u);  // matches no mechanism: CKR_MECHANISM_INVALID later
   EXPECT_FALSE(none.pss.has_value());
   EXPECT_FALSE(none.gcm.has_value());
@@ -54,7 +54,7 @@ TEST(WireConvert, MechanismParametersKeepTheirValues) {
     return wire::CreateMechanism(b, CKM_SHA256_RSA_PKCS_PSS,
                                  wire::CreatePssParams(b, CKM_SHA256, CKG_MGF1_SHA256, 32));
   });
-  core::Mechanism converted = ToMechanism(pss);
+  signet::Mechanism converted = ToMechanism(pss);
   EXPECT_EQ(converted.type, CKM_SHA256_RSA_PKCS_PSS);
   ASSERT_TRUE(converted.pss.has_value());
   EXPECT_EQ(converted.pss->hash_alg, CKM_SHA256);
@@ -69,7 +69,7 @@ TEST(WireConvert, MechanismParametersKeepTheirValues) {
         wire::CreateGcmParams(b, b.CreateVector(std::vector<std::uint8_t>{1, 2, 3}),
                               b.CreateVector(S("aad")), 96));
   });
-  core::Mechanism aes = ToMechanism(gcm);
+  signet::Mechanism aes = ToMechanism(gcm);
   ASSERT_TRUE(aes.gcm.has_value());
   EXPECT_EQ(std::vector<std::uint8_t>(aes.gcm->iv.begin(), aes.gcm->iv.end()),
             (std::vector<std::uint8_t>{1, 2, 3}));

@@ -58,18 +58,16 @@ Result<AttributeMap> DecodeAttributes(ByteView encoded) {
   return out;
 }
 
-std::optional<CK_ULONG> UlongAttribute(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type) {
+std::optional<CK_ULONG> FindUlong(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type) {
   auto it = attributes.find(type);
-  if (it == attributes.end() || it->second.size() != sizeof(CK_ULONG)) return std::nullopt;
-  CK_ULONG value;
-  std::memcpy(&value, it->second.data(), sizeof value);
-  return value;
+  if (it == attributes.end()) return std::nullopt;
+  return UlongFromBytes(it->second);
 }
 
-Bytes UlongBytes(CK_ULONG value) {
-  Bytes out(sizeof value);
-  std::memcpy(out.data(), &value, sizeof value);
-  return out;
+std::optional<bool> FindBool(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type) {
+  auto it = attributes.find(type);
+  if (it == attributes.end()) return std::nullopt;
+  return BoolFromBytes(it->second);
 }
 
 }  // namespace signet::keystore

@@ -17,11 +17,10 @@ Result<Bytes> EncodeAttributes(const AttributeMap& attributes);
 // repeated or out-of-order type.
 Result<AttributeMap> DecodeAttributes(ByteView encoded);
 
-// UlongAttribute reads a CK_ULONG attribute (host layout, as the C ABI
-// carries it); nullopt when absent or of the wrong size.
-std::optional<CK_ULONG> UlongAttribute(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type);
-
-// UlongBytes is the host-layout byte form of a CK_ULONG attribute value.
-Bytes UlongBytes(CK_ULONG value);
+// FindUlong / FindBool read a CK_ULONG / CK_BBOOL attribute out of a map
+// (the C ABI byte form, signet/types.hpp); nullopt when absent or of the
+// wrong size.
+std::optional<CK_ULONG> FindUlong(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type);
+std::optional<bool> FindBool(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type);
 
 }  // namespace signet::keystore

@@ -15,8 +15,8 @@ TEST(AttributeCodec, RoundTrips) {
   auto decoded = DecodeAttributes(*encoded);
   ASSERT_TRUE(decoded.ok()) << decoded.error().message;
   EXPECT_EQ(*decoded, attributes);
-  EXPECT_EQ(UlongAttribute(*decoded, CKA_CLASS), CKO_PRIVATE_KEY);
-  EXPECT_EQ(UlongAttribute(*decoded, CKA_LABEL), std::nullopt);  // wrong size
+  EXPECT_EQ(FindUlong(*decoded, CKA_CLASS), CKO_PRIVATE_KEY);
+  EXPECT_EQ(FindUlong(*decoded, CKA_LABEL), std::nullopt);  // wrong size
 }
 
 TEST(AttributeCodec, LayoutIsVersionTypeLengthValue) {

@@ -21,7 +21,7 @@ bool HoldsSecret(std::optional<CK_ULONG> object_class) {
 }
 
 Status CheckNoClearSecrets(const AttributeMap& attributes) {
-  if (!HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) return OkStatus();
+  if (!HoldsSecret(FindUlong(attributes, CKA_CLASS))) return OkStatus();
   for (auto type : kSecretAttributes) {
     if (attributes.contains(type)) {
       return MakeError(CKR_TEMPLATE_INCONSISTENT,
@@ -67,7 +67,7 @@ constexpr SearchColumn kSearchColumns[] = {
 // ColumnValue: true when `attributes` holds `column`'s attribute in the form
 // the column stores (a CK_ULONG of the right size for integer columns).
 bool ColumnValue(const AttributeMap& attributes, const SearchColumn& column) {
-  if (column.is_ulong) return UlongAttribute(attributes, column.type).has_value();
+  if (column.is_ulong) return FindUlong(attributes, column.type).has_value();
   return attributes.contains(column.type);
 }
 
@@ -79,7 +79,7 @@ Status BindSearchColumns(Statement& stmt, const AttributeMap& attributes, bool a
     if (!ColumnValue(attributes, column)) {
       if (absent_as_null) SIGNET_TRY(stmt.BindNull(column.parameter));
     } else if (column.is_ulong) {
-      auto value = UlongAttribute(attributes, column.type);
+      auto value = FindUlong(attributes, column.type);
       SIGNET_TRY(stmt.Bind(column.parameter, static_cast<std::int64_t>(*value)));
     } else {
       SIGNET_TRY(stmt.Bind(column.parameter, ByteView(attributes.at(column.type))));
@@ -130,7 +130,7 @@ Result<std::vector<ObjectHandle>> SqliteToken::CreateObjects(const std::vector<N
   for (const NewObject& object : objects) {
     SIGNET_TRY(CheckNoClearSecrets(object.attributes));
     if (object.secret == nullptr) continue;
-    if (!HoldsSecret(UlongAttribute(object.attributes, CKA_CLASS))) {
+    if (!HoldsSecret(FindUlong(object.attributes, CKA_CLASS))) {
       return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
     }
     if (object.secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
@@ -172,7 +172,7 @@ Result<ObjectHandle> SqliteToken::InsertObjectLocked(const AttributeMap& attribu
                                                      const SecureBytes* secret,
                                                      const SecureBytes* kek) {
   SIGNET_TRY(CheckNoClearSecrets(attributes));
-  if (secret != nullptr && !HoldsSecret(UlongAttribute(attributes, CKA_CLASS))) {
+  if (secret != nullptr && !HoldsSecret(FindUlong(attributes, CKA_CLASS))) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
   }
   SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));

@@ -73,11 +73,11 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key, const client
   Result<std::vector<client::AttributeValue>> got = s.conn->GetAttributeValue(s.remote, key, types);
   if (!got.ok()) return MakeError(KeyHandleRv(got.error().code), got.error().message);
   if (got->size() != 3) return MakeError(CKR_DEVICE_ERROR, "short attribute answer");
-  const std::optional<CK_ULONG> key_type = client::UlongValue((*got)[0].value);
+  const std::optional<CK_ULONG> key_type = UlongFromBytes((*got)[0].value);
   if ((*got)[0].rv != CKR_OK || !key_type) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object is not a key");
   }
-  const std::optional<bool> allowed = client::BoolValue((*got)[1].value);
+  const std::optional<bool> allowed = BoolFromBytes((*got)[1].value);
   if ((*got)[1].rv != CKR_OK || !allowed || !*allowed) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "key usage attribute is false");
   }

@@ -1,0 +1,85 @@
+// The value types that the daemon's core and the client library both speak:
+// bytes, mechanisms with their parameters, session and attribute results.
+// Defined once here so that a mechanism or an attribute read means the same
+// thing on both sides of the wire (src/daemon/wire_convert.* and
+// src/client/encode.* translate them to and from the FlatBuffers schema).
+// Plain values: not synchronised, safe to copy and move between threads.
+#pragma once
+
+#include <p11-kit/pkcs11.h>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace signet {
+
+using Bytes = std::vector<std::uint8_t>;
+using ByteView = std::span<const std::uint8_t>;
+
+// PssParams: CK_RSA_PKCS_PSS_PARAMS.
+struct PssParams {
+  CK_MECHANISM_TYPE hash_alg = CKM_SHA256;
+  CK_RSA_PKCS_MGF_TYPE mgf = CKG_MGF1_SHA256;
+  CK_ULONG salt_len = 32;
+};
+
+// GcmParams: CK_GCM_PARAMS (the IV length is iv.size()).
+struct GcmParams {
+  Bytes iv;
+  Bytes aad;
+  CK_ULONG tag_bits = 128;
+};
+
+// Mechanism: CK_MECHANISM with its parameter in typed form; raw_params for a
+// parameter without a typed form.
+struct Mechanism {
+  CK_MECHANISM_TYPE type = 0;
+  std::optional<PssParams> pss;
+  std::optional<GcmParams> gcm;
+  Bytes raw_params;
+};
+
+// SessionInfo: CK_SESSION_INFO.
+struct SessionInfo {
+  CK_SLOT_ID slot_id = 0;
+  CK_STATE state = 0;
+  CK_FLAGS flags = 0;
+  CK_ULONG device_error = 0;
+};
+
+// AttributeValue: one attribute as C_GetAttributeValue reports it: its
+// value, or in `rv` why it has none (CKR_ATTRIBUTE_SENSITIVE,
+// CKR_ATTRIBUTE_TYPE_INVALID).
+struct AttributeValue {
+  CK_ATTRIBUTE_TYPE type = 0;
+  CK_RV rv = CKR_OK;
+  Bytes value;
+};
+
+// The C ABI byte form of attribute values, as CK_ATTRIBUTE carries them and
+// the wire and the token store keep them: a CK_ULONG in host byte order and
+// size, a CK_BBOOL as one byte. *Bytes turns a value into that form;
+// *FromBytes reads it back, nullopt when the size is wrong.
+inline Bytes UlongBytes(CK_ULONG value) {
+  Bytes out(sizeof value);
+  std::memcpy(out.data(), &value, sizeof value);
+  return out;
+}
+inline Bytes BoolBytes(bool value) {
+  return Bytes{static_cast<std::uint8_t>(value ? CK_TRUE : CK_FALSE)};
+}
+inline std::optional<CK_ULONG> UlongFromBytes(ByteView bytes) {
+  if (bytes.size() != sizeof(CK_ULONG)) return std::nullopt;
+  CK_ULONG value;
+  std::memcpy(&value, bytes.data(), sizeof value);
+  return value;
+}
+inline std::optional<bool> BoolFromBytes(ByteView bytes) {
+  if (bytes.size() != sizeof(CK_BBOOL)) return std::nullopt;
+  return bytes[0] != CK_FALSE;
+}
+
+}  // namespace signet
