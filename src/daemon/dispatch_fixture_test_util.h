@@ -41,7 +41,8 @@ using AttributeList = std::vector<std::pair<CK_ATTRIBUTE_TYPE, std::vector<std::
 
 // Ran: one dispatched request and what came of it.
 struct Ran {
-  std::vector<std::uint8_t> frame;  // header + payload, as Dispatch returned it
+  std::vector<std::uint8_t> frame;    // header + payload, as Dispatch returned it
+  std::vector<std::uint8_t> payload;  // the payload alone, in a buffer of its own
   const wire::Response* response = nullptr;
   std::string audit;             // the audit line Dispatch logged ("" when none)
   std::string log;               // everything Dispatch wrote to the log
@@ -104,26 +105,28 @@ class DispatchFixture : public core::HsmFixture {
       std::string line = ran.log.substr(at + std::string_view("signetd: ").size());
       ran.audit = line.substr(0, line.find('\n'));
     }
-    ran.response = ParseReply(ran.frame, request->id());
+    ran.response = ParseReply(ran.frame, request->id(), ran.payload);
     return ran;
   }
 
   // ParseReply checks the frame (header, verifier, echoed id) and returns
-  // its Response; nullptr (and a test failure) when any check fails.
-  static const wire::Response* ParseReply(const std::vector<std::uint8_t>& frame,
-                                          std::uint64_t id) {
+  // its Response, read from a copy of the payload in `payload`: FlatBuffers
+  // reads 8-byte fields in place, so the payload must start at an aligned
+  // address (as the client's reply buffer does), not 4 bytes into the frame.
+  // nullptr (and a test failure) when any check fails.
+  static const wire::Response* ParseReply(const std::vector<std::uint8_t>& frame, std::uint64_t id,
+                                          std::vector<std::uint8_t>& payload) {
     EXPECT_GE(frame.size(), proto::kFrameHeaderSize);
     if (frame.size() < proto::kFrameHeaderSize) return nullptr;
     std::span<const std::uint8_t, proto::kFrameHeaderSize> header(frame.data(),
                                                                   proto::kFrameHeaderSize);
     EXPECT_EQ(proto::DecodeFrameHeader(header), frame.size() - proto::kFrameHeaderSize);
-    fb::Verifier verifier(frame.data() + proto::kFrameHeaderSize,
-                          frame.size() - proto::kFrameHeaderSize);
+    payload.assign(frame.begin() + proto::kFrameHeaderSize, frame.end());
+    fb::Verifier verifier(payload.data(), payload.size());
     bool ok = verifier.VerifyBuffer<wire::Response>(nullptr);
     EXPECT_TRUE(ok) << "Dispatch framed something that is not a Response";
     if (!ok) return nullptr;
-    const wire::Response* response =
-        fb::GetRoot<wire::Response>(frame.data() + proto::kFrameHeaderSize);
+    const wire::Response* response = fb::GetRoot<wire::Response>(payload.data());
     EXPECT_EQ(response->id(), id);
     return response;
   }

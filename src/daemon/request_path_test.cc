@@ -89,7 +89,8 @@ TEST_F(RequestPathTest, VerifyRequestRefusesWhatIsNotARequest) {
 
 TEST_F(RequestPathTest, ErrorFrameIsABodylessResponse) {
   std::vector<std::uint8_t> frame = ErrorFrame(77, SIGNET_RV_BUSY, "work queue full; retry");
-  const wire::Response* response = ParseReply(frame, 77);
+  std::vector<std::uint8_t> payload;
+  const wire::Response* response = ParseReply(frame, 77, payload);
   ASSERT_NE(response, nullptr);
   EXPECT_EQ(response->rv(), SIGNET_RV_BUSY);
   EXPECT_EQ(response->message()->str(), "work queue full; retry");
