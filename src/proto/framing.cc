@@ -1,5 +1,7 @@
 #include "proto/framing.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <string>
 

@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string.h>
 #include <utility>
 #include <vector>
 
+#include "base/secure_bytes.h"
 #include "signet/protocol.hpp"
 #include "signet/result.hpp"
 
@@ -42,15 +42,13 @@ std::array<std::uint8_t, kFrameHeaderSize> EncodeFrameHeader(std::uint32_t paylo
 // DecodeFrameHeader reads a big-endian length from 4 bytes at `header`.
 std::uint32_t DecodeFrameHeader(std::span<const std::uint8_t, kFrameHeaderSize> header);
 
-// WipingAllocator: FrameReader's buffer allocator. It grows the buffer for
-// a socket read without zeroing bytes the read overwrites anyway (64 KiB
-// per read), and wipes memory with explicit_bzero before freeing it:
-// requests carry PINs and imported keys. explicit_bzero, not
-// OPENSSL_cleanse: the PKCS#11 module uses this reader and must not pull
-// libcrypto into its host process.
+// WipingAllocator: FrameReader's buffer allocator: SecureBytes' allocator
+// (base/secure_bytes.h: wiped with explicit_bzero before it is freed, since
+// requests carry PINs and imported keys), except that it default-initialises
+// elements, so growing the buffer for a socket read does not zero the bytes
+// the read overwrites anyway (64 KiB per read).
 template <typename T>
-struct WipingAllocator {
-  using value_type = T;
+struct WipingAllocator : ZeroisingAllocator<T> {
   template <typename U>
   struct rebind {
     using other = WipingAllocator<U>;
@@ -58,11 +56,6 @@ struct WipingAllocator {
   WipingAllocator() = default;
   template <typename U>
   WipingAllocator(const WipingAllocator<U>&) {}  // NOLINT
-  T* allocate(std::size_t n) { return std::allocator<T>().allocate(n); }
-  void deallocate(T* p, std::size_t n) {
-    explicit_bzero(p, n * sizeof(T));
-    std::allocator<T>().deallocate(p, n);
-  }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
