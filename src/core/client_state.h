@@ -6,16 +6,22 @@
 // objects of other connections can be neither used nor found.
 //
 // Thread contract: requests of one connection run on several workers at
-// once (pipelining); every member is guarded by `mu`. Hsm is the only code
-// that touches the members; it never holds `mu` across crypto or disk work.
+// once (pipelining); the session, login and handle state is GUARDED_BY
+// `mu`, which clang's -Wthread-safety checks (base/mutex.h). peer,
+// peer_identity and admin are written by the connection before its first
+// request and only read after it, unlocked. Hsm is the only code that
+// touches the guarded members; it never holds `mu` across crypto or disk
+// work. Lock order: `mu` is taken with no other lock held; under it the Hsm
+// takes only its slot lock and a token's short locks (FindSlot,
+// TokenSlot::Get, TokenSlot::Logout).
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "core/object.h"
 
 namespace signet::core {
@@ -46,12 +52,13 @@ class ClientState {
   explicit ClientState(std::uint64_t id) : id_(id) {}
   std::uint64_t id() const { return id_; }
 
-  std::mutex mu;
-  std::unordered_map<CK_SESSION_HANDLE, Session> sessions;
-  std::map<CK_SLOT_ID, keystore::UserType> logins;
-  std::unordered_map<CK_OBJECT_HANDLE, HandleEntry> handles;
-  std::map<std::pair<CK_SLOT_ID, keystore::ObjectHandle>, CK_OBJECT_HANDLE> token_handles;
-  bool closed = false;  // Disconnect ran: refuse new sessions
+  base::Mutex mu;
+  std::unordered_map<CK_SESSION_HANDLE, Session> sessions GUARDED_BY(mu);
+  std::map<CK_SLOT_ID, keystore::UserType> logins GUARDED_BY(mu);
+  std::unordered_map<CK_OBJECT_HANDLE, HandleEntry> handles GUARDED_BY(mu);
+  std::map<std::pair<CK_SLOT_ID, keystore::ObjectHandle>, CK_OBJECT_HANDLE> token_handles
+      GUARDED_BY(mu);
+  bool closed GUARDED_BY(mu) = false;  // Disconnect ran: refuse new sessions
   // Who is connected ("unix(pid=.. uid=.. gid=..)", "tcp(addr:port)"), for
   // the audit log; set by the connection before its first request.
   std::string peer;
@@ -63,9 +70,9 @@ class ClientState {
   // certificate over TLS. Set by the connection before its first request.
   bool admin = false;
   // Session objects held by this connection (count and ObjectBytes), for
-  // Limits::max_session_objects / max_session_object_bytes. Guarded by mu.
-  std::size_t session_objects = 0;
-  std::size_t session_object_bytes = 0;
+  // Limits::max_session_objects / max_session_object_bytes.
+  std::size_t session_objects GUARDED_BY(mu) = 0;
+  std::size_t session_object_bytes GUARDED_BY(mu) = 0;
 
  private:
   const std::uint64_t id_;

@@ -68,19 +68,26 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
   std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
   hsm->dir_lock_ = std::move(dir_lock);
   std::optional<Error> first_error;
+  std::vector<std::unique_ptr<TokenSlot>> slots;
   for (const auto& file : files) {
-    auto slot = OpenSlot(hsm->slots_.size(), file, hsm->options_.token_options,
+    auto slot = OpenSlot(slots.size(), file, hsm->options_.token_options,
                          [&hsm](const keystore::Token& token) { return hsm->PolicyFor(token); });
     if (slot.ok()) {
-      hsm->slots_.push_back(std::move(*slot));
+      slots.push_back(std::move(*slot));
       continue;
     }
     if (!first_error) first_error = slot.error();
     hsm->unavailable_.push_back({file, slot.error().message});
   }
-  if (first_error && (hsm->slots_.empty() || hsm->options_.strict)) {
-    std::string why = hsm->slots_.empty() ? "no token could be opened: " : "strict: ";
+  if (first_error && (slots.empty() || hsm->options_.strict)) {
+    std::string why = slots.empty() ? "no token could be opened: " : "strict: ";
     return MakeError(first_error->code, why + first_error->message);
+  }
+  {
+    // No other thread sees the Hsm yet: the lock is uncontended, and keeps
+    // slots_ written only under slots_mu_.
+    base::WriterMutexLock lock(&hsm->slots_mu_);
+    hsm->slots_ = std::move(slots);
   }
   return hsm;
 }
@@ -115,19 +122,19 @@ std::shared_ptr<ClientState> HsmImpl::NewClient() {
 }
 
 TokenSlot* HsmImpl::FindSlot(CK_SLOT_ID slot) const {
-  std::shared_lock lock(slots_mu_);
+  base::ReaderMutexLock lock(&slots_mu_);
   return slot < slots_.size() ? slots_[slot].get() : nullptr;
 }
 
 Error HsmImpl::MissingSlotError(CK_SLOT_ID slot) const {
-  std::shared_lock lock(slots_mu_);
+  base::ReaderMutexLock lock(&slots_mu_);
   if (slot == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
   return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
 }
 
 std::vector<SlotDescription> HsmImpl::Slots() const {
   std::vector<SlotDescription> out;
-  std::shared_lock lock(slots_mu_);
+  base::ReaderMutexLock lock(&slots_mu_);
   for (const auto& slot : slots_) {
     keystore::TokenInfo info = slot->token().Info();
     SlotDescription d;
@@ -154,7 +161,7 @@ std::vector<SlotDescription> HsmImpl::Slots() const {
 
 keystore::CacheStats HsmImpl::CacheTotals() const {
   keystore::CacheStats total;
-  std::shared_lock lock(slots_mu_);
+  base::ReaderMutexLock lock(&slots_mu_);
   for (const auto& slot : slots_) {
     keystore::CacheStats s = slot->token().cache_stats();
     total.hits += s.hits;
@@ -169,7 +176,7 @@ keystore::CacheStats HsmImpl::CacheTotals() const {
 Result<HsmImpl::Resolved> HsmImpl::ResolveSession(ClientState& c, CK_SESSION_HANDLE s) {
   Resolved r;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     auto it = c.sessions.find(s);
     if (it == c.sessions.end()) {
       return MakeError(CKR_SESSION_HANDLE_INVALID, "no such session on this connection");
@@ -190,7 +197,7 @@ Result<HsmImpl::ResolvedObject> HsmImpl::ResolveObject(ClientState& c, const Res
                                                        CK_OBJECT_HANDLE o) {
   ResolvedObject out;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     auto it = c.handles.find(o);
     if (it == c.handles.end() || it->second.slot != r.session.slot) {
       return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object on this connection");
@@ -225,7 +232,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> HsmImpl::FetchSecret(
 
 CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
                                          keystore::ObjectHandle id) {
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   auto key = std::make_pair(slot, id);
   auto it = c.token_handles.find(key);
   if (it != c.token_handles.end()) return it->second;
@@ -319,7 +326,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::StoreObject(
   rec->attributes = std::move(attrs);
   rec->has_secret = secret != nullptr;
   rec->session_secret = std::move(secret);
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   if (c.sessions.count(s) == 0) return MakeError(CKR_SESSION_HANDLE_INVALID, "session closed");
   SIGNET_TRY(CheckSessionObjectRoomLocked(c, 1, bytes));
   CK_OBJECT_HANDLE h = UnusedHandle(c.handles);

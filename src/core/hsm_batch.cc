@@ -76,7 +76,7 @@ Status HsmImpl::DestroyObjects(ClientState& c, CK_SESSION_HANDLE s,
     if (obj.token_object) token_ids.push_back(obj.token_id);
   }
   if (!token_ids.empty()) SIGNET_TRY(r.slot->DestroyObjects(token_ids));
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   for (CK_OBJECT_HANDLE o : objects) {
     auto it = c.handles.find(o);
     if (it == c.handles.end()) continue;

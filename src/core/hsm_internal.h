@@ -9,19 +9,21 @@
 // Internal to core/: included by the hsm_*.cc files and by white-box core
 // tests, by nothing outside core/ (hsm.h is the interface).
 //
-// Thread contract: Hsm's (hsm.h). Each lock's member says what it guards;
-// a ClientState's own state is guarded by its `mu` (client_state.h).
-// FindSlot takes slots_mu_ shared, also while a ClientState's mu is held.
+// Thread contract: Hsm's (hsm.h). Each lock's members are GUARDED_BY it
+// and the helpers say which lock they need (REQUIRES) or take (EXCLUDES),
+// checked by clang's -Wthread-safety (base/mutex.h); a ClientState's own
+// state is guarded by its `mu` (client_state.h). Lock order: init_mu_
+// before slots_mu_; a ClientState's mu before slots_mu_ (FindSlot takes it
+// shared, also while a ClientState's mu is held); pool_mu_ alone.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/hsm.h"
 #include "core/rsa_split.h"
 #include "core/token_slot.h"
@@ -34,7 +36,8 @@ CK_ULONG RandomHandle();
 
 // UnusedHandle draws handles until one is not a key of `taken` (one of a
 // ClientState's handle maps). REQUIRES: the lock guarding `taken` (the
-// ClientState's mu) held, so the handle is still free when inserted.
+// ClientState's mu) held, so the handle is still free when inserted (the
+// analysis checks it at the call: passing a guarded map needs its lock).
 template <typename HandleMap>
 CK_ULONG UnusedHandle(const HandleMap& taken) {
   CK_ULONG h;
@@ -62,16 +65,16 @@ class HsmImpl final : public Hsm {
 
   // --- Hsm (hsm.h)
   std::shared_ptr<ClientState> NewClient() override;
-  void Disconnect(ClientState& client) override;
+  void Disconnect(ClientState& c) override EXCLUDES(c.mu);
   void EnableRsaSplit(Scheduler* pool) override;
-  std::vector<SlotDescription> Slots() const override;
+  std::vector<SlotDescription> Slots() const override EXCLUDES(slots_mu_);
   const std::vector<UnavailableToken>& unavailable_tokens() const override;
   PhaseCounters& counters() override;
-  keystore::CacheStats CacheTotals() const override;
+  keystore::CacheStats CacheTotals() const override EXCLUDES(slots_mu_);
   std::size_t open_sessions() const override;
-  void StartKeyPool(KeyPool::Options options) override;
-  void StopKeyPool() override;
-  std::shared_ptr<KeyPool> key_pool() const override;
+  void StartKeyPool(KeyPool::Options options) override EXCLUDES(pool_mu_);
+  void StopKeyPool() override EXCLUDES(pool_mu_);
+  std::shared_ptr<KeyPool> key_pool() const override EXCLUDES(pool_mu_);
   Result<CK_SESSION_HANDLE> OpenSession(ClientState& c, CK_SLOT_ID slot, CK_FLAGS flags) override;
   Status CloseSession(ClientState& c, CK_SESSION_HANDLE session) override;
   Status CloseAllSessions(ClientState& c, CK_SLOT_ID slot) override;
@@ -83,7 +86,8 @@ class HsmImpl final : public Hsm {
                 ByteView new_pin) override;
   Result<std::pair<CK_SLOT_ID, std::string>> InitToken(ClientState& c, CK_SLOT_ID slot,
                                                        ByteView so_pin, std::string_view label,
-                                                       ByteView user_pin) override;
+                                                       ByteView user_pin) override
+      EXCLUDES(init_mu_, slots_mu_);
   Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s,
                                         const Template& t) override;
   Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
@@ -141,7 +145,7 @@ class HsmImpl final : public Hsm {
   };
   // ResolveSession: CKR_SESSION_HANDLE_INVALID when `s` is not a session
   // of `c` or its slot is gone.
-  Result<Resolved> ResolveSession(ClientState& c, CK_SESSION_HANDLE s);
+  Result<Resolved> ResolveSession(ClientState& c, CK_SESSION_HANDLE s) EXCLUDES(c.mu);
   // ResolvedObject: an object handle of `c` looked up: its record, and for a
   // token object its keystore id.
   struct ResolvedObject {
@@ -151,7 +155,8 @@ class HsmImpl final : public Hsm {
   };
   // ResolveObject: CKR_OBJECT_HANDLE_INVALID when `o` is not an object of
   // `c` on r's slot, was destroyed, or is private without a user login.
-  Result<ResolvedObject> ResolveObject(ClientState& c, const Resolved& r, CK_OBJECT_HANDLE o);
+  Result<ResolvedObject> ResolveObject(ClientState& c, const Resolved& r, CK_OBJECT_HANDLE o)
+      EXCLUDES(c.mu);
   // FetchSecret returns a key's secret (cached unwrap for token keys).
   Result<std::shared_ptr<const keystore::UnwrappedKey>> FetchSecret(const Resolved& r,
                                                                     const ResolvedObject& obj);
@@ -175,9 +180,8 @@ class HsmImpl final : public Hsm {
   Status CheckMayDestroy(const Resolved& r, const ResolvedObject& obj);
   // CheckSessionObjectRoomLocked: may `c` hold `objects` more session
   // objects of `bytes` more bytes (Limits)? CKR_DEVICE_MEMORY otherwise.
-  // REQUIRES: c.mu held.
   Status CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,
-                                      std::size_t bytes) const;
+                                      std::size_t bytes) const REQUIRES(c.mu);
   // ThrottledPinCheck runs `check` (a PIN check of `user` on `slot`) unless
   // the failed-login throttle says to wait (CKR_FUNCTION_FAILED, "try again
   // in N s", the PIN unread); records its outcome with the throttle.
@@ -188,7 +192,8 @@ class HsmImpl final : public Hsm {
   // the session-object limits of `c` (CKR_DEVICE_MEMORY).
   Result<CK_OBJECT_HANDLE> StoreObject(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r,
                                        AttributeMap attrs,
-                                       std::shared_ptr<const keystore::UnwrappedKey> secret);
+                                       std::shared_ptr<const keystore::UnwrappedKey> secret)
+      EXCLUDES(c.mu);
   // PendingObject: a new object ready to store (attributes complete,
   // secret parsed).
   struct PendingObject {
@@ -221,54 +226,59 @@ class HsmImpl final : public Hsm {
       const Bytes* unique_label);
   // HandleForToken: `c`'s handle for token object `id` of `slot`, made (a
   // fresh random one) on first use. Takes c.mu.
-  CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id);
+  CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id)
+      EXCLUDES(c.mu);
   // FindSlot: the slot with id `slot`, or nullptr (the free slot, or past
-  // it). Slots are never removed, so the pointer stays valid.
-  TokenSlot* FindSlot(CK_SLOT_ID slot) const;
+  // it). Slots are never removed, so the pointer stays valid. Takes
+  // slots_mu_ shared.
+  TokenSlot* FindSlot(CK_SLOT_ID slot) const EXCLUDES(slots_mu_);
   // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
   // private key's CKA_VALUE as PKCS#8 whatever else the template holds.
   Result<CK_OBJECT_HANDLE> ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
                                         bool value_is_pkcs8);
   // MissingSlotError: why `slot` has no token: CKR_TOKEN_NOT_PRESENT for
   // the free slot, CKR_SLOT_ID_INVALID for any other id.
-  Error MissingSlotError(CK_SLOT_ID slot) const;
+  Error MissingSlotError(CK_SLOT_ID slot) const EXCLUDES(slots_mu_);
 
  private:
   explicit HsmImpl(HsmOptions options);
   TokenPolicy PolicyFor(const keystore::Token& token) const;
   // ForgetSessionObjectLocked gives a removed session object's share of the
-  // connection's limits back. REQUIRES: c.mu held.
-  static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry);
+  // connection's limits back.
+  static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) REQUIRES(c.mu);
   // EndLoginLocked is what a logout does to the connection's state on
   // `slot` (PKCS#11 §5.6.4): private session objects are destroyed, handles
   // to private token objects become invalid (a later login finds them again
   // under new handles), and unused context-specific logins are dropped.
-  // REQUIRES: c.mu held.
-  static void EndLoginLocked(ClientState& c, const TokenSlot& slot);
+  static void EndLoginLocked(ClientState& c, const TokenSlot& slot) REQUIRES(c.mu);
   // ContextLogin is C_Login(CKU_CONTEXT_SPECIFIC): the user PIN again, for
   // the session's next signature with a CKA_ALWAYS_AUTHENTICATE key.
-  Status ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin);
+  Status ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin)
+      EXCLUDES(c.mu);
   // TakeContextAuthorization consumes session `s`'s context-specific login;
   // CKR_USER_NOT_LOGGED_IN when it has none (§4.9 CKA_ALWAYS_AUTHENTICATE).
-  static Status TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s);
+  static Status TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) EXCLUDES(c.mu);
+  // CloseSessionLocked removes session `s` of `c` (hsm_session.cc).
   void CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
-                          std::vector<keystore::UserType>* logouts, TokenSlot** slot_out);
+                          std::vector<keystore::UserType>* logouts, TokenSlot** slot_out)
+      REQUIRES(c.mu) EXCLUDES(slots_mu_);
 
   HsmOptions options_;
   LoginThrottle throttle_;
   std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
-  mutable std::shared_mutex slots_mu_;
-  std::vector<std::unique_ptr<TokenSlot>> slots_;  // index == slot id
-  std::vector<UnavailableToken> unavailable_;      // written only by Open
-  std::mutex init_mu_;                             // serialises InitToken
+  mutable base::SharedMutex slots_mu_;
+  std::vector<std::unique_ptr<TokenSlot>> slots_ GUARDED_BY(slots_mu_);  // index == slot id
+  std::vector<UnavailableToken> unavailable_;                            // written only by Open
+  // init_mu_ serialises InitToken, which takes slots_mu_ under it.
+  base::Mutex init_mu_ ACQUIRED_BEFORE(slots_mu_);
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};
   PhaseCounters counters_;
   std::unique_ptr<RsaSplitter> splitter_;  // null: RSA signs on one thread
-  mutable std::mutex pool_mu_;
+  mutable base::Mutex pool_mu_;
   // key_pool_: owned here; shared so a request that took it keeps it alive
-  // while StopKeyPool swaps it out. Guarded by pool_mu_.
-  std::shared_ptr<KeyPool> key_pool_;
+  // while StopKeyPool swaps it out.
+  std::shared_ptr<KeyPool> key_pool_ GUARDED_BY(pool_mu_);
 };
 
 }  // namespace signet::core

@@ -239,7 +239,7 @@ Status HsmImpl::DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HAN
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, o));
   SIGNET_TRY(CheckMayDestroy(r, obj));
   if (obj.token_object) SIGNET_TRY(r.slot->Destroy(obj.token_id));
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   auto it = c.handles.find(o);
   if (it != c.handles.end()) {
     ForgetSessionObjectLocked(c, it->second);
@@ -263,7 +263,7 @@ Result<std::vector<CK_OBJECT_HANDLE>> HsmImpl::FindObjects(ClientState& c, CK_SE
     if (max_count != 0 && out.size() >= max_count) break;
     if (visible(*rec)) out.push_back(HandleForToken(c, r.slot->id(), id));
   }
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   for (const auto& [h, entry] : c.handles) {
     if (max_count != 0 && out.size() >= max_count) break;
     if (!entry.token_object && entry.slot == r.slot->id() && visible(*entry.session_record)) {
@@ -356,7 +356,7 @@ Status HsmImpl::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT
   }
   auto updated = std::make_shared<ObjectRecord>(*obj.record);
   for (const auto& [type, value] : changes) updated->attributes[type] = value;
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   auto it = c.handles.find(o);
   if (it == c.handles.end()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "object was destroyed");
   // The connection's session-object bytes follow the object's new size.

@@ -19,21 +19,21 @@ void HsmImpl::StartKeyPool(KeyPool::Options options) {
   StopKeyPool();
   auto pool =
       std::make_shared<KeyPool>([this](CK_SLOT_ID id) { return FindSlot(id); }, std::move(options));
-  std::lock_guard lock(pool_mu_);
+  base::MutexLock lock(&pool_mu_);
   key_pool_ = std::move(pool);
 }
 
 void HsmImpl::StopKeyPool() {
   std::shared_ptr<KeyPool> pool;
   {
-    std::lock_guard lock(pool_mu_);
+    base::MutexLock lock(&pool_mu_);
     pool.swap(key_pool_);
   }
   if (pool) pool->Stop();  // outside pool_mu_: joins the generator threads
 }
 
 std::shared_ptr<KeyPool> HsmImpl::key_pool() const {
-  std::lock_guard lock(pool_mu_);
+  base::MutexLock lock(&pool_mu_);
   return key_pool_;
 }
 

@@ -50,7 +50,7 @@ Result<CK_SESSION_HANDLE> HsmImpl::OpenSession(ClientState& c, CK_SLOT_ID slot_i
   TokenSlot* slot = FindSlot(slot_id);
   if (slot == nullptr) return MissingSlotError(slot_id);
   bool rw = (flags & CKF_RW_SESSION) != 0;
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   if (c.closed) return MakeError(CKR_DEVICE_REMOVED, "connection closed");
   if (c.sessions.size() >= options_.limits.max_sessions) {
     return MakeError(CKR_SESSION_COUNT, "this connection has the most sessions allowed (" +
@@ -107,7 +107,7 @@ Status HsmImpl::CloseSession(ClientState& c, CK_SESSION_HANDLE s) {
   std::vector<keystore::UserType> logouts;
   TokenSlot* slot = nullptr;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     if (c.sessions.count(s) == 0) {
       return MakeError(CKR_SESSION_HANDLE_INVALID, "no such session on this connection");
     }
@@ -122,7 +122,7 @@ Status HsmImpl::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
   std::vector<keystore::UserType> logouts;
   TokenSlot* slot = nullptr;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     std::vector<CK_SESSION_HANDLE> victims;
     for (const auto& [h, session] : c.sessions) {
       if (session.slot == slot_id) victims.push_back(h);
@@ -136,7 +136,7 @@ Status HsmImpl::CloseAllSessions(ClientState& c, CK_SLOT_ID slot_id) {
 void HsmImpl::Disconnect(ClientState& c) {
   std::vector<std::pair<TokenSlot*, keystore::UserType>> logouts;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     c.closed = true;
     while (!c.sessions.empty()) {
       std::vector<keystore::UserType> users;
@@ -177,7 +177,7 @@ Status HsmImpl::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_typ
   SIGNET_ASSIGN_OR_RETURN(keystore::UserType user, ToUserType(user_type));
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     auto login = c.logins.find(r.session.slot);
     if (login != c.logins.end()) {
       return login->second == user
@@ -198,7 +198,7 @@ Status HsmImpl::Login(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_typ
   // The PIN check (scrypt) runs without c.mu so the connection's other
   // requests keep flowing.
   SIGNET_TRY(ThrottledPinCheck(c, *r.slot, user, [&] { return r.slot->Login(user, pin); }));
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   if (c.closed) {
     // The connection went away while the PIN was checked: Disconnect has
     // already ended its logins, so this one must not outlive it.
@@ -220,7 +220,7 @@ Status HsmImpl::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved
   }
   SIGNET_TRY(ThrottledPinCheck(c, *r.slot, keystore::UserType::kUser,
                                [&] { return r.slot->ReauthenticateUser(pin); }));
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   auto it = c.sessions.find(s);
   if (it == c.sessions.end()) return MakeError(CKR_SESSION_CLOSED, "session closed");
   it->second.context_authorized = true;
@@ -228,7 +228,7 @@ Status HsmImpl::ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved
 }
 
 Status HsmImpl::TakeContextAuthorization(ClientState& c, CK_SESSION_HANDLE s) {
-  std::lock_guard lock(c.mu);
+  base::MutexLock lock(&c.mu);
   auto it = c.sessions.find(s);
   if (it == c.sessions.end() || !it->second.context_authorized) {
     return MakeError(CKR_USER_NOT_LOGGED_IN,
@@ -242,7 +242,7 @@ Status HsmImpl::Logout(ClientState& c, CK_SESSION_HANDLE s) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   keystore::UserType user;
   {
-    std::lock_guard lock(c.mu);
+    base::MutexLock lock(&c.mu);
     auto login = c.logins.find(r.session.slot);
     if (login == c.logins.end()) return MakeError(CKR_USER_NOT_LOGGED_IN, "not logged in");
     user = login->second;

@@ -15,10 +15,10 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
   // user PIN the keystore would refuse must not get that far.
   SIGNET_TRY(keystore::CheckPinLength(so_pin, "SO PIN"));
   if (!user_pin.empty()) SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
-  std::lock_guard init_lock(init_mu_);
+  base::MutexLock init_lock(&init_mu_);
   std::size_t count;
   {
-    std::shared_lock lock(slots_mu_);
+    base::ReaderMutexLock lock(&slots_mu_);
     count = slots_.size();
   }
   if (slot_id == count) {
@@ -39,7 +39,7 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
     auto slot = std::make_unique<TokenSlot>(
         slot_id, keystore::TokenFilePath(options_.data_dir, serial), std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
-    std::unique_lock lock(slots_mu_);
+    base::WriterMutexLock lock(&slots_mu_);
     slots_.push_back(std::move(slot));
     return std::make_pair(slot_id, serial);
   }

@@ -2,11 +2,11 @@
 
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 
-#include "core/mechanisms.h"
+#include "base/mutex.h"
 #include "base/printable.h"
 #include "base/rv_names.h"
+#include "core/mechanisms.h"
 
 namespace signet::daemon {
 namespace {
@@ -73,8 +73,8 @@ std::string UserName(CK_ULONG user) {
 }
 
 // SlotOfSession: " slot=N" for the session's token, "" if it is unknown.
-std::string SlotOfSession(core::ClientState& client, CK_ULONG session) {
-  std::lock_guard lock(client.mu);
+std::string SlotOfSession(core::ClientState& client, CK_ULONG session) EXCLUDES(client.mu) {
+  base::MutexLock lock(&client.mu);
   auto it = client.sessions.find(session);
   return it == client.sessions.end() ? "" : " slot=" + std::to_string(it->second.slot);
 }

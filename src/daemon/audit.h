@@ -22,6 +22,6 @@ namespace signet::daemon {
 // AuditLine returns "audit op=... result=... peer=..." for an audited
 // request, nullopt for any other.
 std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
-                                     core::ClientState& client);
+                                     core::ClientState& client) EXCLUDES(client.mu);
 
 }  // namespace signet::daemon

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/secure_bytes.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
@@ -207,7 +208,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       // A connection with an open session is an application's (a PKCS#11
       // module keeps its login there): it is bounded by the connection
       // caps, not ended for being quiet.
-      std::lock_guard lock(client_->mu);
+      base::MutexLock lock(&client_->mu);
       busy = !client_->sessions.empty();
     }
     if (busy) {
