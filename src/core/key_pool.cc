@@ -95,10 +95,10 @@ KeyPool::~KeyPool() { Stop(); }
 
 void KeyPool::Stop() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   for (auto& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
@@ -122,19 +122,19 @@ void KeyPool::RecordTake(CK_SLOT_ID slot, const std::string& name) {
   std::size_t index = IndexOf(name);
   if (index == targets_.size()) return;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     ++counters_[index].taken;
     auto it = sizes_.find(slot);
     if (it != sizes_.end() && it->second[index] > 0) --it->second[index];
     ++wake_seq_;
   }
-  wake_.notify_one();
+  wake_.Signal();
 }
 
 void KeyPool::RecordMiss(const std::string& name) {
   std::size_t index = IndexOf(name);
   if (index == targets_.size()) return;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++counters_[index].misses;
 }
 
@@ -151,13 +151,17 @@ bool KeyPool::FullLocked() const {
 
 bool KeyPool::WaitUntilFull(std::chrono::milliseconds timeout) {
   DiscoverSlots();
-  std::unique_lock lock(mu_);
-  return stored_.wait_for(lock, timeout, [this] { return FullLocked(); });
+  base::MutexLock lock(&mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!FullLocked()) {
+    if (!stored_.WaitUntil(&mu_, deadline)) return FullLocked();
+  }
+  return true;
 }
 
 std::vector<PoolTypeStats> KeyPool::Stats() const {
   std::vector<PoolTypeStats> out;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     PoolTypeStats stats;
     stats.name = targets_[i].name;
@@ -182,7 +186,7 @@ void KeyPool::DiscoverSlots() {
     TokenSlot* slot = slots_(id);  // slots are never removed
     if (slot == nullptr) return;
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       if (sizes_.contains(id)) continue;
     }
     auto counts = slot->token().PoolCounts();
@@ -192,7 +196,7 @@ void KeyPool::DiscoverSlots() {
       auto it = counts->find(targets_[i].name);
       if (it != counts->end()) sizes[i] = it->second;
     }
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     sizes_.emplace(id, std::move(sizes));
     pending_.emplace(id, std::vector<std::size_t>(targets_.size(), 0));
   }
@@ -200,7 +204,7 @@ void KeyPool::DiscoverSlots() {
 
 std::optional<KeyPool::Job> KeyPool::NextJob() {
   DiscoverSlots();
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   std::optional<Job> best;
   double best_fill = 1.0;
   for (const auto& [id, sizes] : sizes_) {
@@ -231,7 +235,7 @@ bool KeyPool::RunJob(const Job& job) {
     return job.slot->token().StorePoolKey(target.name, der, derived);
   }();
   std::uint64_t elapsed = NowNs() - start;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   --pending_[job.slot->id()][job.pool];
   if (!stored.ok()) {
     // Typically the last logout came during generation: the key is dropped
@@ -241,7 +245,7 @@ bool KeyPool::RunJob(const Job& job) {
   ++sizes_[job.slot->id()][job.pool];
   ++counters_[job.pool].generated;
   counters_[job.pool].generate_ns += elapsed;
-  stored_.notify_all();
+  stored_.SignalAll();
   return true;
 }
 
@@ -252,21 +256,27 @@ void KeyPool::GeneratorLoop() {
   for (;;) {
     std::uint64_t seen;
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       if (stopping_) return;
       seen = wake_seq_;
     }
     if (ClientWorkQueued()) {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, kBusyBackoff, [this] { return stopping_; });
+      base::MutexLock lock(&mu_);
+      const auto deadline = std::chrono::steady_clock::now() + kBusyBackoff;
+      while (!stopping_) {
+        if (!wake_.WaitUntil(&mu_, deadline)) break;  // backed off long enough
+      }
       continue;
     }
     std::optional<Job> job = NextJob();
     if (job && RunJob(*job)) continue;
     // Everything full, no token unlocked, or a failed store: look again
     // after a take or the recheck interval.
-    std::unique_lock lock(mu_);
-    wake_.wait_for(lock, kRecheckInterval, [&] { return stopping_ || wake_seq_ != seen; });
+    base::MutexLock lock(&mu_);
+    const auto deadline = std::chrono::steady_clock::now() + kRecheckInterval;
+    while (!stopping_ && wake_seq_ == seen) {
+      if (!wake_.WaitUntil(&mu_, deadline)) break;  // time to look again
+    }
   }
 }
 

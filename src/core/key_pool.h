@@ -22,20 +22,22 @@
 // must be stopped (Stop or destruction) before its SlotLookup's slots and
 // anything Options::client_work_queued refers to are destroyed; the Hsm
 // that owns it stops it in Hsm::StopKeyPool and in its destructor.
+// The pool's counts are GUARDED_BY mu_ (checked by clang's -Wthread-safety,
+// base/mutex.h); mu_ is held while the SlotLookup runs (it may take the
+// Hsm's slot lock), never across key generation or a keystore call.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "crypto/keys.h"
 #include "signet/result.hpp"
 
@@ -95,7 +97,7 @@ class KeyPool {
 
   // Stop ends the generator threads (a key being generated is finished and
   // dropped). Idempotent; Find and Record* stay usable afterwards.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
 
   // Find returns the pool holding keys of `spec`, or nullptr.
   const PoolTarget* Find(const crypto::KeySpec& spec) const;
@@ -104,15 +106,15 @@ class KeyPool {
   // the generator to refill; RecordMiss counts a matching request that found
   // the pool empty (it was generated fresh). Sizes are kept by these
   // deltas: every successful take must be recorded.
-  void RecordTake(CK_SLOT_ID slot, const std::string& name);
-  void RecordMiss(const std::string& name);
+  void RecordTake(CK_SLOT_ID slot, const std::string& name) EXCLUDES(mu_);
+  void RecordMiss(const std::string& name) EXCLUDES(mu_);
 
   // WaitUntilFull blocks until every pool of every unlocked token is at its
   // target, or `timeout` passes (false then). For tests and warm-up.
-  bool WaitUntilFull(std::chrono::milliseconds timeout);
+  bool WaitUntilFull(std::chrono::milliseconds timeout) EXCLUDES(mu_);
 
   // Stats: one entry per configured type, in configuration order.
-  std::vector<PoolTypeStats> Stats() const;
+  std::vector<PoolTypeStats> Stats() const EXCLUDES(mu_);
 
  private:
   struct Counters {
@@ -126,17 +128,18 @@ class KeyPool {
     std::size_t pool = 0;  // index into targets_
   };
 
-  void GeneratorLoop();
-  // FullLocked: every unlocked token's pools are at target. REQUIRES: mu_.
-  bool FullLocked() const;
+  // GeneratorLoop is a generator thread's body: NextJob, RunJob, until Stop.
+  void GeneratorLoop() EXCLUDES(mu_);
+  // FullLocked: every unlocked token's pools are at target.
+  bool FullLocked() const REQUIRES(mu_);
   // NextJob picks the emptiest pool of an unlocked token below its target
   // (counting keys other threads are generating); nullopt when all are full.
-  std::optional<Job> NextJob();
-  // DiscoverSlots reads the pool counts of tokens not seen before.
-  // REQUIRES: mu_ not held.
-  void DiscoverSlots();
+  std::optional<Job> NextJob() EXCLUDES(mu_);
+  // DiscoverSlots reads the pool counts of tokens not seen before, with
+  // mu_ not held (the read may wait for a keystore write).
+  void DiscoverSlots() EXCLUDES(mu_);
   // RunJob generates and stores one key; false when it could not be stored.
-  bool RunJob(const Job& job);
+  bool RunJob(const Job& job) EXCLUDES(mu_);
   bool ClientWorkQueued() const;
   std::size_t IndexOf(const std::string& name) const;
 
@@ -144,15 +147,15 @@ class KeyPool {
   const std::vector<PoolTarget> targets_;
   const std::function<bool()> client_work_queued_;
 
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  std::condition_variable stored_;                          // notified after each stored key
-  bool stopping_ = false;                                   // guarded by mu_
-  std::uint64_t wake_seq_ = 0;                              // guarded by mu_; bumped by each take
-  std::map<CK_SLOT_ID, std::vector<std::size_t>> sizes_;    // guarded by mu_
-  std::map<CK_SLOT_ID, std::vector<std::size_t>> pending_;  // guarded by mu_
-  std::vector<Counters> counters_;                          // guarded by mu_
-  std::vector<std::thread> threads_;
+  mutable base::Mutex mu_;
+  base::CondVar wake_;    // signalled by Stop and each take
+  base::CondVar stored_;  // signalled after each stored key
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::uint64_t wake_seq_ GUARDED_BY(mu_) = 0;  // bumped by each take
+  std::map<CK_SLOT_ID, std::vector<std::size_t>> sizes_ GUARDED_BY(mu_);
+  std::map<CK_SLOT_ID, std::vector<std::size_t>> pending_ GUARDED_BY(mu_);
+  std::vector<Counters> counters_ GUARDED_BY(mu_);
+  std::vector<std::thread> threads_;  // made by the constructor, joined by Stop
 };
 
 }  // namespace signet::core
