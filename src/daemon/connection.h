@@ -19,19 +19,20 @@
 // from the worker (one thread wake-up less per request); otherwise, and
 // always with TLS, whose session is not thread-safe, it posts the reply to
 // the event loop.
-// write_mu_ guards the state both sides touch. A reply for a connection
-// already closed is dropped.
+// write_mu_ guards the state both sides touch (GUARDED_BY, checked by
+// clang's -Wthread-safety: base/mutex.h); it is never held across Close,
+// which takes it, nor while the ClientState's mu is taken. A reply for a
+// connection already closed is dropped.
 #pragma once
+
+#include <sys/socket.h>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
-#include <sys/socket.h>
-
 #include <atomic>
 #include <chrono>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -99,11 +100,11 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     draining_ = true;
   }
 
-  void CloseWhenFlushed() override {
+  void CloseWhenFlushed() override EXCLUDES(write_mu_) {
     close_after_flush_ = true;
     bool idle;
     {
-      std::lock_guard lock(write_mu_);
+      base::MutexLock lock(&write_mu_);
       idle = !writing_;
     }
     if (idle) Close();
@@ -111,7 +112,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   // Reply: a worker's finished reply (any thread) to a request counted in
   // flight with reply bound `bound`.
-  void Reply(std::vector<std::uint8_t> frame, std::size_t bound) {
+  void Reply(std::vector<std::uint8_t> frame, std::size_t bound) EXCLUDES(write_mu_) {
     if constexpr (std::is_same_v<Stream, UnixSocket>) {
       SendFromWorker(std::move(frame), bound);
       return;
@@ -122,9 +123,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                });
   }
 
-  void Close() override {
+  void Close() override EXCLUDES(write_mu_) {
     {
-      std::lock_guard lock(write_mu_);  // no worker is sending on the socket we close
+      base::MutexLock lock(&write_mu_);  // no worker is sending on the socket we close
       if (closed_) return;
       closed_ = true;
       asio::error_code ignored;
@@ -154,8 +155,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
   }
 
-  bool IsClosed() {
-    std::lock_guard lock(write_mu_);
+  bool IsClosed() EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
     return closed_;
   }
 
@@ -172,7 +173,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   // OnTimer ends a handshake that took too long, or an idle connection.
-  void OnTimer() {
+  void OnTimer() EXCLUDES(write_mu_) {
     if (IsClosed()) return;
     if (handshaking_) {
       Log("tls handshake timeout peer=" + peer_ + " after " +
@@ -192,7 +193,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     bool busy;
     bool stalled;
     {
-      std::lock_guard lock(write_mu_);
+      base::MutexLock lock(&write_mu_);
       busy = in_flight_ > 0 || writing_ || !writes_.empty();
       stalled = writing_ && now - last_write_ >= idle_timeout;
     }
@@ -220,10 +221,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     Close();
   }
 
-  void Read() {
+  void Read() EXCLUDES(write_mu_) {
     if (draining_ || reading_ || eof_ || paused_) return;
     {
-      std::lock_guard lock(write_mu_);
+      base::MutexLock lock(&write_mu_);
       if (closed_) return;
       if (pending_bytes_ > server_.options().max_pending_write_bytes) {
         waiting_ = true;  // a full write queue pauses reading; a write resumes it
@@ -256,7 +257,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   // Continue takes the buffered requests the bounds allow, then reads more,
   // or after EOF closes once everything is answered. Runs on the loop; the
   // wake-ups of a paused connection (WakeLocked) come here.
-  void Continue() {
+  void Continue() EXCLUDES(write_mu_) {
     // While a read is posted every whole frame was taken already.
     if (draining_ || reading_ || IsClosed()) return;
     paused_ = false;
@@ -264,7 +265,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (paused_ || draining_) return;
     if (eof_) {
       {
-        std::lock_guard lock(write_mu_);
+        base::MutexLock lock(&write_mu_);
         if (closed_) return;
         if (in_flight_ > 0 || writing_ || !writes_.empty()) {
           waiting_ = true;
@@ -279,8 +280,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   // OverBudget: the connection may not take another request now; asks for
   // a wake-up when that changes.
-  bool OverBudget() {
-    std::lock_guard lock(write_mu_);
+  bool OverBudget() EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
     const ServerOptions& o = server_.options();
     bool over =
         in_flight_ >= o.max_in_flight || pending_bytes_ + in_flight_bytes_ >= o.max_pending_write_bytes;
@@ -289,14 +290,14 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   // WakeLocked: replies drained or requests finished; a connection waiting
-  // for that continues on the loop. Holds write_mu_.
-  void WakeLocked() {
+  // for that continues on the loop.
+  void WakeLocked() REQUIRES(write_mu_) {
     if (!waiting_) return;
     waiting_ = false;
     asio::post(server_.io(), [self = this->shared_from_this()] { self->Continue(); });
   }
 
-  void ProcessFrames() {
+  void ProcessFrames() EXCLUDES(write_mu_) {
     std::span<const std::uint8_t> payload;
     for (;;) {
       if (OverBudget()) {
@@ -323,7 +324,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
   }
 
-  void HandleFrame(std::span<const std::uint8_t> payload) {
+  void HandleFrame(std::span<const std::uint8_t> payload) EXCLUDES(write_mu_) {
     std::uint64_t start = core::NowNs();
     const wire::Request* request = VerifyRequest(payload);
     server_.hsm().counters().Add(core::Phase::kDecode, core::NowNs() - start);
@@ -353,7 +354,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     const std::uint64_t id = request->id();
     const std::size_t bound = ReplySizeBound(*request, server_.options().max_frame_size);
     {
-      std::lock_guard lock(write_mu_);
+      base::MutexLock lock(&write_mu_);
       ++in_flight_;
       in_flight_bytes_ += bound;
     }
@@ -364,7 +365,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         });
     if (!queued) {
       {
-        std::lock_guard lock(write_mu_);
+        base::MutexLock lock(&write_mu_);
         --in_flight_;
         in_flight_bytes_ -= bound;
       }
@@ -383,40 +384,42 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     return frame;
   }
 
-  // SettleLocked: a request counted in flight has its reply. Holds write_mu_.
-  void SettleLocked(std::size_t bound) {
+  // SettleLocked: a request counted in flight has its reply.
+  void SettleLocked(std::size_t bound) REQUIRES(write_mu_) {
     --in_flight_;
     in_flight_bytes_ -= bound;
     WakeLocked();
   }
 
   // Send queues a framed reply on the loop (dropped when closed).
-  void Send(std::vector<std::uint8_t> frame) {
-    std::unique_lock lock(write_mu_);
-    QueueLocked(std::move(frame), lock);
+  void Send(std::vector<std::uint8_t> frame) EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
+    QueueLocked(std::move(frame));
   }
 
   // SendSettling: Send for the reply to a request counted in flight with
   // reply bound `bound` (TLS replies, which workers post to the loop).
-  void SendSettling(std::vector<std::uint8_t> frame, std::size_t bound) {
-    std::unique_lock lock(write_mu_);
+  void SendSettling(std::vector<std::uint8_t> frame, std::size_t bound) EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
     SettleLocked(bound);
-    QueueLocked(std::move(frame), lock);
+    QueueLocked(std::move(frame));
   }
 
-  void QueueLocked(std::vector<std::uint8_t> frame, std::unique_lock<std::mutex>& lock) {
+  // QueueLocked queues `frame` and, when no write runs, starts one (on the
+  // loop).
+  void QueueLocked(std::vector<std::uint8_t> frame) REQUIRES(write_mu_) {
     if (closed_) return;
     pending_bytes_ += frame.size();
     writes_.push_back(std::move(frame));
-    if (!writing_) WriteNext(lock);
+    if (!writing_) StartWriteLocked();
   }
 
   // SendFromWorker writes `frame` straight to the socket when no other
   // write is queued or running. What the socket does not take at once is
   // queued, with writing_ held so nothing overtakes it, and the event loop
   // is asked to write it.
-  void SendFromWorker(std::vector<std::uint8_t> frame, std::size_t bound) {
-    std::lock_guard lock(write_mu_);
+  void SendFromWorker(std::vector<std::uint8_t> frame, std::size_t bound) EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
     SettleLocked(bound);
     if (closed_) return;
     if (writing_) {
@@ -442,39 +445,58 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     writes_.push_back(std::move(frame));
     writing_ = true;
     last_write_ = Clock::now();
-    asio::post(server_.io(), [self = this->shared_from_this()] {
-      std::unique_lock loop_lock(self->write_mu_);
-      if (!self->closed_) self->WriteNext(loop_lock);
-    });
+    asio::post(server_.io(), [self = this->shared_from_this()] { self->ContinueWriting(); });
   }
 
-  // WriteNext starts writing the first queued frame. Holds write_mu_.
-  void WriteNext(std::unique_lock<std::mutex>& lock) {
+  // ContinueWriting writes what SendFromWorker queued, on the loop.
+  void ContinueWriting() EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
+    if (closed_ || WriteNextLocked()) return;
+    lock.Unlock();
+    if (close_after_flush_) Close();
+  }
+
+  // WriteNextLocked starts writing the first queued frame and returns true;
+  // with none queued it ends writing and returns false, and the caller,
+  // once it has released write_mu_, closes the connection if
+  // CloseWhenFlushed asked for that (Close takes write_mu_).
+  bool WriteNextLocked() REQUIRES(write_mu_) {
     if (writes_.empty()) {
       writing_ = false;
       WakeLocked();
-      lock.unlock();
-      if (close_after_flush_) Close();
-      return;
+      return false;
     }
+    StartWriteLocked();
+    return true;
+  }
+
+  // StartWriteLocked starts writing the first queued frame; there is one.
+  void StartWriteLocked() REQUIRES(write_mu_) {
     if (!writing_) last_write_ = Clock::now();  // a write starts: progress from now
     writing_ = true;
     asio::async_write(stream_, asio::buffer(writes_.front()),
                       [self = this->shared_from_this()](const asio::error_code& ec, std::size_t) {
-                        std::unique_lock done_lock(self->write_mu_);
-                        if (self->closed_) return;  // Close ran meanwhile: the reply is dropped
-                        self->pending_bytes_ -= self->writes_.front().size();
-                        self->writes_.pop_front();
-                        self->last_write_ = Clock::now();
-                        if (ec) {
-                          self->writing_ = false;
-                          done_lock.unlock();
-                          self->Close();
-                          return;
-                        }
-                        self->WakeLocked();
-                        self->WriteNext(done_lock);
+                        self->OnWritten(ec);
                       });
+  }
+
+  // OnWritten: the first queued frame is written (or the write failed).
+  void OnWritten(const asio::error_code& ec) EXCLUDES(write_mu_) {
+    base::MutexLock lock(&write_mu_);
+    if (closed_) return;  // Close ran meanwhile: the reply is dropped
+    pending_bytes_ -= writes_.front().size();
+    writes_.pop_front();
+    last_write_ = Clock::now();
+    if (ec) {
+      writing_ = false;
+      lock.Unlock();
+      Close();
+      return;
+    }
+    WakeLocked();
+    if (WriteNextLocked()) return;
+    lock.Unlock();
+    if (close_after_flush_) Close();
   }
 
   Server& server_;
@@ -483,15 +505,15 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   proto::FrameReader reader_;
   std::shared_ptr<core::ClientState> client_;
   asio::steady_timer timer_;                      // handshake and idle timeouts
-  std::mutex write_mu_;
-  std::deque<std::vector<std::uint8_t>> writes_;  // guarded by write_mu_
-  std::size_t pending_bytes_ = 0;                 // guarded by write_mu_
-  std::size_t in_flight_ = 0;        // requests at the scheduler; guarded by write_mu_
-  std::size_t in_flight_bytes_ = 0;  // their reply bounds; guarded by write_mu_
-  bool waiting_ = false;  // the loop wants Continue when the above drop; guarded by write_mu_
-  bool writing_ = false;                          // guarded by write_mu_
-  Clock::time_point last_write_{};  // last write progress; guarded by write_mu_
-  bool closed_ = false;                           // guarded by write_mu_
+  base::Mutex write_mu_;
+  std::deque<std::vector<std::uint8_t>> writes_ GUARDED_BY(write_mu_);
+  std::size_t pending_bytes_ GUARDED_BY(write_mu_) = 0;
+  std::size_t in_flight_ GUARDED_BY(write_mu_) = 0;        // requests at the scheduler
+  std::size_t in_flight_bytes_ GUARDED_BY(write_mu_) = 0;  // their reply bounds
+  bool waiting_ GUARDED_BY(write_mu_) = false;  // the loop wants Continue when the above drop
+  bool writing_ GUARDED_BY(write_mu_) = false;
+  Clock::time_point last_write_ GUARDED_BY(write_mu_) = {};  // last write progress
+  bool closed_ GUARDED_BY(write_mu_) = false;
   // The last signature's execute time; unknown (so never inline) at first.
   std::atomic<std::uint64_t> last_sign_ns_{~std::uint64_t{0}};
   // Event loop only:
