@@ -1,24 +1,33 @@
 #include "bench/token_mechanisms.h"
 
+#include "core/mechanisms.h"
+
 namespace signet::bench {
 
 Result<TokenMechanism> TokenMechanismFor(const SignAlgorithm& algo) {
-  crypto::SignParams verify = algo.params;
+  CK_MECHANISM_TYPE sign = 0;
   switch (algo.params.scheme) {
     case crypto::SignScheme::kRsaPkcs1:
-      verify.prehashed = false;  // CKM_SHA256_RSA_PKCS hashes the message itself
-      verify.digest = crypto::DigestAlg::kSha256;
-      return TokenMechanism{CKM_SHA256_RSA_PKCS, CKM_RSA_PKCS_KEY_PAIR_GEN, CKK_RSA, verify, 32};
-    case crypto::SignScheme::kEcdsa:
-      verify.ecdsa_format = crypto::EcdsaFormat::kRaw;
-      return TokenMechanism{CKM_ECDSA, CKM_EC_KEY_PAIR_GEN, CKK_EC, verify,
-                            crypto::DigestSize(algo.params.digest)};
-    case crypto::SignScheme::kEd25519:
-      return TokenMechanism{CKM_EDDSA, CKM_EC_EDWARDS_KEY_PAIR_GEN, CKK_EC_EDWARDS, verify, 32};
-    case crypto::SignScheme::kRsaPss:
+      sign = CKM_SHA256_RSA_PKCS;
       break;
+    case crypto::SignScheme::kEcdsa:
+      sign = CKM_ECDSA;
+      break;
+    case crypto::SignScheme::kEd25519:
+      sign = CKM_EDDSA;
+      break;
+    case crypto::SignScheme::kRsaPss:
+      return MakeError(CKR_MECHANISM_INVALID, "no token mechanism for " + std::string(algo.id));
   }
-  return MakeError(CKR_MECHANISM_INVALID, "no token mechanism for " + std::string(algo.id));
+  // Everything else about the mechanism is in the mechanism table.
+  const MechanismRow* row = FindMechanismRow(sign);
+  const MechanismRow* keygen = row != nullptr ? KeyPairGenFor(row->key_type) : nullptr;
+  if (keygen == nullptr) {
+    return MakeError(CKR_MECHANISM_INVALID, "mechanism table lacks " + std::string(algo.id));
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::SignParams verify, core::SignParamsFor(*row, Mechanism{sign}));
+  const std::size_t input_size = SignsDigest(*row) ? crypto::DigestSize(algo.params.digest) : 32;
+  return TokenMechanism{sign, keygen->type, row->key_type, verify, input_size};
 }
 
 std::string TokenKeyLabel(const SignAlgorithm& algo) {

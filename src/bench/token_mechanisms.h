@@ -1,7 +1,8 @@
 // How the token backends (daemon and PKCS#11) sign a bench algorithm: the
 // PKCS#11 signing mechanism, the key-pair generation mechanism and the
-// crypto::SignParams that verify what the token returns. One table row per
-// key family, read by daemon_backend.cc and pkcs11_backend.cc.
+// crypto::SignParams that verify what the token returns, read by
+// daemon_backend.cc and pkcs11_backend.cc. The bench chooses the signing
+// mechanism per key family; its facts come from the mechanism table.
 //
 //   RSA:     CKM_SHA256_RSA_PKCS over a 32-byte message (what real clients
 //            use; hashing 32 bytes costs well under 1 us)

@@ -22,8 +22,7 @@ struct SignOptions {
 };
 
 Status RunSign(GlobalOptions& global, const SignOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(const NamedMechanism* mechanism,
-                          ParseMechanismName(options.mechanism));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* mechanism, ParseMechanismName(options.mechanism));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes message, ReadFile(options.in));
   SIGNET_ASSIGN_OR_RETURN(SignInput input, PrepareSignInput(*mechanism, std::move(message)));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
@@ -32,22 +31,21 @@ Status RunSign(GlobalOptions& global, const SignOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(client::Bytes signature,
                           connection.client->Sign(connection.session, key, input.mechanism,
                                                   input.data));
-  if (mechanism->der_signature) {
+  if (WritesDerSignature(*mechanism)) {
     SIGNET_ASSIGN_OR_RETURN(signature, crypto::EcdsaRawToDer(signature));
   }
   return WriteFile(options.out, signature);
 }
 
 Status RunVerify(GlobalOptions& global, const SignOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(const NamedMechanism* mechanism,
-                          ParseMechanismName(options.mechanism));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* mechanism, ParseMechanismName(options.mechanism));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes message, ReadFile(options.in));
   SIGNET_ASSIGN_OR_RETURN(SignInput input, PrepareSignInput(*mechanism, std::move(message)));
   SIGNET_ASSIGN_OR_RETURN(client::Bytes signature, ReadFile(options.signature));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, Connect(global));
   SIGNET_ASSIGN_OR_RETURN(client::Handle key,
                           FindKey(connection, options.label, CKO_PUBLIC_KEY));
-  if (mechanism->der_signature) {
+  if (WritesDerSignature(*mechanism)) {
     SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, ReadPublicKey(connection, key));
     SIGNET_ASSIGN_OR_RETURN(
         signature, crypto::EcdsaDerToRaw(signature, crypto::EcFieldBytes(public_key.spec().type)));

@@ -1,69 +1,49 @@
 #include "cli/sign_input.h"
 
-#include <array>
-#include <span>
+#include <string>
+
+#include "crypto/digest.h"
 
 namespace signet::cli {
 namespace {
 
-using crypto::DigestAlg;
-
-// HashRow: the PKCS#11 names of one hash and its DER DigestInfo prefix
-// (RFC 8017 section 9.2, note 1), which CKM_RSA_PKCS expects before the
-// digest.
-struct HashRow {
-  DigestAlg digest;
-  CK_MECHANISM_TYPE hash_mechanism;
-  CK_RSA_PKCS_MGF_TYPE mgf;
-  std::array<std::uint8_t, 19> digest_info_prefix;
-};
-
-constexpr std::array<HashRow, 3> kHashes = {{
-    {DigestAlg::kSha256, CKM_SHA256, CKG_MGF1_SHA256,
-     {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01,
-      0x05, 0x00, 0x04, 0x20}},
-    {DigestAlg::kSha384, CKM_SHA384, CKG_MGF1_SHA384,
-     {0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02,
-      0x05, 0x00, 0x04, 0x30}},
-    {DigestAlg::kSha512, CKM_SHA512, CKG_MGF1_SHA512,
-     {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
-      0x05, 0x00, 0x04, 0x40}},
-}};
-
-const HashRow* FindHash(DigestAlg digest) {
-  for (const HashRow& row : kHashes) {
-    if (row.digest == digest) return &row;
+// DigestFormOf returns the mechanism of `row`'s family that signs a digest
+// (CKM_RSA_PKCS, CKM_RSA_PKCS_PSS, CKM_ECDSA); nullptr for EdDSA, which
+// has none.
+const MechanismRow* DigestFormOf(const MechanismRow& row) {
+  for (const MechanismRow& candidate : kMechanismTable) {
+    if (candidate.family == row.family && SignsDigest(candidate)) return &candidate;
   }
   return nullptr;
 }
 
 }  // namespace
 
-Result<SignInput> PrepareSignInput(const NamedMechanism& named, client::Bytes message) {
+Result<SignInput> PrepareSignInput(const MechanismRow& named, client::Bytes message) {
   if (message.size() <= kInlineLimit) {
     return SignInput{client::Mechanism{named.type}, std::move(message)};
   }
-  const HashRow* hash = FindHash(named.digest);
-  if (named.raw_form == RawForm::kNone || hash == nullptr) {
-    return MakeError(CKR_DATA_LEN_RANGE, std::string(named.name) + " signs whole messages of at most " +
+  const MechanismRow* digest_form = DigestFormOf(named);
+  if (digest_form == nullptr || named.digest == DigestAlg::kNone) {
+    return MakeError(CKR_DATA_LEN_RANGE, std::string(named.cli_name) +
+                                             " signs whole messages of at most " +
                                              std::to_string(kInlineLimit) + " bytes");
   }
+  const DigestFacts& hash = FactsOf(named.digest);
   SIGNET_ASSIGN_OR_RETURN(Bytes digest, crypto::Digest(named.digest, message));
   SignInput input;
-  switch (named.raw_form) {
-    case RawForm::kRsaPkcs1:
-      input.mechanism.type = CKM_RSA_PKCS;
-      input.data.assign(hash->digest_info_prefix.begin(), hash->digest_info_prefix.end());
+  input.mechanism.type = digest_form->type;
+  switch (digest_form->family) {
+    case MechanismFamily::kRsaPkcs1:
+      // CKM_RSA_PKCS signs a DigestInfo: the hash's DER prefix, then the digest.
+      input.data.assign(hash.digest_info().begin(), hash.digest_info().end());
       input.data.insert(input.data.end(), digest.begin(), digest.end());
       break;
-    case RawForm::kRsaPss:
-      input.mechanism.type = CKM_RSA_PKCS_PSS;
-      input.mechanism.pss = client::PssParams{hash->hash_mechanism, hash->mgf, digest.size()};
+    case MechanismFamily::kRsaPss:
+      input.mechanism.pss = client::PssParams{hash.mechanism, hash.mgf, digest.size()};
       input.data = std::move(digest);
       break;
-    case RawForm::kEcdsa:
-    case RawForm::kNone:
-      input.mechanism.type = CKM_ECDSA;
+    default:
       input.data = std::move(digest);
       break;
   }

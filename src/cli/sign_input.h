@@ -24,6 +24,6 @@ struct SignInput {
 
 // PrepareSignInput returns the mechanism and bytes for `message`.
 // CKR_DATA_LEN_RANGE for an Ed25519 message over kInlineLimit.
-Result<SignInput> PrepareSignInput(const NamedMechanism& named, client::Bytes message);
+Result<SignInput> PrepareSignInput(const MechanismRow& named, client::Bytes message);
 
 }  // namespace signet::cli

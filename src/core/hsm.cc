@@ -39,15 +39,6 @@ Result<std::unique_ptr<TokenSlot>> OpenSlot(CK_SLOT_ID id, const std::filesystem
 
 }  // namespace
 
-Result<const MechanismRule*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed) {
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, FindMechanism(type));
-  if ((rule->flags & needed) == 0) {
-    return MakeError(CKR_MECHANISM_INVALID,
-                     std::string(rule->name) + " does not do this operation");
-  }
-  return rule;
-}
-
 Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<HsmImpl> hsm, HsmImpl::Open(std::move(options)));
   return std::unique_ptr<Hsm>(std::move(hsm));

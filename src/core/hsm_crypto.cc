@@ -9,37 +9,8 @@
 namespace signet::core {
 namespace {
 
-// SignParamsFor maps a mechanism (and its PSS parameters) to crypto/'s
-// parameters. ECDSA signatures use PKCS#11's raw r||s form. CKM_ECDSA signs
-// its input as given, of any length: OpenSSL keeps its leftmost bits up to
-// the order's length (FIPS 186-4 §6.4; issue 11 point 8).
-Result<crypto::SignParams> SignParamsFor(const MechanismRule& rule, const Mechanism& m) {
-  crypto::SignParams p;
-  p.scheme = rule.scheme;
-  p.digest = rule.digest;
-  p.prehashed = rule.prehashed;
-  p.ecdsa_format = crypto::EcdsaFormat::kRaw;
-  if (rule.scheme == crypto::SignScheme::kRsaPss) {
-    if (!m.pss) {
-      if (rule.prehashed)
-        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs PSS params");
-      return p;
-    }
-    crypto::DigestAlg hash = DigestForMechanism(m.pss->hash_alg);
-    crypto::DigestAlg mgf = DigestForMgf(m.pss->mgf);
-    if (hash == crypto::DigestAlg::kNone || mgf == crypto::DigestAlg::kNone ||
-        (!rule.prehashed && hash != rule.digest) || m.pss->salt_len > 1024) {
-      return MakeError(CKR_MECHANISM_PARAM_INVALID, "PSS params do not fit the mechanism");
-    }
-    p.digest = hash;
-    p.pss_mgf1 = mgf;
-    p.pss_salt_len = static_cast<int>(m.pss->salt_len);
-  }
-  return p;
-}
-
 // CheckKeyUse verifies the key's class, type and usage flag for `usage`.
-Status CheckKeyUse(const ObjectRecord& rec, const MechanismRule& rule, CK_OBJECT_CLASS cls,
+Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_CLASS cls,
                    CK_ATTRIBUTE_TYPE usage) {
   if (rec.object_class() != cls &&
       !(cls == CKO_PUBLIC_KEY && rec.object_class() == CKO_PRIVATE_KEY)) {
@@ -61,7 +32,7 @@ Result<std::vector<Result<Bytes>>> HsmImpl::SignBatch(ClientState& c, CK_SESSION
                                                       CK_OBJECT_HANDLE key, const Mechanism& m,
                                                       const std::vector<ByteView>& inputs) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_SIGN));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_SIGN));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_SIGN));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
@@ -103,7 +74,7 @@ Result<Bytes> HsmImpl::Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDL
 Status HsmImpl::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
                        const Mechanism& m, ByteView data, ByteView signature) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_VERIFY));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_VERIFY));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
@@ -116,42 +87,30 @@ Status HsmImpl::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key
 Result<Bytes> HsmImpl::Digest(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                               ByteView data) {
   SIGNET_TRY(ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_DIGEST));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DIGEST));
   return crypto::Digest(rule->digest, data);
 }
-
-namespace {
-Result<std::size_t> GcmTagBytes(const Mechanism& m) {
-  if (!m.gcm) return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_GCM needs GCM params");
-  if (m.gcm->tag_bits % 8 != 0 || m.gcm->tag_bits < 96 || m.gcm->tag_bits > 128 ||
-      m.gcm->iv.empty() || m.gcm->iv.size() > 256) {
-    return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM tag must be 96-128 bits, IV 1-256 bytes");
-  }
-  return static_cast<std::size_t>(m.gcm->tag_bits / 8);
-}
-}  // namespace
 
 Result<Bytes> HsmImpl::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
                                const Mechanism& m, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_ENCRYPT));
-  SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_ENCRYPT));
+  SIGNET_TRY(CheckCipherParams(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_ENCRYPT));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
-  return crypto::AesGcmEncrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag);
+  return EncryptWith(*rule, m, secret->value, data);
 }
 
 Result<Bytes> HsmImpl::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
                                const Mechanism& m, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_DECRYPT));
-  SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DECRYPT));
+  SIGNET_TRY(CheckCipherParams(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_DECRYPT));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
-  SIGNET_ASSIGN_OR_RETURN(SecureBytes plain,
-                          crypto::AesGcmDecrypt(secret->value, m.gcm->iv, m.gcm->aad, data, tag));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes plain, DecryptWith(*rule, m, secret->value, data));
   return Bytes(plain.begin(), plain.end());
 }
 

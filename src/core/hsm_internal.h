@@ -47,11 +47,6 @@ CK_ULONG UnusedHandle(const HandleMap& taken) {
   return h;
 }
 
-// MechanismFor returns the rule of mechanism `type` when it can do
-// `needed` (CKF_SIGN, CKF_GENERATE_KEY_PAIR, ...). CKR_MECHANISM_INVALID
-// when signet does not know it or it does not do that operation.
-Result<const MechanismRule*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed);
-
 // CommonLabel returns the CKA_LABEL shared by every map in `maps` that has
 // one (the label a unique_label request checks). CKR_TEMPLATE_INCOMPLETE
 // when none has a label; CKR_TEMPLATE_INCONSISTENT when two differ.

@@ -13,7 +13,7 @@ namespace {
 
 // KeySpecFromTemplates reads what to generate from the public template:
 // CKA_MODULUS_BITS / CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS.
-Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRule& rule, const AttributeMap& pub) {
+Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRow& rule, const AttributeMap& pub) {
   crypto::KeySpec spec;
   if (rule.key_type == CKK_RSA) {
     auto bits = FindUlong(pub, CKA_MODULUS_BITS);
@@ -75,7 +75,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::GenerateKeyPair(
     ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m, const Template& pub_t,
     const Template& priv_t, bool unique_label) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_GENERATE_KEY_PAIR));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_GENERATE_KEY_PAIR));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap pub, ValidateTemplate(pub_t));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap priv, ValidateTemplate(priv_t));
   SIGNET_TRY(CheckNoComputedAttributes(pub, true));
@@ -148,7 +148,7 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::StoreGeneratedKey
 Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE s,
                                               const Mechanism& m, const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(const MechanismRule* rule, MechanismFor(m.type, CKF_GENERATE));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_GENERATE));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, true));
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
@@ -169,14 +169,15 @@ Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE 
 Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                                CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  if (m.type != CKM_AES_KEY_WRAP_KWP)
-    return MakeError(CKR_MECHANISM_INVALID, "wrap with CKM_AES_KEY_WRAP_KWP");
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_WRAP));
   auto wrapper = ResolveObject(c, r, wrapping_key);
   if (!wrapper.ok()) return MakeError(CKR_WRAPPING_KEY_HANDLE_INVALID, wrapper.error().message);
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject target, ResolveObject(c, r, key));
   const AttributeMap& wa = wrapper->record->attributes;
-  if (wrapper->record->key_type() != CKK_AES)
-    return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT, "wrapping key must be AES");
+  if (wrapper->record->key_type() != rule->key_type) {
+    return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT,
+                     "the wrapping key's type does not fit " + std::string(rule->name));
+  }
   if (!BoolOr(wa, CKA_WRAP, false))
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
   SIGNET_TRY(CheckMechanismAllowed(wa, m.type));
@@ -199,20 +200,21 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   }
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
   SIGNET_ASSIGN_OR_RETURN(auto value, FetchSecret(r, target));
-  return crypto::AesKeyWrapPad(kek->value, value->value);
+  return WrapWith(*rule, kek->value, value->value);
 }
 
 Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                                             CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
                                             const Template& t) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  if (m.type != CKM_AES_KEY_WRAP_KWP)
-    return MakeError(CKR_MECHANISM_INVALID, "unwrap with CKM_AES_KEY_WRAP_KWP");
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_UNWRAP));
   auto unwrapper = ResolveObject(c, r, unwrapping_key);
   if (!unwrapper.ok())
     return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
-  if (unwrapper->record->key_type() != CKK_AES)
-    return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT, "unwrapping key must be AES");
+  if (unwrapper->record->key_type() != rule->key_type) {
+    return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT,
+                     "the unwrapping key's type does not fit " + std::string(rule->name));
+  }
   if (!BoolOr(unwrapper->record->attributes, CKA_UNWRAP, false)) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_UNWRAP is false");
   }
@@ -238,7 +240,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   SecureBytes plain;
   {
     ScopedPhase phase(counters_, Phase::kUnwrap);
-    SIGNET_ASSIGN_OR_RETURN(plain, crypto::AesKeyUnwrapPad(kek->value, wrapped));
+    SIGNET_ASSIGN_OR_RETURN(plain, UnwrapWith(*rule, kek->value, wrapped));
   }
   attrs[CKA_VALUE] = Bytes(plain.begin(), plain.end());
   // ImportKeyMaterial-equivalent path: CreateObject's rules apply.

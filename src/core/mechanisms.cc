@@ -1,102 +1,132 @@
 #include "core/mechanisms.h"
 
-#include <algorithm>
 #include <string>
+
+#include "crypto/symmetric.h"
 
 namespace signet::core {
 namespace {
 
-using crypto::DigestAlg;
-using crypto::SignScheme;
+// SchemeFor: the crypto/ signature scheme of a signature family.
+Result<crypto::SignScheme> SchemeFor(MechanismFamily family) {
+  switch (family) {
+    case MechanismFamily::kRsaPkcs1:
+      return crypto::SignScheme::kRsaPkcs1;
+    case MechanismFamily::kRsaPss:
+      return crypto::SignScheme::kRsaPss;
+    case MechanismFamily::kEcdsa:
+      return crypto::SignScheme::kEcdsa;
+    case MechanismFamily::kEddsa:
+      return crypto::SignScheme::kEd25519;
+    default:
+      return MakeError(CKR_MECHANISM_INVALID, "not a signature mechanism");
+  }
+}
 
-constexpr CK_FLAGS kSignVerify = CKF_SIGN | CKF_VERIFY;
-constexpr CK_FLAGS kEcFlags = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
+Result<std::size_t> GcmTagBytes(const Mechanism& m) {
+  if (!m.gcm) return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_GCM needs GCM params");
+  if (m.gcm->tag_bits % 8 != 0 || m.gcm->tag_bits < 96 || m.gcm->tag_bits > 128 ||
+      m.gcm->iv.empty() || m.gcm->iv.size() > 256) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM tag must be 96-128 bits, IV 1-256 bytes");
+  }
+  return static_cast<std::size_t>(m.gcm->tag_bits / 8);
+}
 
-constexpr MechanismRule kMechanisms[] = {
-    // Key generation.
-    {CKM_RSA_PKCS_KEY_PAIR_GEN, "CKM_RSA_PKCS_KEY_PAIR_GEN", CKK_RSA, CKF_GENERATE_KEY_PAIR, 1024,
-     4096, SignScheme::kRsaPkcs1, DigestAlg::kNone, false},
-    {CKM_EC_KEY_PAIR_GEN, "CKM_EC_KEY_PAIR_GEN", CKK_EC, CKF_GENERATE_KEY_PAIR | kEcFlags, 256, 521,
-     SignScheme::kEcdsa, DigestAlg::kNone, false},
-    {CKM_EC_EDWARDS_KEY_PAIR_GEN, "CKM_EC_EDWARDS_KEY_PAIR_GEN", CKK_EC_EDWARDS,
-     CKF_GENERATE_KEY_PAIR, 255, 255, SignScheme::kEd25519, DigestAlg::kNone, false},
-    {CKM_AES_KEY_GEN, "CKM_AES_KEY_GEN", CKK_AES, CKF_GENERATE, 16, 32, SignScheme::kRsaPkcs1,
-     DigestAlg::kNone, false},
-    // RSA signatures.
-    {CKM_RSA_PKCS, "CKM_RSA_PKCS", CKK_RSA, kSignVerify, 1024, 4096, SignScheme::kRsaPkcs1,
-     DigestAlg::kNone, true},
-    {CKM_SHA256_RSA_PKCS, "CKM_SHA256_RSA_PKCS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPkcs1, DigestAlg::kSha256, false},
-    {CKM_SHA384_RSA_PKCS, "CKM_SHA384_RSA_PKCS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPkcs1, DigestAlg::kSha384, false},
-    {CKM_SHA512_RSA_PKCS, "CKM_SHA512_RSA_PKCS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPkcs1, DigestAlg::kSha512, false},
-    {CKM_RSA_PKCS_PSS, "CKM_RSA_PKCS_PSS", CKK_RSA, kSignVerify, 1024, 4096, SignScheme::kRsaPss,
-     DigestAlg::kNone, true},
-    {CKM_SHA256_RSA_PKCS_PSS, "CKM_SHA256_RSA_PKCS_PSS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPss, DigestAlg::kSha256, false},
-    {CKM_SHA384_RSA_PKCS_PSS, "CKM_SHA384_RSA_PKCS_PSS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPss, DigestAlg::kSha384, false},
-    {CKM_SHA512_RSA_PKCS_PSS, "CKM_SHA512_RSA_PKCS_PSS", CKK_RSA, kSignVerify, 1024, 4096,
-     SignScheme::kRsaPss, DigestAlg::kSha512, false},
-    // ECDSA and EdDSA.
-    {CKM_ECDSA, "CKM_ECDSA", CKK_EC, kSignVerify | kEcFlags, 256, 521, SignScheme::kEcdsa,
-     DigestAlg::kNone, true},
-    {CKM_ECDSA_SHA256, "CKM_ECDSA_SHA256", CKK_EC, kSignVerify | kEcFlags, 256, 521,
-     SignScheme::kEcdsa, DigestAlg::kSha256, false},
-    {CKM_ECDSA_SHA384, "CKM_ECDSA_SHA384", CKK_EC, kSignVerify | kEcFlags, 256, 521,
-     SignScheme::kEcdsa, DigestAlg::kSha384, false},
-    {CKM_ECDSA_SHA512, "CKM_ECDSA_SHA512", CKK_EC, kSignVerify | kEcFlags, 256, 521,
-     SignScheme::kEcdsa, DigestAlg::kSha512, false},
-    {CKM_EDDSA, "CKM_EDDSA", CKK_EC_EDWARDS, kSignVerify, 255, 255, SignScheme::kEd25519,
-     DigestAlg::kNone, false},
-    // AES.
-    {CKM_AES_GCM, "CKM_AES_GCM", CKK_AES, CKF_ENCRYPT | CKF_DECRYPT, 16, 32, SignScheme::kRsaPkcs1,
-     DigestAlg::kNone, false},
-    {CKM_AES_KEY_WRAP_KWP, "CKM_AES_KEY_WRAP_KWP", CKK_AES, CKF_WRAP | CKF_UNWRAP, 16, 32,
-     SignScheme::kRsaPkcs1, DigestAlg::kNone, false},
-    // Digests.
-    {CKM_SHA_1, "CKM_SHA_1", CKK_VENDOR_DEFINED, CKF_DIGEST, 0, 0, SignScheme::kRsaPkcs1,
-     DigestAlg::kSha1, false},
-    {CKM_SHA256, "CKM_SHA256", CKK_VENDOR_DEFINED, CKF_DIGEST, 0, 0, SignScheme::kRsaPkcs1,
-     DigestAlg::kSha256, false},
-    {CKM_SHA384, "CKM_SHA384", CKK_VENDOR_DEFINED, CKF_DIGEST, 0, 0, SignScheme::kRsaPkcs1,
-     DigestAlg::kSha384, false},
-    {CKM_SHA512, "CKM_SHA512", CKK_VENDOR_DEFINED, CKF_DIGEST, 0, 0, SignScheme::kRsaPkcs1,
-     DigestAlg::kSha512, false},
-};
+Error NotBound(const MechanismRow& row) {
+  return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " does not do this operation");
+}
 
 }  // namespace
 
-Result<const MechanismRule*> FindMechanism(CK_MECHANISM_TYPE type) {
-  for (const MechanismRule& rule : kMechanisms) {
-    if (rule.type == type) return &rule;
+Result<const MechanismRow*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed) {
+  const MechanismRow* row = FindMechanismRow(type);
+  if (row == nullptr) {
+    return MakeError(CKR_MECHANISM_INVALID,
+                     "mechanism " + std::to_string(type) + " is not supported");
   }
-  return MakeError(CKR_MECHANISM_INVALID,
-                   "mechanism " + std::to_string(type) + " is not supported");
+  if ((row->flags & needed) == 0) {
+    return MakeError(CKR_MECHANISM_INVALID, std::string(row->name) + " does not do this operation");
+  }
+  return row;
 }
 
-std::span<const MechanismRule> AllMechanisms() { return kMechanisms; }
-
-crypto::DigestAlg DigestForMechanism(CK_MECHANISM_TYPE type) {
-  for (const MechanismRule& rule : kMechanisms) {
-    if (rule.type == type && (rule.flags & CKF_DIGEST) != 0) return rule.digest;
+Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanism& m) {
+  crypto::SignParams p;
+  SIGNET_ASSIGN_OR_RETURN(p.scheme, SchemeFor(row.family));
+  p.digest = row.digest;
+  p.prehashed = SignsDigest(row);
+  p.ecdsa_format = crypto::EcdsaFormat::kRaw;
+  if (row.param != ParamKind::kPss) return p;
+  if (!m.pss) {
+    // The hashing PSS forms default to their own hash; the raw form cannot.
+    if (p.prehashed) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + " needs PSS params");
+    }
+    return p;
   }
-  return DigestAlg::kNone;
+  const DigestAlg hash = DigestForMechanism(m.pss->hash_alg);
+  const DigestAlg mgf = DigestForMgf(m.pss->mgf);
+  // A PSS hash is one PKCS#11 names an MGF1 for (not MD5).
+  if (FactsOf(hash).mgf == 0 || mgf == DigestAlg::kNone || (!p.prehashed && hash != row.digest) ||
+      m.pss->salt_len > 1024) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "PSS params do not fit the mechanism");
+  }
+  p.digest = hash;
+  p.pss_mgf1 = mgf;
+  p.pss_salt_len = static_cast<int>(m.pss->salt_len);
+  return p;
 }
 
-crypto::DigestAlg DigestForMgf(CK_RSA_PKCS_MGF_TYPE mgf) {
-  switch (mgf) {
-    case CKG_MGF1_SHA1:
-      return DigestAlg::kSha1;
-    case CKG_MGF1_SHA256:
-      return DigestAlg::kSha256;
-    case CKG_MGF1_SHA384:
-      return DigestAlg::kSha384;
-    case CKG_MGF1_SHA512:
-      return DigestAlg::kSha512;
+Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
+  switch (row.family) {
+    case MechanismFamily::kAesGcm: {
+      SIGNET_TRY(GcmTagBytes(m));
+      return OkStatus();
+    }
     default:
-      return DigestAlg::kNone;
+      return NotBound(row);
+  }
+}
+
+Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
+                          ByteView data) {
+  switch (row.family) {
+    case MechanismFamily::kAesGcm: {
+      SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+      return crypto::AesGcmEncrypt(key, m.gcm->iv, m.gcm->aad, data, tag);
+    }
+    default:
+      return NotBound(row);
+  }
+}
+
+Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
+                                ByteView data) {
+  switch (row.family) {
+    case MechanismFamily::kAesGcm: {
+      SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+      return crypto::AesGcmDecrypt(key, m.gcm->iv, m.gcm->aad, data, tag);
+    }
+    default:
+      return NotBound(row);
+  }
+}
+
+Result<Bytes> WrapWith(const MechanismRow& row, ByteView kek, ByteView key_value) {
+  switch (row.family) {
+    case MechanismFamily::kAesKeyWrapPad:
+      return crypto::AesKeyWrapPad(kek, key_value);
+    default:
+      return NotBound(row);
+  }
+}
+
+Result<SecureBytes> UnwrapWith(const MechanismRow& row, ByteView kek, ByteView wrapped) {
+  switch (row.family) {
+    case MechanismFamily::kAesKeyWrapPad:
+      return crypto::AesKeyUnwrapPad(kek, wrapped);
+    default:
+      return NotBound(row);
   }
 }
 

@@ -1,47 +1,47 @@
-// Mechanism table: every mechanism signet offers, declared once, with the
-// key type it needs, the CK_MECHANISM_INFO it reports (key size range and
-// flags) and, for signatures, the crypto/ scheme and digest it maps to.
-// core/ checks requests against it; the daemon sends it in GetInfo, so the
-// PKCS#11 module's C_GetMechanismList/C_GetMechanismInfo come from it too.
-// Immutable static data: safe from any thread.
+// Binds the mechanism table (base/mechanism_table.h, every mechanism's
+// facts) to core/ and crypto/: the lookup core's checks use, and for each
+// mechanism family the crypto/ parameters it runs with. A new family is
+// bound here and nowhere else in core/.
+// Pure functions over static data: safe from any thread.
 #pragma once
 
-#include <span>
-#include <string_view>
-
-#include "crypto/digest.h"
+#include "base/mechanism_table.h"
+#include "base/secure_bytes.h"
 #include "crypto/sign.h"
-#include "signet/protocol.hpp"
 #include "signet/result.hpp"
+#include "signet/types.hpp"
 
 namespace signet::core {
 
-// MechanismRule: one row. Key sizes are in bits for RSA/EC/EdDSA and in
-// bytes for AES (PKCS#11 §2: "ulMinKeySize ... in bits or bytes depending
-// on the mechanism").
-struct MechanismRule {
-  CK_MECHANISM_TYPE type;
-  std::string_view name;
-  CK_KEY_TYPE key_type;  // key the mechanism works with; ignored for digests
-  CK_FLAGS flags;        // CKF_SIGN | CKF_VERIFY | CKF_GENERATE_KEY_PAIR ...
-  CK_ULONG min_key_size;
-  CK_ULONG max_key_size;
-  crypto::SignScheme scheme;  // signature mechanisms only
-  crypto::DigestAlg digest;   // hash applied by the mechanism (kNone: caller hashed)
-  bool prehashed;             // signature input is a digest (CKM_ECDSA, CKM_RSA_PKCS_PSS)
-};
+// MechanismFor returns the row of mechanism `type` when it can do one of
+// `needed` (CKF_SIGN, CKF_GENERATE_KEY_PAIR, ...). CKR_MECHANISM_INVALID
+// when signet does not offer it or it does not do that operation.
+Result<const MechanismRow*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed);
 
-// FindMechanism returns the row for `type`; CKR_MECHANISM_INVALID if none.
-Result<const MechanismRule*> FindMechanism(CK_MECHANISM_TYPE type);
+// SignParamsFor maps a signature mechanism (and its PSS parameters) to
+// crypto/'s parameters. ECDSA signatures use PKCS#11's raw r||s form.
+// CKM_ECDSA signs its input as given, of any length: OpenSSL keeps its
+// leftmost bits up to the order's length (FIPS 186-4 section 6.4).
+// CKR_MECHANISM_PARAM_INVALID for PSS parameters that do not fit the row;
+// CKR_MECHANISM_INVALID for a row that is not a signature.
+Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanism& m);
 
-// AllMechanisms lists the table in the order GetInfo reports it.
-std::span<const MechanismRule> AllMechanisms();
+// CheckCipherParams checks an encryption mechanism's parameter before any
+// key is looked up: CKR_MECHANISM_PARAM_INVALID when it is missing or out
+// of range (CKM_AES_GCM: 96-128-bit tag, 1-256-byte IV).
+Status CheckCipherParams(const MechanismRow& row, const Mechanism& m);
 
-// DigestForMechanism maps CKM_SHA256 etc. (used as digest mechanism or as a
-// PSS hashAlg) to a DigestAlg; kNone when not a hash mechanism.
-crypto::DigestAlg DigestForMechanism(CK_MECHANISM_TYPE type);
+// EncryptWith / DecryptWith run a cipher mechanism whose parameter
+// CheckCipherParams accepted, under `key` (the secret key's value).
+// DecryptWith: CKR_ENCRYPTED_DATA_INVALID when the data does not
+// authenticate.
+Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data);
+Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
+                                ByteView data);
 
-// DigestForMgf maps CKG_MGF1_SHA256 etc. to a DigestAlg; kNone if unknown.
-crypto::DigestAlg DigestForMgf(CK_RSA_PKCS_MGF_TYPE mgf);
+// WrapWith / UnwrapWith run a key-wrapping mechanism under `kek`.
+// UnwrapWith: CKR_WRAPPED_KEY_INVALID when the data does not unwrap.
+Result<Bytes> WrapWith(const MechanismRow& row, ByteView kek, ByteView key_value);
+Result<SecureBytes> UnwrapWith(const MechanismRow& row, ByteView kek, ByteView wrapped);
 
 }  // namespace signet::core

@@ -96,23 +96,46 @@ TEST(KeyDefaults, ComputedAttributesAreReadOnly) {
   EXPECT_EQ(s.error().code, CKR_ATTRIBUTE_READ_ONLY);
 }
 
-TEST(Mechanisms, TableLookups) {
-  auto ecdsa = FindMechanism(CKM_ECDSA_SHA256);
+TEST(Mechanisms, LookupChecksTheOperation) {
+  auto ecdsa = MechanismFor(CKM_ECDSA_SHA256, CKF_SIGN);
   ASSERT_TRUE(ecdsa.ok());
   EXPECT_EQ((*ecdsa)->key_type, CKK_EC);
-  EXPECT_EQ((*ecdsa)->digest, crypto::DigestAlg::kSha256);
-  EXPECT_TRUE((*ecdsa)->flags & CKF_SIGN);
-  auto kwp = FindMechanism(CKM_AES_KEY_WRAP_KWP);
-  ASSERT_TRUE(kwp.ok());
-  EXPECT_EQ(CKM_AES_KEY_WRAP_KWP, 0x210BUL);
-  auto bad = FindMechanism(CKM_MD5);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().code, CKR_MECHANISM_INVALID);
-  EXPECT_EQ(DigestForMechanism(CKM_SHA384), crypto::DigestAlg::kSha384);
-  EXPECT_EQ(DigestForMgf(CKG_MGF1_SHA512), crypto::DigestAlg::kSha512);
-  for (const auto& m : AllMechanisms()) {
-    EXPECT_LE(m.min_key_size, m.max_key_size) << m.name;
-  }
+  EXPECT_EQ((*ecdsa)->digest, DigestAlg::kSha256);
+  EXPECT_EQ(MechanismFor(CKM_ECDSA_SHA256, CKF_ENCRYPT).error().code, CKR_MECHANISM_INVALID);
+  EXPECT_EQ(MechanismFor(CKM_MD5_RSA_PKCS, CKF_SIGN).error().code, CKR_MECHANISM_INVALID);
+}
+
+TEST(Mechanisms, SignParamsFollowTheRow) {
+  auto params = SignParamsFor(*FindMechanismRow(CKM_ECDSA), Mechanism{CKM_ECDSA});
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(params->scheme, crypto::SignScheme::kEcdsa);
+  EXPECT_TRUE(params->prehashed);
+  EXPECT_EQ(params->ecdsa_format, crypto::EcdsaFormat::kRaw);
+  params = SignParamsFor(*FindMechanismRow(CKM_SHA384_RSA_PKCS), Mechanism{CKM_SHA384_RSA_PKCS});
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(params->scheme, crypto::SignScheme::kRsaPkcs1);
+  EXPECT_EQ(params->digest, DigestAlg::kSha384);
+  EXPECT_FALSE(params->prehashed);
+  EXPECT_EQ(SignParamsFor(*FindMechanismRow(CKM_AES_GCM), Mechanism{CKM_AES_GCM}).error().code,
+            CKR_MECHANISM_INVALID);
+}
+
+TEST(Mechanisms, PssParamsMustFitTheRow) {
+  const MechanismRow& raw = *FindMechanismRow(CKM_RSA_PKCS_PSS);
+  EXPECT_EQ(SignParamsFor(raw, Mechanism{CKM_RSA_PKCS_PSS}).error().code,
+            CKR_MECHANISM_PARAM_INVALID);
+  Mechanism m{CKM_RSA_PKCS_PSS};
+  m.pss = PssParams{CKM_SHA384, CKG_MGF1_SHA256, 48};
+  auto params = SignParamsFor(raw, m);
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(params->digest, DigestAlg::kSha384);
+  EXPECT_EQ(params->pss_mgf1, DigestAlg::kSha256);
+  m.pss->hash_alg = CKM_MD5;  // no MGF1 is defined for MD5
+  EXPECT_EQ(SignParamsFor(raw, m).error().code, CKR_MECHANISM_PARAM_INVALID);
+  m.type = CKM_SHA256_RSA_PKCS_PSS;
+  m.pss->hash_alg = CKM_SHA384;  // the hashing form's hash is fixed
+  EXPECT_EQ(SignParamsFor(*FindMechanismRow(CKM_SHA256_RSA_PKCS_PSS), m).error().code,
+            CKR_MECHANISM_PARAM_INVALID);
 }
 
 }  // namespace

@@ -5,33 +5,15 @@
 namespace signet::crypto {
 namespace {
 
-struct DigestEntry {
-  DigestAlg alg;
-  const char* openssl_name;
-  std::string_view name;
-  std::size_t size;
-};
-
-// One row per DigestAlg, in enum order.
-constexpr std::array<DigestEntry, 6> kDigests = {{
-    {DigestAlg::kNone, nullptr, "none", 0},
-    {DigestAlg::kMd5, "MD5", "md5", 16},
-    {DigestAlg::kSha1, "SHA1", "sha1", 20},
-    {DigestAlg::kSha256, "SHA256", "sha256", 32},
-    {DigestAlg::kSha384, "SHA384", "sha384", 48},
-    {DigestAlg::kSha512, "SHA512", "sha512", 64},
-}};
-
-const DigestEntry& Entry(DigestAlg alg) { return kDigests[static_cast<std::size_t>(alg)]; }
-
 // Fetched once: OpenSSL 3 pays a lock and a lookup for every implicit fetch.
 struct FetchedDigests {
-  std::array<EvpMdPtr, kDigests.size()> md;
+  std::array<EvpMdPtr, std::size(kDigestTable)> md;
   FetchedDigests() {
-    for (const auto& entry : kDigests) {
-      if (entry.openssl_name != nullptr) {
-        md[static_cast<std::size_t>(entry.alg)].reset(
-            EVP_MD_fetch(nullptr, entry.openssl_name, nullptr));
+    for (const DigestFacts& facts : kDigestTable) {
+      if (!facts.openssl_name.empty()) {
+        // openssl_name views a string literal: NUL-terminated.
+        md[static_cast<std::size_t>(facts.alg)].reset(
+            EVP_MD_fetch(nullptr, facts.openssl_name.data(), nullptr));
       }
     }
   }
@@ -39,9 +21,9 @@ struct FetchedDigests {
 
 }  // namespace
 
-std::size_t DigestSize(DigestAlg alg) { return Entry(alg).size; }
+std::size_t DigestSize(DigestAlg alg) { return FactsOf(alg).size; }
 
-std::string_view DigestName(DigestAlg alg) { return Entry(alg).name; }
+std::string_view DigestName(DigestAlg alg) { return FactsOf(alg).name; }
 
 const EVP_MD* FetchedDigest(DigestAlg alg) {
   static const FetchedDigests fetched;

@@ -1,4 +1,4 @@
-// Message digests (SHA-1/SHA-256/SHA-384/SHA-512, plus MD5 for benchmarks
+// Message digests (SHA-1, SHA-224/256/384/512, plus MD5 for benchmarks
 // only). EVP_MD objects are fetched once per process; every function here is
 // safe to call from any thread.
 #pragma once
@@ -6,13 +6,16 @@
 #include <cstddef>
 #include <string_view>
 
-#include "crypto/ossl_ptr.h"
+#include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
+#include "crypto/ossl_ptr.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {
 
-enum class DigestAlg { kNone, kMd5, kSha1, kSha256, kSha384, kSha512 };
+// DigestAlg and each hash's facts (size, names, DigestInfo prefix) are in
+// base/mechanism_table.h; this binds them to OpenSSL.
+using signet::DigestAlg;
 
 // DigestSize returns the output length in bytes (0 for kNone).
 std::size_t DigestSize(DigestAlg alg);

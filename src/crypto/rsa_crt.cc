@@ -100,20 +100,12 @@ Result<BignumPtr> GetParam(EVP_PKEY* pkey, const char* name) {
   return BignumPtr(bn);
 }
 
-// DigestInfo DER prefixes (RFC 8017 section 9.2, note 1).
-Bytes DigestInfoPrefix(DigestAlg alg) {
-  switch (alg) {
-    case DigestAlg::kSha1: return {0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14};
-    case DigestAlg::kSha256: return {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20};
-    case DigestAlg::kSha384: return {0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30};
-    case DigestAlg::kSha512: return {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40};
-    default: return {};
-  }
-}
-
 // EncodePkcs1 builds EM = 00 01 FF..FF 00 T (RFC 8017 9.2).
 Result<Bytes> EncodePkcs1(const SignParams& params, ByteView digest_or_info, std::size_t k) {
-  Bytes t = DigestInfoPrefix(params.digest);
+  // The DigestInfo prefix (base/mechanism_table.h); none for kNone, where
+  // the caller passed a whole DigestInfo.
+  const auto prefix = FactsOf(params.digest).digest_info();
+  Bytes t(prefix.begin(), prefix.end());
   t.insert(t.end(), digest_or_info.begin(), digest_or_info.end());
   if (t.size() + 11 > k) return MakeError(CKR_DATA_LEN_RANGE, "input too long for the modulus");
   Bytes em(k, 0xff);

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/mechanism_table.h"
 #include "base/mutex.h"
 #include "base/printable.h"
 #include "base/rv_names.h"
-#include "core/mechanisms.h"
 
 namespace signet::daemon {
 namespace {
@@ -55,8 +55,8 @@ void DescribeTemplate(const AttributeList* attributes, const char* prefix, std::
 
 std::string MechanismName(const wire::Mechanism* m) {
   if (m == nullptr) return "none";
-  auto rule = core::FindMechanism(m->type());
-  return rule.ok() ? std::string((*rule)->name) : Hex(m->type());
+  const MechanismRow* row = FindMechanismRow(m->type());
+  return row != nullptr ? std::string(row->name) : Hex(m->type());
 }
 
 std::string UserName(CK_ULONG user) {

@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <array>
 
-#include "core/key_pool.h"
+#include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
+#include "core/key_pool.h"
 #include "daemon/audit.h"
-#include "proto/framing.h"
 #include "daemon/log.h"
 #include "daemon/wire_convert.h"
+#include "proto/framing.h"
 
 namespace signet::daemon {
 namespace {
@@ -60,9 +61,9 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
                                          s.rw_sessions, core::kMinPinLen, core::kMaxPinLen));
   }
   std::vector<fb::Offset<wire::MechanismInfo>> mechs;
-  for (const core::MechanismRule& m : core::AllMechanisms()) {
-    mechs.push_back(
-        wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size, m.flags));
+  for (const MechanismRow& m : kMechanismTable) {
+    mechs.push_back(wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size,
+                                              m.flags, m.key_type));
   }
   std::vector<fb::Offset<wire::UnavailableToken>> unavailable;
   for (const core::UnavailableToken& u : c.hsm.unavailable_tokens()) {

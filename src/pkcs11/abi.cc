@@ -2,51 +2,21 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
+#include "base/mechanism_table.h"
 #include "signet/protocol.hpp"
 
 namespace signet::pkcs11 {
 namespace {
 
-bool IsPssFamily(CK_MECHANISM_TYPE type) {
-  return type == CKM_RSA_PKCS_PSS || type == CKM_SHA1_RSA_PKCS_PSS ||
-         type == CKM_SHA256_RSA_PKCS_PSS || type == CKM_SHA384_RSA_PKCS_PSS ||
-         type == CKM_SHA512_RSA_PKCS_PSS;
-}
-
-struct MechanismKey {
-  CK_MECHANISM_TYPE mechanism;
-  CK_KEY_TYPE key_type;
-};
-
-// The mechanism → key type pairs PKCS#11 v2.40 §2.1-2.3 / 3.0 §2.3.6 fix.
-constexpr MechanismKey kMechanismKeys[] = {
-    {CKM_RSA_PKCS, CKK_RSA},
-    {CKM_SHA1_RSA_PKCS, CKK_RSA},
-    {CKM_SHA256_RSA_PKCS, CKK_RSA},
-    {CKM_SHA384_RSA_PKCS, CKK_RSA},
-    {CKM_SHA512_RSA_PKCS, CKK_RSA},
-    {CKM_RSA_PKCS_PSS, CKK_RSA},
-    {CKM_SHA1_RSA_PKCS_PSS, CKK_RSA},
-    {CKM_SHA256_RSA_PKCS_PSS, CKK_RSA},
-    {CKM_SHA384_RSA_PKCS_PSS, CKK_RSA},
-    {CKM_SHA512_RSA_PKCS_PSS, CKK_RSA},
-    {CKM_ECDSA, CKK_EC},
-    {CKM_ECDSA_SHA1, CKK_EC},
-    {CKM_ECDSA_SHA256, CKK_EC},
-    {CKM_ECDSA_SHA384, CKK_EC},
-    {CKM_ECDSA_SHA512, CKK_EC},
-    {CKM_EDDSA, CKK_EC_EDWARDS},
-    {CKM_AES_GCM, CKK_AES},
-    {CKM_AES_KEY_WRAP_PAD, CKK_AES},
-    {CKM_AES_KEY_WRAP_KWP, CKK_AES},
-};
-
-Result<client::Mechanism> WithPss(client::Mechanism out, const CK_MECHANISM& in) {
+Result<client::Mechanism> WithPss(client::Mechanism out, const CK_MECHANISM& in,
+                                  const MechanismRow& row) {
   if (in.pParameter == nullptr || in.ulParameterLen == 0) {
-    // Only the raw CKM_RSA_PKCS_PSS cannot know its hash without parameters.
-    if (in.mechanism == CKM_RSA_PKCS_PSS) {
-      return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_PSS needs parameters");
+    // Only the raw form (CKM_RSA_PKCS_PSS) cannot know its hash without
+    // parameters.
+    if (SignsDigest(row)) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + " needs parameters");
     }
     return out;
   }
@@ -165,18 +135,21 @@ Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism) {
   }
   client::Mechanism out;
   out.type = in.mechanism;
-  if (IsPssFamily(in.mechanism)) return WithPss(std::move(out), in);
-  if (in.mechanism == CKM_AES_GCM) return WithGcm(std::move(out), in);
+  // The parameter's form comes from the mechanism table; a mechanism the
+  // module does not know keeps its parameter's bytes (the daemon decides).
+  if (const MechanismRow* row = FindMechanismRow(in.mechanism)) {
+    switch (row->param) {
+      case ParamKind::kPss:
+        return WithPss(std::move(out), in, *row);
+      case ParamKind::kGcm:
+        return WithGcm(std::move(out), in);
+      case ParamKind::kNone:
+        break;
+    }
+  }
   auto raw = ToView(static_cast<const CK_BYTE*>(in.pParameter), in.ulParameterLen);
   out.raw_params.assign(raw.begin(), raw.end());
   return out;
-}
-
-CK_KEY_TYPE KeyTypeFor(CK_MECHANISM_TYPE mechanism) {
-  for (const MechanismKey& row : kMechanismKeys) {
-    if (row.mechanism == mechanism) return row.key_type;
-  }
-  return CK_UNAVAILABLE_INFORMATION;
 }
 
 }  // namespace signet::pkcs11

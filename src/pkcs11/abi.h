@@ -43,16 +43,12 @@ std::string_view TrimPadded(const unsigned char* field, std::size_t size);
 // CKR_ATTRIBUTE_TYPE_INVALID.
 [[nodiscard]] Result<client::Template> ToTemplate(CK_ATTRIBUTE_PTR attrs, CK_ULONG count);
 
-// ToMechanism copies a CK_MECHANISM with its parameter in typed form:
+// ToMechanism copies a CK_MECHANISM with its parameter in the typed form
+// the mechanism table names (base/mechanism_table.h ParamKind):
 // CK_RSA_PKCS_PSS_PARAMS for the PSS family, CK_GCM_PARAMS for CKM_AES_GCM.
 // CKR_ARGUMENTS_BAD for NULL; CKR_MECHANISM_PARAM_INVALID for a parameter of
 // the wrong size or a missing one that the mechanism needs.
 [[nodiscard]] Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism);
-
-// KeyTypeFor returns the key type a mechanism works with (CKK_RSA for the
-// RSA family, ...), or CK_UNAVAILABLE_INFORMATION for mechanisms without
-// one (digests) or unknown to the module (the daemon then decides).
-CK_KEY_TYPE KeyTypeFor(CK_MECHANISM_TYPE mechanism);
 
 // KeyHandleRv: functions taking a key name an unknown one
 // CKR_KEY_HANDLE_INVALID, where the daemon says CKR_OBJECT_HANDLE_INVALID.

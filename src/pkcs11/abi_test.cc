@@ -86,11 +86,19 @@ TEST(ToMechanism, TypedParameters) {
   EXPECT_EQ(ToMechanism(nullptr).error().code, CKR_ARGUMENTS_BAD);
 }
 
-TEST(KeyTypeFor, Families) {
-  EXPECT_EQ(KeyTypeFor(CKM_SHA256_RSA_PKCS), CKK_RSA);
-  EXPECT_EQ(KeyTypeFor(CKM_ECDSA_SHA256), CKK_EC);
-  EXPECT_EQ(KeyTypeFor(CKM_EDDSA), CKK_EC_EDWARDS);
-  EXPECT_EQ(KeyTypeFor(CKM_SHA256), CK_UNAVAILABLE_INFORMATION);
+TEST(ToMechanism, ParameterFormComesFromTheTable) {
+  // The raw PSS form needs its parameter; the hashing forms default it.
+  CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};
+  EXPECT_EQ(ToMechanism(&raw_pss).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_MECHANISM sha384_pss = {CKM_SHA384_RSA_PKCS_PSS, nullptr, 0};
+  ASSERT_TRUE(ToMechanism(&sha384_pss).ok());
+  EXPECT_FALSE(ToMechanism(&sha384_pss)->pss.has_value());
+  // A mechanism the table does not know keeps its parameter's bytes.
+  CK_BYTE bytes[3] = {1, 2, 3};
+  CK_MECHANISM unknown = {CKM_VENDOR_DEFINED + 7, bytes, sizeof(bytes)};
+  Result<client::Mechanism> got = ToMechanism(&unknown);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->raw_params, client::Bytes({1, 2, 3}));
 }
 
 }  // namespace

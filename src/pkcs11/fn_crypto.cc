@@ -34,10 +34,13 @@ constexpr OpRules kRules[kOpKindCount] = {
 
 const OpRules& RulesFor(OpKind kind) { return kRules[static_cast<std::size_t>(kind)]; }
 
-Status CheckMechanism(ModuleState& state, const client::Mechanism& mech, const OpRules& rules) {
+// OfferedMechanism returns the daemon's description of `mech` when it
+// offers it for this operation (CKR_MECHANISM_INVALID otherwise).
+Result<client::MechanismInfo> OfferedMechanism(ModuleState& state, const client::Mechanism& mech,
+                                               const OpRules& rules) {
   SIGNET_ASSIGN_OR_RETURN(std::vector<client::MechanismInfo> list, state.Mechanisms());
   for (const client::MechanismInfo& m : list) {
-    if (m.type == mech.type && (m.flags & rules.mechanism_flag) != 0) return OkStatus();
+    if (m.type == mech.type && (m.flags & rules.mechanism_flag) != 0) return m;
   }
   return MakeError(CKR_MECHANISM_INVALID, "mechanism not offered for this operation");
 }
@@ -45,9 +48,8 @@ Status CheckMechanism(ModuleState& state, const client::Mechanism& mech, const O
 // KeyFits: the mechanism's key type (when it has one) is the key's, and
 // the key's CKA_ALLOWED_MECHANISMS (when not empty) lists the mechanism
 // (CKR_MECHANISM_INVALID, PKCS#11 v2.40 §4.7; the daemon checks it again).
-Status KeyFits(const Session::CheckedKey& key, const client::Mechanism& mech) {
-  const CK_KEY_TYPE wanted = KeyTypeFor(mech.type);
-  if (wanted != CK_UNAVAILABLE_INFORMATION && wanted != key.key_type) {
+Status KeyFits(const Session::CheckedKey& key, const client::MechanismInfo& mech) {
+  if (mech.key_type != CK_UNAVAILABLE_INFORMATION && mech.key_type != key.key_type) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
   }
   if (!key.allowed.empty() &&
@@ -59,8 +61,8 @@ Status KeyFits(const Session::CheckedKey& key, const client::Mechanism& mech) {
 
 // CheckKey reads the key's type and usage flag (one round trip; the answer
 // is cached per key and kind, the mechanism fit is checked every time).
-Status CheckKey(ModuleState& state, Session& s, client::Handle key, const client::Mechanism& mech,
-                const OpRules& rules) REQUIRES(s.mu) {
+Status CheckKey(ModuleState& state, Session& s, client::Handle key,
+                const client::MechanismInfo& mech, const OpRules& rules) REQUIRES(s.mu) {
   if (const std::uint64_t generation = state.key_generation();
       generation != s.checked_generation) {
     s.checked_keys.clear();
@@ -103,9 +105,10 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
     const OpRules& rules = RulesFor(kind);
-    if (Status st = CheckMechanism(state, *mech, rules); !st.ok()) return st.error().code;
+    Result<client::MechanismInfo> offered = OfferedMechanism(state, *mech, rules);
+    if (!offered.ok()) return offered.error().code;
     if (rules.key_usage != 0) {
-      if (Status st = CheckKey(state, s, key, *mech, rules); !st.ok()) return st.error().code;
+      if (Status st = CheckKey(state, s, key, *offered, rules); !st.ok()) return st.error().code;
     }
     op = Operation{};
     op.phase = OpPhase::kReady;

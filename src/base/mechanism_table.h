@@ -1,0 +1,400 @@
+// The mechanism table: every fact about every mechanism signet offers, and
+// about the hash functions they use, declared once. The daemon checks
+// requests against it and reports it in GetInfo (so the PKCS#11 module's
+// C_GetMechanismList / C_GetMechanismInfo come from it); the module reads a
+// row's parameter form to copy a CK_MECHANISM; the CLI finds its mechanism
+// names here; core/mechanisms.cc binds each row's family to its crypto/
+// operation. Adding a mechanism is one row here plus, for a new family, its
+// binding there (docs/DESIGN.md "Adding a mechanism").
+//
+// Header-only constexpr data without OpenSSL, so every layer may read it.
+// Immutable: safe from any thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "signet/protocol.hpp"
+
+namespace signet {
+
+// DigestAlg: the hash functions signet computes (crypto/digest.h binds each
+// to OpenSSL). kNone: no hash (the caller hashed, or the scheme hashes
+// itself, as EdDSA does).
+enum class DigestAlg : std::uint8_t { kNone, kMd5, kSha1, kSha224, kSha256, kSha384, kSha512 };
+
+// DigestFacts: one hash function. `digest_info` is the DER prefix of a
+// PKCS#1 v1.5 DigestInfo for this hash (RFC 8017 section 9.2, note 1): the
+// bytes CKM_RSA_PKCS expects before the digest.
+struct DigestFacts {
+  DigestAlg alg;
+  CK_MECHANISM_TYPE mechanism;  // CKM_SHA256; 0 for kNone
+  CK_RSA_PKCS_MGF_TYPE mgf;     // CKG_MGF1_SHA256; 0 where PKCS#11 names none
+  std::string_view name;        // "sha256": logs, reports, CLI names
+  std::string_view openssl_name;
+  std::size_t size;  // output bytes
+  std::array<std::uint8_t, 19> digest_info_bytes;
+  std::size_t digest_info_size;
+
+  constexpr std::span<const std::uint8_t> digest_info() const {
+    return {digest_info_bytes.data(), digest_info_size};
+  }
+};
+
+// One row per DigestAlg, in enum order.
+inline constexpr DigestFacts kDigestTable[] = {
+    {DigestAlg::kNone, 0, 0, "none", "", 0, {}, 0},
+    {DigestAlg::kMd5,
+     CKM_MD5,
+     0,
+     "md5",
+     "MD5",
+     16,
+     {0x30, 0x20, 0x30, 0x0c, 0x06, 0x08, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x02, 0x05, 0x05,
+      0x00, 0x04, 0x10},
+     18},
+    {DigestAlg::kSha1,
+     CKM_SHA_1,
+     CKG_MGF1_SHA1,
+     "sha1",
+     "SHA1",
+     20,
+     {0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14},
+     15},
+    {DigestAlg::kSha224,
+     CKM_SHA224,
+     CKG_MGF1_SHA224,
+     "sha224",
+     "SHA224",
+     28,
+     {0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04,
+      0x05, 0x00, 0x04, 0x1c},
+     19},
+    {DigestAlg::kSha256,
+     CKM_SHA256,
+     CKG_MGF1_SHA256,
+     "sha256",
+     "SHA256",
+     32,
+     {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01,
+      0x05, 0x00, 0x04, 0x20},
+     19},
+    {DigestAlg::kSha384,
+     CKM_SHA384,
+     CKG_MGF1_SHA384,
+     "sha384",
+     "SHA384",
+     48,
+     {0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02,
+      0x05, 0x00, 0x04, 0x30},
+     19},
+    {DigestAlg::kSha512,
+     CKM_SHA512,
+     CKG_MGF1_SHA512,
+     "sha512",
+     "SHA512",
+     64,
+     {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
+      0x05, 0x00, 0x04, 0x40},
+     19},
+};
+
+constexpr const DigestFacts& FactsOf(DigestAlg alg) {
+  return kDigestTable[static_cast<std::size_t>(alg)];
+}
+
+// DigestForMechanism maps a hash mechanism (CKM_SHA256, as a digest
+// mechanism or a PSS/OAEP hashAlg) to its DigestAlg; kNone if it is none.
+constexpr DigestAlg DigestForMechanism(CK_MECHANISM_TYPE mechanism) {
+  for (const DigestFacts& facts : kDigestTable) {
+    if (facts.alg != DigestAlg::kNone && facts.mechanism == mechanism) return facts.alg;
+  }
+  return DigestAlg::kNone;
+}
+
+// DigestForMgf maps CKG_MGF1_SHA256 etc. to its DigestAlg; kNone if unknown.
+constexpr DigestAlg DigestForMgf(CK_RSA_PKCS_MGF_TYPE mgf) {
+  for (const DigestFacts& facts : kDigestTable) {
+    if (facts.mgf != 0 && facts.mgf == mgf) return facts.alg;
+  }
+  return DigestAlg::kNone;
+}
+
+// MechanismFamily: the operation a mechanism performs. core/mechanisms.cc
+// binds each family to crypto/; mechanisms of one family differ only in
+// their row's facts (digest, key sizes).
+enum class MechanismFamily : std::uint8_t {
+  kRsaKeyPairGen,
+  kEcKeyPairGen,
+  kEdwardsKeyPairGen,
+  kAesKeyGen,
+  kRsaPkcs1,  // PKCS#1 v1.5 signatures
+  kRsaPss,
+  kEcdsa,
+  kEddsa,
+  kAesGcm,
+  kAesKeyWrapPad,  // RFC 5649
+  kDigest,
+};
+
+// ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
+// copies kPss and kGcm into typed values (signet/types.hpp); a parameter of
+// any other mechanism travels as its bytes.
+enum class ParamKind : std::uint8_t {
+  kNone,
+  kPss,  // CK_RSA_PKCS_PSS_PARAMS
+  kGcm,  // CK_GCM_PARAMS
+};
+
+// MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and in
+// bytes for AES (PKCS#11 v2.40 section 2: "ulMinKeySize ... in bits or bytes
+// depending on the mechanism"); zero for mechanisms without a key.
+struct MechanismRow {
+  CK_MECHANISM_TYPE type = 0;
+  std::string_view name;  // "CKM_SHA256_RSA_PKCS": audit log, errors
+  MechanismFamily family = MechanismFamily::kDigest;
+  CK_KEY_TYPE key_type = CK_UNAVAILABLE_INFORMATION;  // the key it works with
+  CK_FLAGS flags = 0;  // CK_MECHANISM_INFO flags: CKF_SIGN | CKF_VERIFY ...
+  CK_ULONG min_key_size = 0;
+  CK_ULONG max_key_size = 0;
+  ParamKind param = ParamKind::kNone;
+  DigestAlg digest = DigestAlg::kNone;  // the hash the mechanism applies itself
+  std::string_view cli_name;            // `signet sign -m` name; empty if none
+};
+
+namespace mechanism_flags {
+inline constexpr CK_FLAGS kSignVerify = CKF_SIGN | CKF_VERIFY;
+inline constexpr CK_FLAGS kEc = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
+}  // namespace mechanism_flags
+
+// The table, in the order GetInfo reports it.
+inline constexpr MechanismRow kMechanismTable[] = {
+    // Key generation.
+    {.type = CKM_RSA_PKCS_KEY_PAIR_GEN,
+     .name = "CKM_RSA_PKCS_KEY_PAIR_GEN",
+     .family = MechanismFamily::kRsaKeyPairGen,
+     .key_type = CKK_RSA,
+     .flags = CKF_GENERATE_KEY_PAIR,
+     .min_key_size = 1024,
+     .max_key_size = 4096},
+    {.type = CKM_EC_KEY_PAIR_GEN,
+     .name = "CKM_EC_KEY_PAIR_GEN",
+     .family = MechanismFamily::kEcKeyPairGen,
+     .key_type = CKK_EC,
+     .flags = CKF_GENERATE_KEY_PAIR | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521},
+    {.type = CKM_EC_EDWARDS_KEY_PAIR_GEN,
+     .name = "CKM_EC_EDWARDS_KEY_PAIR_GEN",
+     .family = MechanismFamily::kEdwardsKeyPairGen,
+     .key_type = CKK_EC_EDWARDS,
+     .flags = CKF_GENERATE_KEY_PAIR,
+     .min_key_size = 255,
+     .max_key_size = 255},
+    {.type = CKM_AES_KEY_GEN,
+     .name = "CKM_AES_KEY_GEN",
+     .family = MechanismFamily::kAesKeyGen,
+     .key_type = CKK_AES,
+     .flags = CKF_GENERATE,
+     .min_key_size = 16,
+     .max_key_size = 32},
+    // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built.
+    {.type = CKM_RSA_PKCS,
+     .name = "CKM_RSA_PKCS",
+     .family = MechanismFamily::kRsaPkcs1,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096},
+    {.type = CKM_SHA256_RSA_PKCS,
+     .name = "CKM_SHA256_RSA_PKCS",
+     .family = MechanismFamily::kRsaPkcs1,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .digest = DigestAlg::kSha256,
+     .cli_name = "rsa-pkcs1-sha256"},
+    {.type = CKM_SHA384_RSA_PKCS,
+     .name = "CKM_SHA384_RSA_PKCS",
+     .family = MechanismFamily::kRsaPkcs1,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .digest = DigestAlg::kSha384,
+     .cli_name = "rsa-pkcs1-sha384"},
+    {.type = CKM_SHA512_RSA_PKCS,
+     .name = "CKM_SHA512_RSA_PKCS",
+     .family = MechanismFamily::kRsaPkcs1,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .digest = DigestAlg::kSha512,
+     .cli_name = "rsa-pkcs1-sha512"},
+    {.type = CKM_RSA_PKCS_PSS,
+     .name = "CKM_RSA_PKCS_PSS",
+     .family = MechanismFamily::kRsaPss,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kPss},
+    {.type = CKM_SHA256_RSA_PKCS_PSS,
+     .name = "CKM_SHA256_RSA_PKCS_PSS",
+     .family = MechanismFamily::kRsaPss,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kPss,
+     .digest = DigestAlg::kSha256,
+     .cli_name = "rsa-pss-sha256"},
+    {.type = CKM_SHA384_RSA_PKCS_PSS,
+     .name = "CKM_SHA384_RSA_PKCS_PSS",
+     .family = MechanismFamily::kRsaPss,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kPss,
+     .digest = DigestAlg::kSha384,
+     .cli_name = "rsa-pss-sha384"},
+    {.type = CKM_SHA512_RSA_PKCS_PSS,
+     .name = "CKM_SHA512_RSA_PKCS_PSS",
+     .family = MechanismFamily::kRsaPss,
+     .key_type = CKK_RSA,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kPss,
+     .digest = DigestAlg::kSha512,
+     .cli_name = "rsa-pss-sha512"},
+    // ECDSA and EdDSA. CKM_ECDSA signs a digest the caller computed.
+    {.type = CKM_ECDSA,
+     .name = "CKM_ECDSA",
+     .family = MechanismFamily::kEcdsa,
+     .key_type = CKK_EC,
+     .flags = mechanism_flags::kSignVerify | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521},
+    {.type = CKM_ECDSA_SHA256,
+     .name = "CKM_ECDSA_SHA256",
+     .family = MechanismFamily::kEcdsa,
+     .key_type = CKK_EC,
+     .flags = mechanism_flags::kSignVerify | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521,
+     .digest = DigestAlg::kSha256,
+     .cli_name = "ecdsa-sha256"},
+    {.type = CKM_ECDSA_SHA384,
+     .name = "CKM_ECDSA_SHA384",
+     .family = MechanismFamily::kEcdsa,
+     .key_type = CKK_EC,
+     .flags = mechanism_flags::kSignVerify | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521,
+     .digest = DigestAlg::kSha384,
+     .cli_name = "ecdsa-sha384"},
+    {.type = CKM_ECDSA_SHA512,
+     .name = "CKM_ECDSA_SHA512",
+     .family = MechanismFamily::kEcdsa,
+     .key_type = CKK_EC,
+     .flags = mechanism_flags::kSignVerify | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521,
+     .digest = DigestAlg::kSha512,
+     .cli_name = "ecdsa-sha512"},
+    {.type = CKM_EDDSA,
+     .name = "CKM_EDDSA",
+     .family = MechanismFamily::kEddsa,
+     .key_type = CKK_EC_EDWARDS,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 255,
+     .max_key_size = 255,
+     .cli_name = "ed25519"},
+    // AES.
+    {.type = CKM_AES_GCM,
+     .name = "CKM_AES_GCM",
+     .family = MechanismFamily::kAesGcm,
+     .key_type = CKK_AES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kGcm},
+    {.type = CKM_AES_KEY_WRAP_KWP,
+     .name = "CKM_AES_KEY_WRAP_KWP",
+     .family = MechanismFamily::kAesKeyWrapPad,
+     .key_type = CKK_AES,
+     .flags = CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 16,
+     .max_key_size = 32},
+    // Digests.
+    {.type = CKM_SHA_1,
+     .name = "CKM_SHA_1",
+     .family = MechanismFamily::kDigest,
+     .flags = CKF_DIGEST,
+     .digest = DigestAlg::kSha1},
+    {.type = CKM_SHA256,
+     .name = "CKM_SHA256",
+     .family = MechanismFamily::kDigest,
+     .flags = CKF_DIGEST,
+     .digest = DigestAlg::kSha256},
+    {.type = CKM_SHA384,
+     .name = "CKM_SHA384",
+     .family = MechanismFamily::kDigest,
+     .flags = CKF_DIGEST,
+     .digest = DigestAlg::kSha384},
+    {.type = CKM_SHA512,
+     .name = "CKM_SHA512",
+     .family = MechanismFamily::kDigest,
+     .flags = CKF_DIGEST,
+     .digest = DigestAlg::kSha512},
+};
+
+// FindMechanismRow returns the row for `type`, nullptr if signet offers no
+// such mechanism.
+constexpr const MechanismRow* FindMechanismRow(CK_MECHANISM_TYPE type) {
+  for (const MechanismRow& row : kMechanismTable) {
+    if (row.type == type) return &row;
+  }
+  return nullptr;
+}
+
+// FindMechanismByCliName returns the row named `name` for the CLI
+// ("rsa-pss-sha256"), nullptr if none.
+constexpr const MechanismRow* FindMechanismByCliName(std::string_view name) {
+  for (const MechanismRow& row : kMechanismTable) {
+    if (!row.cli_name.empty() && row.cli_name == name) return &row;
+  }
+  return nullptr;
+}
+
+// IsSignature: the family signs and verifies.
+constexpr bool IsSignature(MechanismFamily family) {
+  return family == MechanismFamily::kRsaPkcs1 || family == MechanismFamily::kRsaPss ||
+         family == MechanismFamily::kEcdsa || family == MechanismFamily::kEddsa;
+}
+
+// SignsDigest: a signature mechanism whose input is already a digest (or,
+// for CKM_RSA_PKCS, a DigestInfo): CKM_ECDSA, CKM_RSA_PKCS_PSS. EdDSA always
+// signs the whole message.
+constexpr bool SignsDigest(const MechanismRow& row) {
+  return IsSignature(row.family) && row.family != MechanismFamily::kEddsa &&
+         row.digest == DigestAlg::kNone;
+}
+
+// KeyPairGenFor returns the key-pair generation row for keys of `key_type`,
+// nullptr if none.
+constexpr const MechanismRow* KeyPairGenFor(CK_KEY_TYPE key_type) {
+  for (const MechanismRow& row : kMechanismTable) {
+    if ((row.flags & CKF_GENERATE_KEY_PAIR) != 0 && row.key_type == key_type) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace signet

@@ -1,0 +1,95 @@
+#include "base/mechanism_table.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace signet {
+namespace {
+
+// Lookups are usable at compile time.
+static_assert(FindMechanismRow(CKM_ECDSA)->family == MechanismFamily::kEcdsa);
+static_assert(FindMechanismRow(CKM_MD5_RSA_PKCS) == nullptr);
+static_assert(FactsOf(DigestAlg::kSha384).size == 48);
+
+TEST(MechanismTable, RowsAreWellFormed) {
+  std::set<CK_MECHANISM_TYPE> types;
+  std::set<std::string_view> cli_names;
+  for (const MechanismRow& row : kMechanismTable) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_TRUE(types.insert(row.type).second) << "mechanism listed twice";
+    EXPECT_EQ(row.name.substr(0, 4), "CKM_");
+    EXPECT_NE(row.flags, 0u);
+    EXPECT_LE(row.min_key_size, row.max_key_size);
+    if (!row.cli_name.empty()) {
+      EXPECT_TRUE(cli_names.insert(row.cli_name).second);
+    }
+    if (row.family == MechanismFamily::kDigest) {
+      EXPECT_EQ(row.flags, CKF_DIGEST);
+      EXPECT_NE(row.digest, DigestAlg::kNone);
+      EXPECT_EQ(row.key_type, CK_UNAVAILABLE_INFORMATION);
+      EXPECT_EQ(FactsOf(row.digest).mechanism, row.type);
+    } else {
+      EXPECT_NE(row.key_type, CK_UNAVAILABLE_INFORMATION);
+      EXPECT_GT(row.max_key_size, 0u);
+    }
+    if (IsSignature(row.family)) {
+      EXPECT_EQ(row.flags & ~(mechanism_flags::kSignVerify | mechanism_flags::kEc), 0u);
+    }
+  }
+}
+
+TEST(MechanismTable, EverySignatureFamilyButEddsaHasOneDigestForm) {
+  // The CLI signs large messages through this form (cli/sign_input.cc).
+  for (MechanismFamily family : {MechanismFamily::kRsaPkcs1, MechanismFamily::kRsaPss,
+                                 MechanismFamily::kEcdsa, MechanismFamily::kEddsa}) {
+    int digest_forms = 0;
+    for (const MechanismRow& row : kMechanismTable) {
+      if (row.family == family && SignsDigest(row)) ++digest_forms;
+    }
+    EXPECT_EQ(digest_forms, family == MechanismFamily::kEddsa ? 0 : 1) << static_cast<int>(family);
+  }
+  EXPECT_TRUE(SignsDigest(*FindMechanismRow(CKM_RSA_PKCS_PSS)));
+  EXPECT_FALSE(SignsDigest(*FindMechanismRow(CKM_SHA256_RSA_PKCS_PSS)));
+  EXPECT_FALSE(SignsDigest(*FindMechanismRow(CKM_EDDSA)));
+  EXPECT_FALSE(SignsDigest(*FindMechanismRow(CKM_SHA256)));
+}
+
+TEST(MechanismTable, LookupsByNameAndKeyType) {
+  ASSERT_NE(FindMechanismByCliName("rsa-pss-sha384"), nullptr);
+  EXPECT_EQ(FindMechanismByCliName("rsa-pss-sha384")->type, CKM_SHA384_RSA_PKCS_PSS);
+  EXPECT_EQ(FindMechanismByCliName(""), nullptr);  // rows without a CLI name
+  EXPECT_EQ(FindMechanismByCliName("RSA-PSS-SHA384"), nullptr);
+  EXPECT_EQ(KeyPairGenFor(CKK_RSA)->type, CKM_RSA_PKCS_KEY_PAIR_GEN);
+  EXPECT_EQ(KeyPairGenFor(CKK_EC_EDWARDS)->type, CKM_EC_EDWARDS_KEY_PAIR_GEN);
+  EXPECT_EQ(KeyPairGenFor(CKK_AES), nullptr);  // secret keys: CKM_AES_KEY_GEN
+}
+
+TEST(DigestTable, RowsAreInEnumOrderWithWellFormedDigestInfo) {
+  for (std::size_t i = 0; i < std::size(kDigestTable); ++i) {
+    const DigestFacts& facts = kDigestTable[i];
+    SCOPED_TRACE(std::string(facts.name));
+    EXPECT_EQ(static_cast<std::size_t>(facts.alg), i);
+    if (facts.alg == DigestAlg::kNone) continue;
+    EXPECT_EQ(DigestForMechanism(facts.mechanism), facts.alg);
+    if (facts.mgf != 0) {
+      EXPECT_EQ(DigestForMgf(facts.mgf), facts.alg);
+    }
+    // A DigestInfo is a SEQUENCE of the hash's algorithm identifier and an
+    // OCTET STRING holding the digest:
+    // the outer length covers the rest of the prefix plus the digest, and
+    // the prefix ends with the OCTET STRING's tag and length.
+    auto info = facts.digest_info();
+    ASSERT_GE(info.size(), 4u);
+    EXPECT_EQ(info[0], 0x30);
+    EXPECT_EQ(info[1], info.size() - 2 + facts.size);
+    EXPECT_EQ(info[info.size() - 2], 0x04);
+    EXPECT_EQ(info[info.size() - 1], facts.size);
+  }
+  EXPECT_EQ(DigestForMechanism(CKM_SHA512_RSA_PKCS), DigestAlg::kNone);
+  EXPECT_EQ(DigestForMgf(0), DigestAlg::kNone);
+}
+
+}  // namespace
+}  // namespace signet
