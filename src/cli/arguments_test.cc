@@ -57,12 +57,18 @@ TEST(MechanismNames, EveryNameMapsToItsMechanism) {
     bool der;
   };
   const Row rows[] = {
+      {"rsa-pkcs1-sha1", CKM_SHA1_RSA_PKCS, false},
+      {"rsa-pkcs1-sha224", CKM_SHA224_RSA_PKCS, false},
       {"rsa-pkcs1-sha256", CKM_SHA256_RSA_PKCS, false},
       {"rsa-pkcs1-sha384", CKM_SHA384_RSA_PKCS, false},
       {"rsa-pkcs1-sha512", CKM_SHA512_RSA_PKCS, false},
+      {"rsa-pss-sha1", CKM_SHA1_RSA_PKCS_PSS, false},
+      {"rsa-pss-sha224", CKM_SHA224_RSA_PKCS_PSS, false},
       {"rsa-pss-sha256", CKM_SHA256_RSA_PKCS_PSS, false},
       {"rsa-pss-sha384", CKM_SHA384_RSA_PKCS_PSS, false},
       {"rsa-pss-sha512", CKM_SHA512_RSA_PKCS_PSS, false},
+      {"ecdsa-sha1", CKM_ECDSA_SHA1, true},
+      {"ecdsa-sha224", CKM_ECDSA_SHA224, true},
       {"ecdsa-sha256", CKM_ECDSA_SHA256, true},
       {"ecdsa-sha384", CKM_ECDSA_SHA384, true},
       {"ecdsa-sha512", CKM_ECDSA_SHA512, true},

@@ -19,9 +19,10 @@ struct KeyCase {
 
 const std::vector<KeyCase> kKeyCases = {
     {"rsa:2048",
-     {"rsa-pkcs1-sha256", "rsa-pkcs1-sha384", "rsa-pkcs1-sha512", "rsa-pss-sha256",
-      "rsa-pss-sha384", "rsa-pss-sha512"}},
-    {"ec:p256", {"ecdsa-sha256", "ecdsa-sha384", "ecdsa-sha512"}},
+     {"rsa-pkcs1-sha1", "rsa-pkcs1-sha224", "rsa-pkcs1-sha256", "rsa-pkcs1-sha384",
+      "rsa-pkcs1-sha512", "rsa-pss-sha1", "rsa-pss-sha224", "rsa-pss-sha256", "rsa-pss-sha384",
+      "rsa-pss-sha512"}},
+    {"ec:p256", {"ecdsa-sha1", "ecdsa-sha224", "ecdsa-sha256", "ecdsa-sha384", "ecdsa-sha512"}},
     {"ec:p384", {"ecdsa-sha384"}},
     {"ec:p521", {"ecdsa-sha512"}},
     {"ec:secp256k1", {"ecdsa-sha256"}},
@@ -107,7 +108,9 @@ TEST_F(CliFlowTest, LargeFilesAreHashedLocallyAndStillVerify) {
   std::string rsa_pem = KeygenAndExport("rsa:2048", "big-rsa");
   std::string ec_pem = KeygenAndExport("ec:p384", "big-ec");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"rsa-pkcs1-sha256", "big-rsa"}, {"rsa-pss-sha512", "big-rsa"}, {"ecdsa-sha384", "big-ec"}};
+      {"rsa-pkcs1-sha256", "big-rsa"}, {"rsa-pkcs1-sha224", "big-rsa"},
+      {"rsa-pss-sha512", "big-rsa"},   {"rsa-pss-sha1", "big-rsa"},
+      {"ecdsa-sha384", "big-ec"},      {"ecdsa-sha224", "big-ec"}};
   for (const auto& [mech, label] : cases) {
     SCOPED_TRACE(mech);
     std::string sig = Path(mech + ".big.sig");
