@@ -244,13 +244,15 @@ def in_tree(root, p):
 
 def path_exists(root, path, p):
   """True when `p` names a file from the top, src/, include/, or the
-  directory of `path` or one of its parents."""
+  directory of `path` or one of its parents; a header CMake configures at
+  build time (signet/version.hpp) exists as its template, `p`.in."""
   bases = [root, os.path.join(root, "src"), os.path.join(root, "include")]
   d = os.path.dirname(os.path.join(root, path))
   while d.startswith(root):
     bases.append(d)
     d = os.path.dirname(d)
-  return any(os.path.exists(os.path.join(b, p)) for b in bases)
+  return any(os.path.exists(os.path.join(b, p)) or os.path.exists(os.path.join(b, p + ".in"))
+             for b in bases)
 
 
 QUALIFIED = re.compile(r"\b(?:[a-z_]+::)+(~?[A-Z]\w*)")  # proto::FrameReader in a doc

@@ -12,6 +12,7 @@
 #include "daemon/log.h"
 #include "daemon/wire_convert.h"
 #include "proto/framing.h"
+#include "signet/version.hpp"
 
 namespace signet::daemon {
 namespace {
@@ -70,12 +71,12 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
     unavailable.push_back(wire::CreateUnavailableToken(c.fbb, c.fbb.CreateString(u.file.string()),
                                                        c.fbb.CreateString(u.reason)));
   }
-  return Body(ResponseBody::GetInfoResponse,
-              wire::CreateGetInfoResponse(c.fbb, proto::kProtocolVersion, c.fbb.CreateString("0.1.0"),
-                                          c.fbb.CreateString("signet"),
-                                          c.fbb.CreateString("signet software HSM"),
-                                          c.fbb.CreateVector(slots), c.fbb.CreateVector(mechs),
-                                          c.fbb.CreateVector(unavailable)));
+  return Body(
+      ResponseBody::GetInfoResponse,
+      wire::CreateGetInfoResponse(
+          c.fbb, proto::kProtocolVersion, c.fbb.CreateString(kVersionString),
+          c.fbb.CreateString("signet"), c.fbb.CreateString("signet software HSM"),
+          c.fbb.CreateVector(slots), c.fbb.CreateVector(mechs), c.fbb.CreateVector(unavailable)));
 }
 
 Reply OpenSession(Ctx& c, const wire::Request& req) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daemon/dispatch_fixture_test_util.h"
+#include "signet/version.hpp"
 
 namespace signet::daemon {
 namespace {
@@ -56,7 +57,7 @@ void GetInfoOk(DispatchFixture& t) {
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->protocol_version(), proto::kProtocolVersion);
   ASSERT_NE(info->server_version(), nullptr);
-  EXPECT_FALSE(info->server_version()->str().empty());
+  EXPECT_EQ(info->server_version()->str(), kVersionString);
   EXPECT_EQ(info->manufacturer()->str(), "signet");
   ASSERT_EQ(info->slots()->size(), 2u);  // token 0 and the free slot
   EXPECT_TRUE(info->slots()->Get(0)->token_present());

@@ -7,12 +7,15 @@
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
 #include "pkcs11/session_ops.h"
+#include "signet/version.hpp"
 
 namespace signet::pkcs11::entry {
 namespace {
 
 constexpr const char* kManufacturer = "signet";
-constexpr CK_VERSION kLibraryVersion = {0, 1};
+// kLibraryVersion: signet's major.minor (signet/version.hpp), reported as the
+// library's, the slots' hardware and the tokens' firmware version.
+constexpr CK_VERSION kLibraryVersion = {kVersionMajor, kVersionMinor};
 
 // FindSlot returns the slot `id` of `info`, or nullptr.
 const client::SlotInfo* FindSlot(const client::ServerInfo& info, CK_SLOT_ID id) {

@@ -10,6 +10,7 @@
 
 #include "ec_verify.h"
 #include "module_fixture.h"
+#include "signet/version.hpp"
 
 namespace signet::e2e {
 namespace {
@@ -99,7 +100,15 @@ TEST_F(ApiTest, SlotsTokenInfoAndFreeSlot) {
   EXPECT_EQ(std::string(reinterpret_cast<char*>(info.label), std::strlen(kTokenLabel)),
             kTokenLabel);
   EXPECT_TRUE(info.flags & CKF_TOKEN_INITIALIZED);
+  // The library, hardware and firmware versions are signet's major.minor
+  // (signet/version.hpp, from CMakeLists.txt's project VERSION).
+  EXPECT_EQ(info.firmwareVersion.major, kVersionMajor);
+  EXPECT_EQ(info.firmwareVersion.minor, kVersionMinor);
   EXPECT_EQ(p11()->C_GetTokenInfo(9999, &info), CKR_SLOT_ID_INVALID);
+  CK_INFO library;
+  ASSERT_EQ(p11()->C_GetInfo(&library), CKR_OK);
+  EXPECT_EQ(library.libraryVersion.major, kVersionMajor);
+  EXPECT_EQ(library.libraryVersion.minor, kVersionMinor);
 }
 
 // FreeSlot: the slot whose token is not initialised (the last one).
