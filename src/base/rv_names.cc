@@ -1,10 +1,10 @@
 #include "base/rv_names.h"
 
-#include "signet/protocol.hpp"
-
 #include <array>
-#include <cstdio>
 #include <utility>
+
+#include "base/hex.h"
+#include "signet/protocol.hpp"
 
 namespace signet {
 namespace {
@@ -132,11 +132,9 @@ std::string_view RvName(CK_RV code) {
 std::string RvToString(CK_RV code) {
   std::string_view name = RvName(code);
   if (!name.empty()) return std::string(name);
-  char buffer[48];
   const char* prefix = code >= CKR_VENDOR_DEFINED ? "CKR_VENDOR_DEFINED+" : "CKR_";
   CK_RV shown = code >= CKR_VENDOR_DEFINED ? code - CKR_VENDOR_DEFINED : code;
-  std::snprintf(buffer, sizeof(buffer), "%s0x%lx", prefix, static_cast<unsigned long>(shown));
-  return buffer;
+  return prefix + HexNumber(shown);
 }
 
 std::string DescribeError(const Error& error) {

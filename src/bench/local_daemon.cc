@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "base/hex.h"
 #include "crypto/symmetric.h"
 #include "keystore/data_dir.h"
 
@@ -24,13 +25,7 @@ constexpr auto kStartBound = std::chrono::seconds(60);
 Result<std::string> RandomPin() {
   Bytes raw(8);
   SIGNET_TRY(crypto::FillRandom(raw));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string pin;
-  for (std::uint8_t b : raw) {
-    pin += kHex[b >> 4];
-    pin += kHex[b & 15];
-  }
-  return pin;
+  return ToHex(raw);
 }
 
 ByteView View(const std::string& s) {

@@ -4,9 +4,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/hex.h"
+#include "base/printable.h"
 #include "cli/commands.h"
 #include "cli/file_io.h"
-#include "base/printable.h"
 
 namespace signet::cli {
 namespace {
@@ -31,8 +32,7 @@ Status RunRandom(GlobalOptions& global, const RandomOptions& options) {
     data.insert(data.end(), chunk.begin(), chunk.end());
   }
   if (!options.out.empty()) return WriteFile(options.out, data);
-  for (std::uint8_t byte : data) std::printf("%02x", byte);
-  std::printf("\n");
+  std::printf("%s\n", ToHex(data).c_str());
   return OkStatus();
 }
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/hex.h"
 #include "crypto/symmetric.h"
-#include "crypto/test_hex.h"
 
 namespace signet::crypto {
 namespace {
@@ -25,10 +25,10 @@ Bytes EncryptWhole(BulkCipherAlg alg, const Bytes& key, const Bytes& iv, const B
 // NIST SP 800-38A F.5.1, first two blocks (also what `openssl enc
 // -aes-128-ctr` prints for them).
 TEST(BulkCipher, Aes128CtrKnownAnswer) {
-  const Bytes out =
-      EncryptWhole(BulkCipherAlg::kAes128Ctr, FromHex("2b7e151628aed2a6abf7158809cf4f3c"),
-                   FromHex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"),
-                   FromHex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"));
+  const Bytes out = EncryptWhole(
+      BulkCipherAlg::kAes128Ctr, FromHex("2b7e151628aed2a6abf7158809cf4f3c").value(),
+      FromHex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").value(),
+      FromHex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51").value());
   EXPECT_EQ(ToHex(out), "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff");
 }
 
@@ -37,10 +37,10 @@ TEST(BulkCipher, ChaCha20Rfc8439) {
   const std::string text =
       "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
       "future, sunscreen would be it.";
-  const Bytes out =
-      EncryptWhole(BulkCipherAlg::kChaCha20,
-                   FromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"),
-                   FromHex("01000000000000000000004a00000000"), Bytes(text.begin(), text.end()));
+  const Bytes out = EncryptWhole(
+      BulkCipherAlg::kChaCha20,
+      FromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f").value(),
+      FromHex("01000000000000000000004a00000000").value(), Bytes(text.begin(), text.end()));
   EXPECT_EQ(ToHex(out).substr(0, 64),
             "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0b");
   EXPECT_EQ(ToHex(out).substr(ToHex(out).size() - 8), "5e42874d");

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "crypto/test_hex.h"
+#include "base/hex.h"
 
 namespace signet::crypto {
 namespace {

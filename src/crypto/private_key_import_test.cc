@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 #include <openssl/core_names.h>
 
+#include "base/hex.h"
 #include "crypto/keys.h"
 #include "crypto/sign.h"
-#include "crypto/test_hex.h"
 
 namespace signet::crypto {
 namespace {
@@ -140,7 +140,8 @@ TEST(PrivateKeyImport, RsaKeyWithAnUnusualExponentNeedsIt) {
 
 // RFC 6979 A.2.5: the P-256 key x and its public point U.
 TEST(PrivateKeyImport, P256ScalarGivesTheKnownPublicPoint) {
-  const Bytes x = FromHex("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721");
+  const Bytes x =
+      FromHex("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721").value();
   auto key = PrivateKey::FromEcPrivateValue(EcParamsDer(KeyType::kEcP256), x);
   ASSERT_TRUE(key.ok()) << key.error().message;
   EXPECT_EQ(key->spec().type, KeyType::kEcP256);
@@ -156,7 +157,8 @@ TEST(PrivateKeyImport, P256ScalarGivesTheKnownPublicPoint) {
 
 // RFC 8032 section 7.1, test 1.
 TEST(PrivateKeyImport, Ed25519SeedGivesTheKnownPublicKey) {
-  const Bytes seed = FromHex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+  const Bytes seed =
+      FromHex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60").value();
   auto key = PrivateKey::FromEcPrivateValue(EcParamsDer(KeyType::kEd25519), seed);
   ASSERT_TRUE(key.ok()) << key.error().message;
   EXPECT_EQ(ToHex(*key->Public()->EcPoint()),
@@ -173,8 +175,9 @@ TEST(PrivateKeyImport, EcScalarOutOfRangeOrUnknownCurveIsRefused) {
             CKR_ATTRIBUTE_VALUE_INVALID);
   EXPECT_EQ(PrivateKey::FromEcPrivateValue(params, Bytes(32, 0xff)).error().code,
             CKR_ATTRIBUTE_VALUE_INVALID);  // above the group order
-  EXPECT_EQ(PrivateKey::FromEcPrivateValue(FromHex("06032b0601"), Bytes(32, 1)).error().code,
-            CKR_CURVE_NOT_SUPPORTED);
+  EXPECT_EQ(
+      PrivateKey::FromEcPrivateValue(FromHex("06032b0601").value(), Bytes(32, 1)).error().code,
+      CKR_CURVE_NOT_SUPPORTED);
 }
 
 }  // namespace

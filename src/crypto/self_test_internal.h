@@ -46,9 +46,6 @@ struct SignatureVector {
   std::string_view spki_hex, message, signature_hex;  // message is ASCII text
 };
 
-// FromHex decodes `hex`; CKR_ARGUMENTS_BAD on odd length or a non-hex digit.
-Result<Bytes> FromHex(std::string_view hex);
-
 // Check* run one known-answer test. Each returns OK when our code reproduces
 // the vector (and, for signatures, rejects it after one bit is flipped);
 // otherwise CKR_FUNCTION_FAILED with a message starting "self-test <name>".

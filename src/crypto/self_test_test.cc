@@ -113,12 +113,5 @@ TEST(SelfTest, MalformedVectorIsAFailureNotACrash) {
   ExpectFailureNaming(CheckSignature(s), s.name);
 }
 
-TEST(FromHex, DecodesAndRejects) {
-  EXPECT_EQ(*FromHex("00ffA5"), (Bytes{0x00, 0xff, 0xa5}));
-  EXPECT_TRUE(FromHex("")->empty());
-  EXPECT_EQ(FromHex("abc").error().code, CKR_ARGUMENTS_BAD);
-  EXPECT_EQ(FromHex("zz").error().code, CKR_ARGUMENTS_BAD);
-}
-
 }  // namespace
 }  // namespace signet::crypto::internal

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "crypto/test_hex.h"
+#include "base/hex.h"
 
 namespace signet::crypto {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 // RFC 5649 section 6.
 constexpr const char* kKwpKek = "5840df6e29b02af1ab493b705bf16ea1ae8338f4dcc176a8";
 TEST(AesKeyWrapPad, Rfc5649Vectors) {
-  const Bytes kek = FromHex(kKwpKek);
+  const Bytes kek = FromHex(kKwpKek).value();
   const struct {
     const char* key;
     const char* wrapped;
@@ -20,18 +20,19 @@ TEST(AesKeyWrapPad, Rfc5649Vectors) {
       {"466f7250617369", "afbeb0f07dfbf5419200f2ccb50bb24f"},
   };
   for (const auto& v : vectors) {
-    auto wrapped = AesKeyWrapPad(kek, FromHex(v.key));
+    auto wrapped = AesKeyWrapPad(kek, FromHex(v.key).value());
     ASSERT_TRUE(wrapped.ok());
     EXPECT_EQ(ToHex(*wrapped), v.wrapped);
-    auto unwrapped = AesKeyUnwrapPad(kek, FromHex(v.wrapped));
+    auto unwrapped = AesKeyUnwrapPad(kek, FromHex(v.wrapped).value());
     ASSERT_TRUE(unwrapped.ok());
     EXPECT_EQ(ToHex(*unwrapped), v.key);
   }
 }
 
 TEST(AesKeyWrapPad, TamperedBlobIsRejected) {
-  const Bytes kek = FromHex(kKwpKek);
-  Bytes wrapped = FromHex("138bdeaa9b8fa7fc61f97742e72248ee5ae6ae5360d1ae6a5f54f373fa543b6a");
+  const Bytes kek = FromHex(kKwpKek).value();
+  Bytes wrapped =
+      FromHex("138bdeaa9b8fa7fc61f97742e72248ee5ae6ae5360d1ae6a5f54f373fa543b6a").value();
   wrapped[5] ^= 1;
   auto unwrapped = AesKeyUnwrapPad(kek, wrapped);
   ASSERT_FALSE(unwrapped.ok());
@@ -39,15 +40,15 @@ TEST(AesKeyWrapPad, TamperedBlobIsRejected) {
 }
 
 TEST(AesKeyWrapPad, WrongKekIsRejected) {
-  Bytes kek = FromHex(kKwpKek);
-  auto wrapped = AesKeyWrapPad(kek, FromHex("466f7250617369"));
+  Bytes kek = FromHex(kKwpKek).value();
+  auto wrapped = AesKeyWrapPad(kek, FromHex("466f7250617369").value());
   ASSERT_TRUE(wrapped.ok());
   kek[0] ^= 0x80;
   EXPECT_FALSE(AesKeyUnwrapPad(kek, *wrapped).ok());
 }
 
 TEST(AesKeyWrapPad, BadLengthsAreRejected) {
-  const Bytes kek = FromHex(kKwpKek);
+  const Bytes kek = FromHex(kKwpKek).value();
   EXPECT_EQ(AesKeyUnwrapPad(kek, Bytes(12)).error().code, CKR_WRAPPED_KEY_LEN_RANGE);
   EXPECT_EQ(AesKeyWrapPad(Bytes(15), Bytes(8)).error().code, CKR_WRAPPING_KEY_SIZE_RANGE);
 }
@@ -64,24 +65,28 @@ constexpr const char* kGcmCipherAndTag =
     "828838c5f61e6393ba7a0abcc9f66276fc6ece0f4e1768cddf8853bb2d551b";
 
 TEST(AesGcm, SpecTestCase16) {
-  auto sealed = AesGcmEncrypt(FromHex(kGcmKey), FromHex(kGcmIv), FromHex(kGcmAad), FromHex(kGcmPlain));
+  auto sealed = AesGcmEncrypt(FromHex(kGcmKey).value(), FromHex(kGcmIv).value(),
+                              FromHex(kGcmAad).value(), FromHex(kGcmPlain).value());
   ASSERT_TRUE(sealed.ok());
   EXPECT_EQ(ToHex(*sealed), kGcmCipherAndTag);
-  auto opened = AesGcmDecrypt(FromHex(kGcmKey), FromHex(kGcmIv), FromHex(kGcmAad),
-                              FromHex(kGcmCipherAndTag));
+  auto opened = AesGcmDecrypt(FromHex(kGcmKey).value(), FromHex(kGcmIv).value(),
+                              FromHex(kGcmAad).value(), FromHex(kGcmCipherAndTag).value());
   ASSERT_TRUE(opened.ok());
   EXPECT_EQ(ToHex(*opened), kGcmPlain);
 }
 
 TEST(AesGcm, TamperedAadOrTagIsRejected) {
-  Bytes aad = FromHex(kGcmAad);
+  Bytes aad = FromHex(kGcmAad).value();
   aad[0] ^= 1;
-  auto opened = AesGcmDecrypt(FromHex(kGcmKey), FromHex(kGcmIv), aad, FromHex(kGcmCipherAndTag));
+  auto opened = AesGcmDecrypt(FromHex(kGcmKey).value(), FromHex(kGcmIv).value(), aad,
+                              FromHex(kGcmCipherAndTag).value());
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().code, CKR_ENCRYPTED_DATA_INVALID);
-  Bytes sealed = FromHex(kGcmCipherAndTag);
+  Bytes sealed = FromHex(kGcmCipherAndTag).value();
   sealed.back() ^= 1;
-  EXPECT_FALSE(AesGcmDecrypt(FromHex(kGcmKey), FromHex(kGcmIv), FromHex(kGcmAad), sealed).ok());
+  EXPECT_FALSE(AesGcmDecrypt(FromHex(kGcmKey).value(), FromHex(kGcmIv).value(),
+                             FromHex(kGcmAad).value(), sealed)
+                   .ok());
 }
 
 TEST(AesGcm, BadParametersAreRejected) {

@@ -1,8 +1,8 @@
 #include "daemon/audit.h"
 
-#include <cstdio>
 #include <cstring>
 
+#include "base/hex.h"
 #include "base/mechanism_table.h"
 #include "base/mutex.h"
 #include "base/printable.h"
@@ -18,12 +18,6 @@ using AttributeList = flatbuffers::Vector<flatbuffers::Offset<wire::Attribute>>;
 std::string Escaped(const flatbuffers::Vector<std::uint8_t>* bytes) {
   if (bytes == nullptr) return QuotedAscii(std::string_view());
   return QuotedAscii(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-}
-
-std::string Hex(CK_ULONG value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%lx", static_cast<unsigned long>(value));
-  return buffer;
 }
 
 // DescribeTemplate appends the attributes of a template that name a key
@@ -44,7 +38,7 @@ void DescribeTemplate(const AttributeList* attributes, const char* prefix, std::
           CK_ULONG v = 0;
           std::memcpy(&v, a->value()->data(), sizeof v);
           *out += std::string(" ") + prefix + (a->type() == CKA_CLASS ? "class=" : "key_type=") +
-                  Hex(v);
+                  HexNumber(v);
         }
         break;
       default:
@@ -56,7 +50,7 @@ void DescribeTemplate(const AttributeList* attributes, const char* prefix, std::
 std::string MechanismName(const wire::Mechanism* m) {
   if (m == nullptr) return "none";
   const MechanismRow* row = FindMechanismRow(m->type());
-  return row != nullptr ? std::string(row->name) : Hex(m->type());
+  return row != nullptr ? std::string(row->name) : HexNumber(m->type());
 }
 
 std::string UserName(CK_ULONG user) {
@@ -68,7 +62,7 @@ std::string UserName(CK_ULONG user) {
     case CKU_CONTEXT_SPECIFIC:
       return "context_specific";
     default:
-      return Hex(user);
+      return HexNumber(user);
   }
 }
 
@@ -129,14 +123,15 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
     }
     case RequestBody::CopyObjectRequest: {
       auto* r = request.body_as_CopyObjectRequest();
-      line += "copy_object" + SlotOfSession(client, r->session()) + " object=" + Hex(r->object());
+      line +=
+          "copy_object" + SlotOfSession(client, r->session()) + " object=" + HexNumber(r->object());
       DescribeTemplate(r->template_(), "new_", &line);
       break;
     }
     case RequestBody::DestroyObjectRequest: {
       auto* r = request.body_as_DestroyObjectRequest();
-      line +=
-          "destroy_object" + SlotOfSession(client, r->session()) + " object=" + Hex(r->object());
+      line += "destroy_object" + SlotOfSession(client, r->session()) +
+              " object=" + HexNumber(r->object());
       break;
     }
     case RequestBody::CreateObjectsRequest: {
@@ -156,7 +151,7 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       line += "destroy_objects" + SlotOfSession(client, r->session()) + " objects=";
       if (r->objects()) {
         for (flatbuffers::uoffset_t i = 0; i < r->objects()->size(); ++i) {
-          line += (i == 0 ? "" : ",") + Hex(r->objects()->Get(i));
+          line += (i == 0 ? "" : ",") + HexNumber(r->objects()->Get(i));
         }
       }
       break;
@@ -164,7 +159,7 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
     case RequestBody::SetAttributeValueRequest: {
       auto* r = request.body_as_SetAttributeValueRequest();
       line += "set_attribute_value" + SlotOfSession(client, r->session()) +
-              " object=" + Hex(r->object());
+              " object=" + HexNumber(r->object());
       DescribeTemplate(r->template_(), "new_", &line);
       break;
     }
@@ -172,14 +167,14 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       auto* r = request.body_as_WrapKeyRequest();
       line += "wrap_key" + SlotOfSession(client, r->session()) +
               " mechanism=" + MechanismName(r->mechanism()) +
-              " wrapping_key=" + Hex(r->wrapping_key()) + " key=" + Hex(r->key());
+              " wrapping_key=" + HexNumber(r->wrapping_key()) + " key=" + HexNumber(r->key());
       break;
     }
     case RequestBody::UnwrapKeyRequest: {
       auto* r = request.body_as_UnwrapKeyRequest();
       line += "unwrap_key" + SlotOfSession(client, r->session()) +
               " mechanism=" + MechanismName(r->mechanism()) +
-              " unwrapping_key=" + Hex(r->unwrapping_key());
+              " unwrapping_key=" + HexNumber(r->unwrapping_key());
       DescribeTemplate(r->template_(), "", &line);
       break;
     }

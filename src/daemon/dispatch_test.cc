@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hex.h"
 #include "daemon/dispatch_fixture_test_util.h"
 #include "signet/version.hpp"
 
@@ -373,9 +374,7 @@ void CopyObjectOk(DispatchFixture& t) {
     return wire::CreateCopyObjectRequest(fbb, s, original,
                                          t.Template(fbb, {{CKA_LABEL, S("copy")}}));
   });
-  char hex[24];
-  std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(original));
-  ExpectOk(ran, "audit op=copy_object slot=0 object=" + std::string(hex) +
+  ExpectOk(ran, "audit op=copy_object slot=0 object=" + HexNumber(original) +
                     " new_label=\"copy\" result=CKR_OK" + kOwnerTail);
   ASSERT_NE(ran.body<wire::ObjectResponse>(), nullptr);
   EXPECT_NE(ran.body<wire::ObjectResponse>()->object(), original);
@@ -408,11 +407,9 @@ void DestroyObjectRefused(DispatchFixture& t) {
           RequestBody::DestroyObjectRequest,
           [&](auto& fbb) { return wire::CreateDestroyObjectRequest(fbb, other, object); },
           t.stranger_.get()),
-      CKR_OBJECT_HANDLE_INVALID, "audit op=destroy_object slot=0 object=0x" + [&] {
-        char hex[24];
-        std::snprintf(hex, sizeof hex, "%lx", static_cast<unsigned long>(object));
-        return std::string(hex);
-      }() + " result=CKR_OBJECT_HANDLE_INVALID peer=unix:uid=2000,pid=43");
+      CKR_OBJECT_HANDLE_INVALID,
+      "audit op=destroy_object slot=0 object=" + HexNumber(object) +
+          " result=CKR_OBJECT_HANDLE_INVALID peer=unix:uid=2000,pid=43");
   EXPECT_TRUE(t.Exists(s, object));
 }
 

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <string>
 
+#include "base/hex.h"
 #include "crypto/digest.h"
 #include "crypto/sign.h"
 #include "keystore/attribute_codec.h"
@@ -40,16 +41,6 @@ int Fail(const Error& error) {
     if (code == error.code) return exit_code;
   }
   return 1;
-}
-
-std::string Hex(ByteView bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (auto b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xf];
-  }
-  return out;
 }
 
 crypto::SignParams ParamsFor(crypto::KeyType type) {
@@ -114,7 +105,7 @@ int Stream(char** argv) {
     if (!handle.ok()) return Fail(handle.error());
     auto hash = crypto::Digest(crypto::DigestAlg::kSha256, next->second);
     if (!hash.ok()) return Fail(hash.error());
-    std::printf("%lld %s\n", static_cast<long long>(*handle), Hex(*hash).c_str());
+    std::printf("%lld %s\n", static_cast<long long>(*handle), ToHex(*hash).c_str());
     std::fflush(stdout);
   }
 }

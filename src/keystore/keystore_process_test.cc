@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hex.h"
 #include "crypto/digest.h"
 #include "crypto/sign.h"
 #include "keystore/attribute_codec.h"
@@ -58,16 +59,6 @@ void WriteFile(const std::filesystem::path& file, ByteView bytes) {
   std::ofstream out(file, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string Hex(ByteView bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (auto b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xf];
-  }
-  return out;
 }
 
 TEST(KeystoreProcess, NewProcessLogsInAndSignsWithStoredKey) {
@@ -195,7 +186,7 @@ TEST(KeystoreProcess, SigkillMidStreamKeepsEveryCommittedKey) {
     ASSERT_TRUE(key.ok()) << "handle " << handle << ": " << key.error().message;
     auto digest = crypto::Digest(crypto::DigestAlg::kSha256, (*key)->value);
     ASSERT_TRUE(digest.ok());
-    EXPECT_EQ(Hex(*digest), hash) << "handle " << handle;
+    EXPECT_EQ(ToHex(*digest), hash) << "handle " << handle;
   }
   auto objects = (*token)->ListObjects();
   ASSERT_TRUE(objects.ok());

@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 
+#include "base/hex.h"
 #include "keystore/pin_policy.h"
 #include "keystore/pin_records.h"
 #include "keystore/schema.h"
@@ -64,13 +65,7 @@ void SyncDirectory(const std::filesystem::path& dir) {
 Result<std::string> NewTokenSerial() {
   Bytes raw(kSerialBytes);
   SIGNET_TRY(crypto::FillRandom(raw));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string serial;
-  for (auto b : raw) {
-    serial += kHex[b >> 4];
-    serial += kHex[b & 0xf];
-  }
-  return serial;
+  return ToHex(raw);
 }
 
 namespace {

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/hex.h"
+
 namespace {
 
 bool OpenSslLoaded() {
@@ -29,16 +31,6 @@ bool OpenSslLoaded() {
     }
   }
   return false;
-}
-
-std::string Hex(const std::vector<CK_BYTE>& bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (CK_BYTE b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
 }
 
 bool Check(const char* what, CK_RV rv) {
@@ -106,7 +98,8 @@ int Run(const char* module, const std::string& pin, const std::string& message) 
     return 1;
   }
   signature.resize(signature_len);
-  std::printf("ec_point=%s\nsignature=%s\n", Hex(point).c_str(), Hex(signature).c_str());
+  std::printf("ec_point=%s\nsignature=%s\n", signet::ToHex(point).c_str(),
+              signet::ToHex(signature).c_str());
   std::printf("openssl_loaded=%s\n", OpenSslLoaded() ? "yes" : "no");
   return Check("C_Finalize", p11->C_Finalize(nullptr)) ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/hex.h"
 #include "ec_verify.h"
 #include "module_fixture.h"
 
@@ -19,14 +20,6 @@ namespace {
 constexpr const char* kMessage = "signet module probe";
 
 std::string ProbePath() { return std::string(SIGNET_BINARY_DIR) + "/tests/pkcs11_module_probe"; }
-
-std::vector<std::uint8_t> FromHex(const std::string& hex) {
-  std::vector<std::uint8_t> out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
 
 // ParseProbe splits the probe's output into its key=value lines.
 std::map<std::string, std::string> ParseProbe(const std::string& out) {
@@ -44,11 +37,11 @@ std::map<std::string, std::string> ParseProbe(const std::string& out) {
 // public half it printed, and OpenSSL agrees.
 void ExpectVerifiedSignature(const std::map<std::string, std::string>& fields) {
   ASSERT_TRUE(fields.count("ec_point") && fields.count("signature"));
-  std::string pem = P256PointToPem(FromHex(fields.at("ec_point")));
+  std::string pem = P256PointToPem(FromHex(fields.at("ec_point")).value_or(Bytes{}));
   ASSERT_FALSE(pem.empty());
   std::string message = kMessage;
-  EXPECT_TRUE(
-      VerifyEcdsaP256(pem, {message.begin(), message.end()}, FromHex(fields.at("signature"))));
+  EXPECT_TRUE(VerifyEcdsaP256(pem, {message.begin(), message.end()},
+                              FromHex(fields.at("signature")).value_or(Bytes{})));
 }
 
 using Pkcs11UnixTransportTest = DaemonTest;
