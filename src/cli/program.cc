@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "base/printable.h"
 #include "base/rv_names.h"
@@ -13,6 +15,29 @@
 #include "cli/secret_arguments.h"
 
 namespace signet::cli {
+namespace {
+
+// UnknownCommand: when parsing stopped because a command wants a subcommand
+// (`signet`, `signet admin`) and a word stands where it goes, the error
+// that names the word: "signet admin: unknown command 'frobnicate'". CLI11
+// itself only says that a subcommand is required. nullopt otherwise.
+std::optional<std::string> UnknownCommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  std::string path = "signet";
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  const std::vector<std::string> left = app.remaining(/*recurse=*/true);
+  if (at->get_require_subcommand_min() == 0 || left.empty() || left.front().empty() ||
+      left.front()[0] == '-') {
+    return std::nullopt;
+  }
+  return path + ": unknown command '" + PrintableText(left.front()) + "' (" + path +
+         " --help lists the commands)";
+}
+
+}  // namespace
 
 int RunSignet(int argc, char** argv) {
   // First of all: take PINs out of /proc/PID/cmdline (cli/secret_arguments.h).
@@ -59,6 +84,12 @@ int RunSignet(int argc, char** argv) {
 
   try {
     app.parse(arguments.argc(), arguments.argv());
+  } catch (const CLI::RequiredError& e) {
+    if (std::optional<std::string> unknown = UnknownCommand(app)) {
+      std::fprintf(stderr, "%s\n", unknown->c_str());
+      return e.get_exit_code();
+    }
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

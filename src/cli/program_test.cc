@@ -111,15 +111,32 @@ TEST_F(SignetProgramTest, MissingRequiredOptionIsNamed) {
   EXPECT_NE(run.err.find("--mech"), std::string::npos) << run.err;
 }
 
-TEST_F(SignetProgramTest, UnknownOptionOrCommandIsRefused) {
+TEST_F(SignetProgramTest, UnknownOptionIsRefused) {
   ProgramRun flag = Run({"list", "--bogus"});
   EXPECT_EQ(flag.exit_code, kExtrasError);
   EXPECT_NE(flag.err.find("--bogus"), std::string::npos) << flag.err;
-  // An unknown word where the subcommand goes: CLI11 reports the missing
-  // subcommand (it does not name the word).
+}
+
+// An unknown word where a subcommand goes is named (CLI11 alone says only
+// that a subcommand is required), with the usage error's exit code.
+TEST_F(SignetProgramTest, UnknownCommandIsNamed) {
   ProgramRun command = Run({"frobnicate"});
   EXPECT_EQ(command.exit_code, kRequiredError);
-  EXPECT_NE(command.err.find("A subcommand is required"), std::string::npos) << command.err;
+  EXPECT_NE(command.err.find("signet: unknown command 'frobnicate'"), std::string::npos)
+      << command.err;
+  ProgramRun after_options = Run({"--socket", NoDaemon(), "frobnicate"});
+  EXPECT_EQ(after_options.exit_code, kRequiredError);
+  EXPECT_NE(after_options.err.find("unknown command 'frobnicate'"), std::string::npos)
+      << after_options.err;
+  ProgramRun nested = Run({"admin", "frobnicate"});
+  EXPECT_EQ(nested.exit_code, kRequiredError);
+  EXPECT_NE(nested.err.find("signet admin: unknown command 'frobnicate'"), std::string::npos)
+      << nested.err;
+  // Control characters in the word are escaped, as in every other error.
+  ProgramRun escaped = Run({"frob\x1b[2Jnicate"});
+  EXPECT_EQ(escaped.err.find('\x1b'), std::string::npos) << escaped.err;
+  EXPECT_NE(escaped.err.find("unknown command 'frob\\x1b[2Jnicate'"), std::string::npos)
+      << escaped.err;
 }
 
 TEST_F(SignetProgramTest, RandomByteCountMustBeInRange) {
