@@ -13,14 +13,22 @@
 
 set(SIGNET_INCLUDE_ROOTS ${CMAKE_BINARY_DIR}/include-roots)
 
-# signet_own_headers(TARGET [LAYER name] [PUBLIC_HEADERS file.hpp...])
+# signet_own_headers(TARGET [LAYER name [FILES file.h...]] [PUBLIC_HEADERS file.hpp...])
 # Gives TARGET its include root: LAYER's folder src/<name>/ as "<name>/...",
 # and each include/signet/<file> named in PUBLIC_HEADERS as "signet/<file>".
+# With FILES, only those headers of the folder: for a small library of a
+# layer that targets above it link without seeing the rest of the layer.
 function(signet_own_headers target)
-  cmake_parse_arguments(ARG "" "LAYER" "PUBLIC_HEADERS" ${ARGN})
+  cmake_parse_arguments(ARG "" "LAYER" "FILES;PUBLIC_HEADERS" ${ARGN})
   set(root ${SIGNET_INCLUDE_ROOTS}/${target})
   file(MAKE_DIRECTORY ${root}/signet)
-  if(ARG_LAYER)
+  if(ARG_LAYER AND ARG_FILES)
+    file(MAKE_DIRECTORY ${root}/${ARG_LAYER})
+    foreach(header IN LISTS ARG_FILES)
+      file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${ARG_LAYER}/${header} ${root}/${ARG_LAYER}/${header}
+           SYMBOLIC)
+    endforeach()
+  elseif(ARG_LAYER)
     file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${ARG_LAYER} ${root}/${ARG_LAYER} SYMBOLIC)
   endif()
   foreach(header IN LISTS ARG_PUBLIC_HEADERS)

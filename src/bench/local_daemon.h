@@ -1,21 +1,18 @@
 // LocalDaemon: a throw-away signetd for `bench parallel`, `bench profile`
 // and `bench app` when no --socket is given. It creates a temporary data directory with one
 // token (cheap PIN KDF: the token holds only benchmark keys), starts the
-// signetd found next to the running program (/proc/self/exe), waits for its
-// "signetd: ready" line, and on destruction stops it with SIGTERM and
-// removes the directory.
+// signetd found next to the running program (/proc/self/exe) and waits for
+// its ready line (daemon/daemon_process.h), and on destruction stops it with
+// SIGTERM and removes the directory.
 // Thread contract: one owner thread; socket()/pin() may be read from any
 // thread once Start returned.
 #pragma once
 
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "base/mutex.h"
+#include "daemon/daemon_process.h"
 #include "signet/result.hpp"
 
 namespace signet::bench {
@@ -41,17 +38,12 @@ class LocalDaemon {
 
  private:
   LocalDaemon() = default;
-  Status Launch(const std::string& signetd_path, const std::vector<std::string>& extra_args);
 
   std::string dir_;
   std::string socket_;
   std::string pin_;
   std::string label_ = "bench";
-  pid_t pid_ = -1;
-  int stderr_fd_ = -1;
-  std::thread reader_;  // drains signetd's stderr so it never blocks
-  base::Mutex mu_;
-  std::string log_ GUARDED_BY(mu_);
+  daemon::DaemonProcess signetd_;
 };
 
 // SiblingProgram returns the path of `name` in the directory of the running

@@ -3,12 +3,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 
@@ -16,12 +14,6 @@ extern char** environ;
 
 namespace signet::e2e {
 namespace {
-
-// kReadyLine: what signetd prints on stderr once it accepts connections.
-constexpr const char* kReadyLine = "signetd: ready";
-// kStartBound: how long a daemon may take to get ready before the test
-// fails (a failure bound, not a synchronisation delay).
-constexpr auto kStartBound = std::chrono::seconds(60);
 
 int DecodeStatus(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -167,76 +159,10 @@ ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
   return result;
 }
 
-Daemon::~Daemon() {
-  if (running()) Kill();
-  if (reader_.joinable()) reader_.join();
-}
-
 std::string Daemon::Start(const std::string& data_dir, const std::string& socket,
                           const std::vector<std::string>& extra) {
-  if (reader_.joinable()) reader_.join();
-  {
-    std::lock_guard lock(mutex_);
-    log_.clear();
-  }
-  std::vector<std::string> argv = {BinaryPath("signetd"), "--data", data_dir, "--socket", socket};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  int err_pipe[2];
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) return "pipe failed";
-  pid_ = Spawn(argv, {}, -1, -1, err_pipe[1]);
-  close(err_pipe[1]);
-  stderr_fd_ = err_pipe[0];
-
-  auto ready = std::make_shared<std::pair<std::condition_variable, int>>();  // 0 wait 1 ok 2 eof
-  reader_ = std::thread([this, ready] {
-    char buffer[4096];
-    ssize_t n;
-    while ((n = read(stderr_fd_, buffer, sizeof(buffer))) > 0) {
-      std::lock_guard lock(mutex_);
-      log_.append(buffer, static_cast<std::size_t>(n));
-      if (ready->second == 0 && log_.find(kReadyLine) != std::string::npos) {
-        ready->second = 1;
-        ready->first.notify_all();
-      }
-    }
-    close(stderr_fd_);
-    std::lock_guard lock(mutex_);
-    if (ready->second == 0) ready->second = 2;
-    ready->first.notify_all();
-  });
-  std::unique_lock lock(mutex_);
-  bool done = ready->first.wait_for(lock, kStartBound, [&] { return ready->second != 0; });
-  if (done && ready->second == 1) return "";
-  std::string why = done ? "signetd exited before it was ready" : "signetd not ready in time";
-  std::string log = log_;
-  lock.unlock();
-  Kill();
-  return why + "; its log:\n" + log;
-}
-
-int Daemon::Reap() {
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-  if (reader_.joinable()) reader_.join();
-  return DecodeStatus(status);
-}
-
-int Daemon::Terminate() {
-  if (!running()) return -1;
-  kill(pid_, SIGTERM);
-  return Reap();
-}
-
-void Daemon::Kill() {
-  if (!running()) return;
-  kill(pid_, SIGKILL);
-  Reap();
-}
-
-std::string Daemon::log() const {
-  std::lock_guard lock(mutex_);
-  return log_;
+  Status started = DaemonProcess::Start(BinaryPath("signetd"), data_dir, socket, extra);
+  return started.ok() ? "" : started.error().message;
 }
 
 }  // namespace signet::e2e

@@ -2,18 +2,17 @@
 // capturing its output, or keep signetd running in the background.
 //
 // Tests find the programs through SIGNET_BINARY_DIR "/bin". Nothing here
-// sleeps to synchronise: readiness is the daemon's "signetd: ready" line and
+// sleeps to synchronise: readiness is the daemon's ready line and
 // completion is waitpid(). Each object belongs to one test thread.
 #pragma once
 
 #include <sys/types.h>
 
-#include <chrono>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "daemon/daemon_process.h"
 
 namespace signet::e2e {
 
@@ -62,40 +61,16 @@ ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
                               const std::map<std::string, std::string>& env,
                               const std::vector<Exchange>& script);
 
-// Daemon: a signetd child. Start() returns once it printed its ready line;
-// a background thread keeps reading its stderr so it never blocks on a full
-// pipe, and keeps the lines for log().
-class Daemon {
+// Daemon: a signetd child from SIGNET_BINARY_DIR/bin (daemon/daemon_process.h:
+// Start returns once it printed its ready line, a background thread keeps
+// reading its stderr for log(), and the destructor SIGKILLs a daemon still
+// running). Only Start differs, to read as the tests use it.
+class Daemon : public daemon::DaemonProcess {
  public:
-  Daemon() = default;
-  ~Daemon();  // SIGKILLs a daemon still running
-  Daemon(const Daemon&) = delete;
-  Daemon& operator=(const Daemon&) = delete;
-
   // Start runs `signetd --data DIR --socket SOCKET extra...`. Returns an
   // empty string on success, otherwise what went wrong (with its log).
   std::string Start(const std::string& data_dir, const std::string& socket,
                     const std::vector<std::string>& extra = {});
-
-  // Terminate sends SIGTERM and returns the exit status (128+signal if the
-  // daemon died of a signal, -1 if it was not running).
-  int Terminate();
-  // Kill sends SIGKILL and reaps the daemon.
-  void Kill();
-
-  bool running() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
-  // log: everything the daemon wrote to stderr so far.
-  std::string log() const;
-
- private:
-  int Reap();
-
-  pid_t pid_ = -1;
-  int stderr_fd_ = -1;
-  std::thread reader_;
-  mutable std::mutex mutex_;
-  std::string log_;
 };
 
 }  // namespace signet::e2e
