@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -205,5 +206,51 @@ class DispatchFixture : public core::HsmFixture {
   ServerView view_;
   std::uint64_t last_id_ = 1000;
 };
+
+// ---- the every-request-type suite: dispatch_test.cc runs the scenarios
+// of dispatch_sessions_test.cc, dispatch_objects_test.cc and
+// dispatch_crypto_test.cc.
+
+// Scenario: one request type's case, run on a fresh DispatchFixture.
+using Scenario = void (*)(DispatchFixture&);
+
+// Scenarios: a request type's case that succeeds and one the Hsm must
+// refuse (refused is nullptr when there is nothing it could refuse).
+struct Scenarios {
+  Scenario succeeds;
+  Scenario refused;
+};
+using ScenarioTable = std::map<RequestBody, Scenarios>;
+
+// SessionScenarios, ObjectScenarios and CryptoScenarios: the request types
+// of each area file, each in exactly one.
+ScenarioTable SessionScenarios();
+ScenarioTable ObjectScenarios();
+ScenarioTable CryptoScenarios();
+
+// kOwnerTail: how the owner's audit lines end (HsmFixture's token is slot 0).
+inline const std::string kOwnerTail = " peer=unix:uid=1000,pid=42";
+
+// ExpectOk: CKR_OK and no audit line unless `audit` is given.
+inline void ExpectOk(const Ran& ran, const std::string& audit = "") {
+  EXPECT_EQ(ran.rv(), CKR_OK) << ran.message();
+  EXPECT_EQ(ran.audit, audit);
+}
+
+// ExpectRefused: `rv` with a message and no body, the audit line `audit`
+// (none by default), on the worker route.
+inline void ExpectRefused(const Ran& ran, CK_RV rv, const std::string& audit = "") {
+  EXPECT_EQ(ran.rv(), rv) << ran.message();
+  EXPECT_FALSE(ran.message().empty()) << "an error reply carries a message";
+  EXPECT_EQ(ran.response ? ran.response->body_type() : wire::ResponseBody::GetInfoResponse,
+            wire::ResponseBody::NONE);
+  EXPECT_EQ(ran.audit, audit);
+  EXPECT_EQ(ran.route, Route::kWorker);
+}
+
+// BodyType: the reply's body type (NONE when there is no reply).
+inline wire::ResponseBody BodyType(const Ran& ran) {
+  return ran.response ? ran.response->body_type() : wire::ResponseBody::NONE;
+}
 
 }  // namespace signet::daemon
