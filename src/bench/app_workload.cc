@@ -1,10 +1,10 @@
 #include "bench/app_workload.h"
 
-#include "bench/daemon_keys.h"
-
 #include <array>
 #include <chrono>
 
+#include "base/secure_bytes.h"
+#include "bench/daemon_keys.h"
 #include "crypto/keys.h"
 #include "crypto/sign.h"
 #include "crypto/symmetric.h"
@@ -22,10 +22,6 @@ constexpr std::size_t kRootBytes = 32;  // SHA-256
 
 double Ms(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
-client::ByteView View(const std::string& s) {
-  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 
 Result<client::Bytes> RandomBytes(std::size_t n) {
@@ -61,7 +57,7 @@ Result<std::unique_ptr<AppSession>> AppSession::Open(const std::string& socket,
   SIGNET_ASSIGN_OR_RETURN(s->client_, client::Client::Connect({.address = socket}));
   SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID slot, FindSlot(*s->client_, token_label));
   SIGNET_ASSIGN_OR_RETURN(s->session_, s->client_->OpenSession(slot));
-  SIGNET_TRY(s->client_->Login(s->session_, CKU_USER, View(pin)));
+  SIGNET_TRY(s->client_->Login(s->session_, CKU_USER, AsBytes(pin)));
   client::Template aes = {UlongAttribute(CKA_VALUE_LEN, 32), BoolAttribute(CKA_TOKEN, false),
                           BoolAttribute(CKA_ENCRYPT, true), BoolAttribute(CKA_DECRYPT, true),
                           StringAttribute(CKA_LABEL, "signet-app-aes")};

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <deque>
 
+#include "base/secure_bytes.h"
 #include "bench/daemon_keys.h"
 #include "bench/token_mechanisms.h"
 #include "crypto/symmetric.h"
@@ -19,10 +20,6 @@ struct UserSession {
   std::unique_ptr<client::Client> client;
   client::Handle session = 0;
 };
-
-client::ByteView View(const std::string& s) {
-  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
 
 Result<UserSession> OpenUserSession(const std::string& socket, const std::string& pin,
                                     const std::string& token_label) {
@@ -42,7 +39,7 @@ Result<UserSession> OpenUserSession(const std::string& socket, const std::string
                                                 : "no token labelled '" + token_label + "'");
   }
   SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(slot->slot_id));
-  SIGNET_TRY(user.client->Login(user.session, CKU_USER, View(pin)));
+  SIGNET_TRY(user.client->Login(user.session, CKU_USER, AsBytes(pin)));
   return user;
 }
 

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "base/secure_bytes.h"
+
 namespace signet::cli {
 namespace {
 
@@ -75,7 +77,7 @@ std::string DescribeClass(const AttributeMap& attributes) {
 KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label) {
   KeygenRequest request;
   request.mechanism.type = KeygenMechanism(spec.type);
-  client::ByteView id(reinterpret_cast<const std::uint8_t*>(label.data()), label.size());
+  client::ByteView id = AsBytes(label);
   request.public_template = {
       BoolAttribute(CKA_TOKEN, true),    StringAttribute(CKA_LABEL, label),
       BytesAttribute(CKA_ID, id),        BoolAttribute(CKA_VERIFY, true),

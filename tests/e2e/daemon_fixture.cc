@@ -7,6 +7,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "base/secure_bytes.h"
+
 namespace signet::e2e {
 namespace {
 
@@ -143,9 +145,7 @@ Result<UserSession> DaemonTest::OpenUserSession() {
   }
   if (!found) return MakeError(CKR_TOKEN_NOT_PRESENT, "test token not served");
   SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(user.slot));
-  std::string pin = kUserPin;
-  SIGNET_TRY(user.client->Login(user.session, CKU_USER,
-                                {reinterpret_cast<const std::uint8_t*>(pin.data()), pin.size()}));
+  SIGNET_TRY(user.client->Login(user.session, CKU_USER, AsBytes(kUserPin)));
   return user;
 }
 

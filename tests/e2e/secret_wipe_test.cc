@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/secure_bytes.h"
 #include "daemon_fixture.h"
 
 namespace signet::e2e {
@@ -206,11 +207,7 @@ TEST_F(SecretWipeTest, KeyImportedOverTlsLeavesNoCopyInDaemonMemory) {
     ASSERT_TRUE(info.ok());
     auto session = (*client)->OpenSession(info->slots.at(0).slot_id);
     ASSERT_TRUE(session.ok());
-    const std::string pin = kUserPin;
-    ASSERT_TRUE((*client)
-                    ->Login(*session, CKU_USER,
-                            {reinterpret_cast<const std::uint8_t*>(pin.data()), pin.size()})
-                    .ok());
+    ASSERT_TRUE((*client)->Login(*session, CKU_USER, AsBytes(kUserPin)).ok());
     for (int i = 0; i < 4; ++i) {
       const std::string key = Path("t" + std::to_string(i) + ".pem");
       const std::string der = Path("t" + std::to_string(i) + ".der");
