@@ -9,16 +9,12 @@
 #include <cerrno>
 
 namespace signet::daemon {
-namespace {
 
-// ExitStatus: the exit code, or 128 + the signal that ended the process.
-int ExitStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+int ExitStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return -1;
 }
-
-}  // namespace
 
 DaemonProcess::~DaemonProcess() {
   Kill();
@@ -30,11 +26,6 @@ Status DaemonProcess::Start(const std::string& program, const std::string& data_
                             const DaemonStartOptions& options) {
   if (running()) return MakeError(CKR_GENERAL_ERROR, "signetd is already running");
   if (reader_.joinable()) reader_.join();
-  {
-    base::MutexLock lock(&mu_);
-    log_.clear();
-    outcome_ = Outcome::kWaiting;
-  }
   // Everything the child needs is built before fork: it only calls
   // async-signal-safe functions.
   std::vector<std::string> argv = {program, "--data", data_dir, "--socket", socket};
@@ -44,6 +35,12 @@ Status DaemonProcess::Start(const std::string& program, const std::string& data_
   args.push_back(nullptr);
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return MakeError(CKR_DEVICE_ERROR, "pipe failed");
+  {
+    base::MutexLock lock(&mu_);
+    log_.clear();
+    outcome_ = Outcome::kWaiting;
+    closed_ = false;
+  }
   pid_ = fork();
   if (pid_ == 0) {
     int null_fd = open("/dev/null", O_RDWR);
@@ -57,6 +54,8 @@ Status DaemonProcess::Start(const std::string& program, const std::string& data_
   if (pid_ < 0) {
     pid_ = -1;
     close(err_pipe[0]);
+    base::MutexLock lock(&mu_);
+    closed_ = true;
     return MakeError(CKR_DEVICE_ERROR, "fork failed");
   }
   stderr_fd_ = err_pipe[0];
@@ -85,11 +84,12 @@ void DaemonProcess::ReadStderr(std::size_t log_limit) {
     log_.append(buffer, std::min(room, static_cast<std::size_t>(n)));
     if (outcome_ == Outcome::kWaiting && log_.find(kReadyLine) != std::string::npos) {
       outcome_ = Outcome::kReady;
-      changed_.SignalAll();
     }
+    changed_.SignalAll();
   }
   base::MutexLock lock(&mu_);
   if (outcome_ == Outcome::kWaiting) outcome_ = Outcome::kExited;
+  closed_ = true;
   changed_.SignalAll();
 }
 
@@ -119,6 +119,16 @@ void DaemonProcess::Kill() {
 std::string DaemonProcess::log() const {
   base::MutexLock lock(&mu_);
   return log_;
+}
+
+bool DaemonProcess::WaitForLog(const std::function<bool(const std::string& log)>& found,
+                               std::chrono::milliseconds bound) const {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  base::MutexLock lock(&mu_);
+  while (!found(log_)) {
+    if (closed_ || !changed_.WaitUntil(&mu_, deadline)) return found(log_);
+  }
+  return true;
 }
 
 }  // namespace signet::daemon

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ namespace signet::daemon {
 // kReadyLine: how the line starts that signetd writes on stderr once it
 // accepts connections ("signetd: ready socket=PATH", docs/PROTOCOL.md).
 inline constexpr std::string_view kReadyLine = "signetd: ready";
+
+// ExitStatus: a waitpid() status as a shell reports it: the exit code, or
+// 128 + the number of the signal that ended the process (-1 otherwise).
+int ExitStatus(int wait_status);
 
 // DaemonStartOptions: how DaemonProcess::Start waits and what it keeps.
 struct DaemonStartOptions {
@@ -72,6 +77,13 @@ class DaemonProcess {
   // log: everything the daemon wrote to stderr so far (up to log_limit).
   std::string log() const EXCLUDES(mu_);
 
+  // WaitForLog waits until `found(log)` is true for the log so far, the
+  // daemon has closed its stderr, or `bound` has passed, and returns found's
+  // last answer. Each read of the daemon's stderr wakes it: nothing polls.
+  // `found` runs with the log locked, so it must not call log().
+  bool WaitForLog(const std::function<bool(const std::string& log)>& found,
+                  std::chrono::milliseconds bound) const EXCLUDES(mu_);
+
  private:
   enum class Outcome { kWaiting, kReady, kExited };
 
@@ -84,9 +96,10 @@ class DaemonProcess {
   int stderr_fd_ = -1;  // the pipe's read end; the reader thread reads it
   std::thread reader_;
   mutable base::Mutex mu_;
-  base::CondVar changed_;  // signalled when outcome_ leaves kWaiting
+  mutable base::CondVar changed_;  // signalled on each read and at end-of-file
   std::string log_ GUARDED_BY(mu_);
   Outcome outcome_ GUARDED_BY(mu_) = Outcome::kWaiting;
+  bool closed_ GUARDED_BY(mu_) = true;  // the reader saw end-of-file (or none runs)
 };
 
 }  // namespace signet::daemon

@@ -9,8 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,7 +20,7 @@
 namespace signet::daemon {
 namespace {
 
-class DaemonProcessTest : public ::testing::Test {
+class DaemonProcessChildTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern =
@@ -52,7 +54,7 @@ constexpr const char* kGood =
     "echo \"signetd: ready socket=$4\" >&2\n"
     "wait $child\n";
 
-TEST_F(DaemonProcessTest, StartReturnsOnceTheReadyLineIsWritten) {
+TEST_F(DaemonProcessChildTest, StartReturnsOnceTheReadyLineIsWritten) {
   DaemonProcess daemon;
   Status started = daemon.Start(Script(kGood), Data(), Socket(), {"--workers", "2"});
   ASSERT_TRUE(started.ok()) << started.error().message;
@@ -68,7 +70,7 @@ TEST_F(DaemonProcessTest, StartReturnsOnceTheReadyLineIsWritten) {
   EXPECT_EQ(daemon.Terminate(), -1) << "nothing left to stop";
 }
 
-TEST_F(DaemonProcessTest, ExitBeforeReadyIsAnErrorWithTheLog) {
+TEST_F(DaemonProcessChildTest, ExitBeforeReadyIsAnErrorWithTheLog) {
   DaemonProcess daemon;
   Status started =
       daemon.Start(Script("echo 'fake: no such flag' >&2\nexit 2\n"), Data(), Socket());
@@ -81,7 +83,7 @@ TEST_F(DaemonProcessTest, ExitBeforeReadyIsAnErrorWithTheLog) {
   EXPECT_FALSE(daemon.running());
 }
 
-TEST_F(DaemonProcessTest, NotReadyWithinTheBoundIsKilled) {
+TEST_F(DaemonProcessChildTest, NotReadyWithinTheBoundIsKilled) {
   DaemonProcess daemon;
   DaemonStartOptions options;
   options.bound = std::chrono::milliseconds(100);
@@ -96,7 +98,7 @@ TEST_F(DaemonProcessTest, NotReadyWithinTheBoundIsKilled) {
 
 // The script ignores SIGTERM, so Terminate waits for it to finish writing:
 // the log holds exactly the first log_limit bytes.
-TEST_F(DaemonProcessTest, LogKeepsAtMostTheLimit) {
+TEST_F(DaemonProcessChildTest, LogKeepsAtMostTheLimit) {
   DaemonProcess daemon;
   DaemonStartOptions options;
   options.log_limit = 64;
@@ -109,7 +111,7 @@ TEST_F(DaemonProcessTest, LogKeepsAtMostTheLimit) {
   EXPECT_EQ(daemon.log(), "signetd: ready\n" + std::string(64 - 15, 'x'));
 }
 
-TEST_F(DaemonProcessTest, StartsAgainOnlyOnceStopped) {
+TEST_F(DaemonProcessChildTest, StartsAgainOnlyOnceStopped) {
   DaemonProcess daemon;
   const std::string program = Script(kGood);
   ASSERT_TRUE(daemon.Start(program, Data(), Socket()).ok());
@@ -123,7 +125,7 @@ TEST_F(DaemonProcessTest, StartsAgainOnlyOnceStopped) {
   EXPECT_EQ(daemon.Terminate(), 0);
 }
 
-TEST_F(DaemonProcessTest, DestructorKillsARunningDaemon) {
+TEST_F(DaemonProcessChildTest, DestructorKillsARunningDaemon) {
   pid_t pid = -1;
   {
     DaemonProcess daemon;
@@ -133,6 +135,46 @@ TEST_F(DaemonProcessTest, DestructorKillsARunningDaemon) {
   }
   EXPECT_EQ(kill(pid, 0), -1) << "pid " << pid << " still exists";
   EXPECT_EQ(errno, ESRCH);
+}
+
+// WaitForLog returns once what it waits for is written, however late.
+TEST_F(DaemonProcessChildTest, WaitForLogReturnsWhenTheTextArrives) {
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon
+                  .Start(Script("echo 'signetd: ready' >&2\n"
+                                "sleep 0.2\n"
+                                "echo 'fake: later' >&2\n"
+                                "exec sleep 600\n"),
+                         Data(), Socket())
+                  .ok());
+  EXPECT_TRUE(daemon.WaitForLog(
+      [](const std::string& log) { return log.find("fake: later") != std::string::npos; },
+      std::chrono::seconds(60)));
+  EXPECT_FALSE(daemon.WaitForLog(
+      [](const std::string& log) { return log.find("never written") != std::string::npos; },
+      std::chrono::milliseconds(50)));
+}
+
+// A daemon that closed its stderr will write nothing more: WaitForLog
+// answers at once instead of waiting out its bound.
+TEST_F(DaemonProcessChildTest, WaitForLogStopsAtEndOfFile) {
+  DaemonProcess daemon;
+  ASSERT_TRUE(daemon.Start(Script("echo 'signetd: ready' >&2\nexit 0\n"), Data(), Socket()).ok());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(daemon.WaitForLog(
+      [](const std::string& log) { return log.find("never written") != std::string::npos; },
+      std::chrono::seconds(120)));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_EQ(daemon.Terminate(), 0);
+  EXPECT_FALSE(daemon.WaitForLog([](const std::string&) { return false; }, std::chrono::hours(1)))
+      << "nothing runs: nothing to wait for";
+}
+
+TEST(ExitStatus, AsAShellReportsIt) {
+  EXPECT_EQ(ExitStatus(W_EXITCODE(0, 0)), 0);
+  EXPECT_EQ(ExitStatus(W_EXITCODE(3, 0)), 3);
+  EXPECT_EQ(ExitStatus(W_EXITCODE(0, SIGKILL)), 128 + SIGKILL);
+  EXPECT_EQ(ExitStatus(W_STOPCODE(SIGSTOP)), -1);
 }
 
 }  // namespace

@@ -6,10 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <sstream>
-#include <thread>
 
 #include "key_helpers.h"
 
@@ -38,25 +35,6 @@ class AccessTest : public DaemonTest {
     EXPECT_TRUE(session.ok());
     s.session = session.ok() ? *session : 0;
     return s;
-  }
-  // LogLines: the daemon's log lines holding every one of `parts`, waiting
-  // up to 5 s for the fixture's reader thread to see them.
-  std::vector<std::string> LogLines(const std::vector<std::string>& parts) {
-    std::vector<std::string> found;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    do {
-      found.clear();
-      std::istringstream lines(daemon_.log());
-      std::string line;
-      while (std::getline(lines, line)) {
-        bool all = true;
-        for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
-        if (all) found.push_back(line);
-      }
-      if (!found.empty()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    } while (std::chrono::steady_clock::now() < deadline);
-    return found;
   }
 };
 

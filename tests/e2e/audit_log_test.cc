@@ -6,9 +6,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <sstream>
-#include <thread>
 
 #include "key_helpers.h"
 
@@ -22,26 +19,9 @@ using client::UlongAttribute;
 
 class AuditLogTest : public DaemonTest {
  protected:
-  // AuditLines: the log's audit lines containing every one of `parts`,
-  // waiting up to 5 s for the daemon's stderr to be read (the line is
-  // written before the reply, but read by the fixture's thread).
+  // AuditLines: the log's audit lines holding every one of `parts`.
   std::vector<std::string> AuditLines(const std::vector<std::string>& parts) {
-    std::vector<std::string> found;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    do {
-      found.clear();
-      std::istringstream lines(daemon_.log());
-      std::string line;
-      while (std::getline(lines, line)) {
-        if (line.find("signetd: audit ") != 0) continue;
-        bool all = true;
-        for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
-        if (all) found.push_back(line);
-      }
-      if (!found.empty()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    } while (std::chrono::steady_clock::now() < deadline);
-    return found;
+    return LogLines(parts, "signetd: audit ");
   }
 
   std::string Peer() const { return "peer=unix(pid=" + std::to_string(getpid()) + " "; }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -121,6 +122,25 @@ int DaemonTest::TcpPort() {
   const auto at = log.find("tcp_port=");
   EXPECT_NE(at, std::string::npos) << log;
   return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + 9);
+}
+
+std::vector<std::string> DaemonTest::LogLines(const std::vector<std::string>& parts,
+                                              const std::string& start) {
+  std::vector<std::string> found;
+  daemon_.WaitForLog(
+      [&](const std::string& log) {
+        found.clear();
+        std::istringstream lines(log);
+        std::string line;
+        while (std::getline(lines, line)) {
+          bool all = line.starts_with(start);
+          for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
+          if (all) found.push_back(line);
+        }
+        return !found.empty();
+      },
+      std::chrono::seconds(5));
+  return found;
 }
 
 std::unique_ptr<client::Client> DaemonTest::Connect() {

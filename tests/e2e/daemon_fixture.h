@@ -81,6 +81,13 @@ class DaemonTest : public ::testing::Test {
   // "tcp_port=" of its log; 0 (and a test failure) when there is none.
   int TcpPort();
 
+  // LogLines: the daemon's log lines that start with `start` and hold every
+  // one of `parts`, waiting up to 5 s for them (a line is written before the
+  // reply it goes with, but read by the daemon's reader thread); empty when
+  // none came.
+  std::vector<std::string> LogLines(const std::vector<std::string>& parts,
+                                    const std::string& start = "");
+
   // Connect opens a client connection to the daemon (asserting success).
   std::unique_ptr<client::Client> Connect();
 

@@ -131,9 +131,8 @@ TEST_F(LimitsTest, AcceptorBacksOffOnEmfileAndRecovers) {
   }
   // Wait for the daemon to report EMFILE, then make a round trip on a
   // served connection while the acceptor is stuck there.
-  for (int i = 0; i < 2000 && Count(daemon_.log(), "accept failed") == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the daemon's log
-  }
+  daemon_.WaitForLog([](const std::string& log) { return Count(log, "accept failed") > 0; },
+                     std::chrono::seconds(20));
   ASSERT_GE(Count(daemon_.log(), "accept failed"), 1) << "the test did not reach EMFILE";
   for (int i = 0; i < 5; ++i) {
     ASSERT_EQ(GetInfoOutcome(*first[static_cast<std::size_t>(i)], nullptr), Outcome::kServed);

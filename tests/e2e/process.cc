@@ -15,12 +15,6 @@ extern char** environ;
 namespace signet::e2e {
 namespace {
 
-int DecodeStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 // ExecStrings: argv and this process's environment with `env` overriding
 // (not duplicating: getenv would read the first copy) same-named entries,
 // as the owned strings execve's char* arrays point into.
@@ -118,7 +112,7 @@ ProgramResult RunProgram(const std::vector<std::string>& argv,
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  result.exit_code = DecodeStatus(status);
+  result.exit_code = daemon::ExitStatus(status);
   return result;
 }
 
@@ -155,7 +149,7 @@ ProgramResult RunWithTerminal(const std::vector<std::string>& argv,
   close(master);
   int status = 0;
   waitpid(pid, &status, 0);
-  result.exit_code = DecodeStatus(status);
+  result.exit_code = daemon::ExitStatus(status);
   return result;
 }
 

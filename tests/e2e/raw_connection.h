@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <optional>
 #include <span>
 #include <string>
@@ -179,11 +178,9 @@ inline std::uint64_t OpenRawSession(RawConnection& conn) {
 // reaches the test through a pipe, so a line written before a reply may be
 // read after it).
 inline bool LogEventually(const Daemon& daemon, const std::string& needle) {
-  for (int i = 0; i < 1000; ++i) {
-    if (daemon.log().find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the log
-  }
-  return false;
+  return daemon.WaitForLog(
+      [&](const std::string& log) { return log.find(needle) != std::string::npos; },
+      std::chrono::seconds(10));
 }
 
 }  // namespace signet::e2e
