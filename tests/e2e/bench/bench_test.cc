@@ -146,7 +146,9 @@ TEST_F(BenchTest, ProfileHasEveryPhaseAndSharesAddUpTo100) {
   ProgramResult r = Signet({"bench", "profile", "-n", "20", "--clients", "2", "--pin", kUserPin});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ParseParallel(r.out).size(), 1u) << r.out;
-  const std::regex row(R"(^ *(\S+) +(\d+) +(\d+\.\d+) +(-?\d+\.\d+) +(-?\d+\.\d+)$)");
+  // execute_other is execute less its rows, so on a busy machine clock
+  // noise can make its total (and share) slightly negative.
+  const std::regex row(R"(^ *(\S+) +(\d+) +(-?\d+\.\d+) +(-?\d+\.\d+) +(-?\d+\.\d+)$)");
   std::map<std::string, double> share;
   std::map<std::string, long> calls;
   for (const std::string& line : Lines(r.out)) {
