@@ -27,6 +27,19 @@ std::size_t StatusKb(pid_t pid, const std::string& name) {
   return 0;
 }
 
+// RandomBurst: the frames of GenerateRandom requests `first_id` ..
+// `first_id + count - 1` for `bytes` each on `session`, back to back, to be
+// sent in one write.
+std::vector<std::uint8_t> RandomBurst(std::uint64_t first_id, std::uint64_t count,
+                                      std::uint64_t session, std::uint64_t bytes) {
+  std::vector<std::uint8_t> burst;
+  for (std::uint64_t id = first_id; id < first_id + count; ++id) {
+    auto frame = GenerateRandomFrame(id, session, bytes);
+    burst.insert(burst.end(), frame.begin(), frame.end());
+  }
+  return burst;
+}
+
 // Count: occurrences of `needle` in `text`.
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
@@ -215,11 +228,7 @@ TEST_F(LimitsTest, PipelinedFloodWithoutReadingKeepsMemoryBounded) {
   const std::uint64_t session = OpenRawSession(flood);
   ASSERT_NE(session, 0u);
   const std::size_t baseline_kb = StatusKb(pid, "VmHWM");
-  std::vector<std::uint8_t> burst;
-  for (std::uint64_t id = 100; id < 4100; ++id) {
-    auto frame = GenerateRandomFrame(id, session, 65536);
-    burst.insert(burst.end(), frame.begin(), frame.end());
-  }
+  const std::vector<std::uint8_t> burst = RandomBurst(100, 4000, session, 65536);
   std::thread sender([&] { flood.Send(burst); });  // blocks once the daemon stops reading
   auto observer = Connect();
   ASSERT_NE(observer, nullptr);
@@ -250,13 +259,8 @@ TEST_F(LimitsTest, HalfClosedClientGetsEveryReply) {
     RawConnection conn(socket_path());
     const std::uint64_t session = OpenRawSession(conn);
     ASSERT_NE(session, 0u);
-    std::vector<std::uint8_t> burst;
     constexpr int kRequests = 300;
-    for (int id = 0; id < kRequests; ++id) {
-      auto frame = GenerateRandomFrame(1000 + id, session, 4096);
-      burst.insert(burst.end(), frame.begin(), frame.end());
-    }
-    ASSERT_TRUE(conn.Send(burst));
+    ASSERT_TRUE(conn.Send(RandomBurst(1000, kRequests, session, 4096)));
     conn.ShutdownWrite();
     int replies = 0;
     while (auto payload = conn.ReadFrame()) {
@@ -323,12 +327,8 @@ TEST_F(LimitsTest, SigtermEndsWithinTheDrainTimeout) {
   RawConnection stuck(socket_path());
   const std::uint64_t session = OpenRawSession(stuck);
   ASSERT_NE(session, 0u);
-  std::vector<std::uint8_t> burst;
-  for (std::uint64_t id = 10; id < 210; ++id) {
-    auto frame = GenerateRandomFrame(id, session, 65536);
-    burst.insert(burst.end(), frame.begin(), frame.end());
-  }
-  ASSERT_TRUE(stuck.Send(burst));  // ~10 KB of requests, 12.5 MiB of replies nobody reads
+  // ~10 KB of requests, 12.5 MiB of replies nobody reads
+  ASSERT_TRUE(stuck.Send(RandomBurst(10, 200, session, 65536)));
   auto observer = Connect();
   ASSERT_NE(observer, nullptr);
   for (int i = 0; i < 2000; ++i) {  // wait until the replies are stuck in the write queue
@@ -353,12 +353,7 @@ TEST_F(LimitsTest, StalledReaderIsClosedAfterTheIdleTimeout) {
   RawConnection stuck(socket_path());
   const std::uint64_t session = OpenRawSession(stuck);
   ASSERT_NE(session, 0u);
-  std::vector<std::uint8_t> burst;
-  for (std::uint64_t id = 10; id < 210; ++id) {
-    auto frame = GenerateRandomFrame(id, session, 65536);
-    burst.insert(burst.end(), frame.begin(), frame.end());
-  }
-  ASSERT_TRUE(stuck.Send(burst));
+  ASSERT_TRUE(stuck.Send(RandomBurst(10, 200, session, 65536)));
   EXPECT_TRUE(LogEventually(daemon_, "write stalled")) << daemon_.log();
   EXPECT_TRUE(LogEventually(daemon_, "disconnect"));
 }
