@@ -55,6 +55,7 @@ namespace signet::client {
 
 // The value types shared with the daemon (signet/types.hpp), also named
 // here so client code can say client::Mechanism.
+using signet::AesCtrParams;
 using signet::AttributeValue;
 using signet::BoolFromBytes;
 using signet::Bytes;

@@ -33,13 +33,20 @@ struct GcmParams {
   CK_ULONG tag_bits = 128;
 };
 
+// AesCtrParams: CK_AES_CTR_PARAMS (counter_block is cb[16]).
+struct AesCtrParams {
+  CK_ULONG counter_bits = 128;
+  Bytes counter_block;
+};
+
 // Mechanism: CK_MECHANISM with its parameter in typed form; raw_params for a
-// parameter without a typed form.
+// parameter that is plain bytes (an IV) or has no typed form.
 struct Mechanism {
   CK_MECHANISM_TYPE type = 0;
   std::optional<PssParams> pss;
   std::optional<GcmParams> gcm;
   Bytes raw_params;
+  std::optional<AesCtrParams> ctr;
 };
 
 // SessionInfo: CK_SESSION_INFO.

@@ -138,15 +138,24 @@ enum class MechanismFamily : std::uint8_t {
   kAesGcm,
   kAesKeyWrapPad,  // RFC 5649
   kDigest,
+  // AES block modes and key wrap.
+  kAesEcb,
+  kAesCbc,
+  kAesCbcPad,  // PKCS#7 padding
+  kAesCtr,
+  kAesKeyWrap,       // RFC 3394
+  kAesKeyWrapPkcs7,  // PKCS#7 padding, then RFC 3394
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
-// copies kPss and kGcm into typed values (signet/types.hpp); a parameter of
-// any other mechanism travels as its bytes.
+// copies the structures into typed values (signet/types.hpp); kIv and the
+// parameter of a mechanism it does not know travel as their bytes.
 enum class ParamKind : std::uint8_t {
   kNone,
-  kPss,  // CK_RSA_PKCS_PSS_PARAMS
-  kGcm,  // CK_GCM_PARAMS
+  kPss,     // CK_RSA_PKCS_PSS_PARAMS
+  kGcm,     // CK_GCM_PARAMS
+  kIv,      // an IV, its bytes (16 for AES-CBC; 8, optional, for AES key wrap)
+  kAesCtr,  // CK_AES_CTR_PARAMS
 };
 
 // MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and in
@@ -373,7 +382,39 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 255,
      .max_key_size = 255,
      .cli_name = "ed25519"},
-    // AES.
+    // AES. CKM_AES_KEY_WRAP_PAD (0x210A) is PKCS#7 padding, then RFC 3394,
+    // as PKCS#11 defines it; RFC 5649 is CKM_AES_KEY_WRAP_KWP (0x210B).
+    {.type = CKM_AES_ECB,
+     .name = "CKM_AES_ECB",
+     .family = MechanismFamily::kAesEcb,
+     .key_type = CKK_AES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 32},
+    {.type = CKM_AES_CBC,
+     .name = "CKM_AES_CBC",
+     .family = MechanismFamily::kAesCbc,
+     .key_type = CKK_AES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kIv},
+    {.type = CKM_AES_CBC_PAD,
+     .name = "CKM_AES_CBC_PAD",
+     .family = MechanismFamily::kAesCbcPad,
+     .key_type = CKK_AES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kIv},
+    {.type = CKM_AES_CTR,
+     .name = "CKM_AES_CTR",
+     .family = MechanismFamily::kAesCtr,
+     .key_type = CKK_AES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kAesCtr},
     {.type = CKM_AES_GCM,
      .name = "CKM_AES_GCM",
      .family = MechanismFamily::kAesGcm,
@@ -382,6 +423,22 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 16,
      .max_key_size = 32,
      .param = ParamKind::kGcm},
+    {.type = CKM_AES_KEY_WRAP,
+     .name = "CKM_AES_KEY_WRAP",
+     .family = MechanismFamily::kAesKeyWrap,
+     .key_type = CKK_AES,
+     .flags = CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kIv},
+    {.type = CKM_AES_KEY_WRAP_PAD,
+     .name = "CKM_AES_KEY_WRAP_PAD",
+     .family = MechanismFamily::kAesKeyWrapPkcs7,
+     .key_type = CKK_AES,
+     .flags = CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kIv},
     {.type = CKM_AES_KEY_WRAP_KWP,
      .name = "CKM_AES_KEY_WRAP_KWP",
      .family = MechanismFamily::kAesKeyWrapPad,

@@ -22,7 +22,12 @@ flatbuffers::Offset<wire::Mechanism> EncodeMechanism(flatbuffers::FlatBufferBuil
   }
   flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> raw = 0;
   if (!mechanism.raw_params.empty()) raw = EncodeBytes(fbb, mechanism.raw_params);
-  return wire::CreateMechanism(fbb, mechanism.type, pss, gcm, raw);
+  flatbuffers::Offset<wire::AesCtrParams> ctr = 0;
+  if (mechanism.ctr) {
+    auto block = EncodeBytes(fbb, mechanism.ctr->counter_block);
+    ctr = wire::CreateAesCtrParams(fbb, mechanism.ctr->counter_bits, block);
+  }
+  return wire::CreateMechanism(fbb, mechanism.type, pss, gcm, raw, ctr);
 }
 
 flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::Attribute>>> EncodeTemplate(

@@ -200,7 +200,7 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   }
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
   SIGNET_ASSIGN_OR_RETURN(auto value, FetchSecret(r, target));
-  return WrapWith(*rule, kek->value, value->value);
+  return WrapWith(*rule, m, kek->value, value->value);
 }
 
 Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
@@ -240,7 +240,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   SecureBytes plain;
   {
     ScopedPhase phase(counters_, Phase::kUnwrap);
-    SIGNET_ASSIGN_OR_RETURN(plain, UnwrapWith(*rule, kek->value, wrapped));
+    SIGNET_ASSIGN_OR_RETURN(plain, UnwrapWith(*rule, m, kek->value, wrapped));
   }
   attrs[CKA_VALUE] = Bytes(plain.begin(), plain.end());
   // ImportKeyMaterial-equivalent path: CreateObject's rules apply.

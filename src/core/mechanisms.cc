@@ -1,7 +1,9 @@
 #include "core/mechanisms.h"
 
+#include <optional>
 #include <string>
 
+#include "crypto/aes_modes.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -30,6 +32,56 @@ Result<std::size_t> GcmTagBytes(const Mechanism& m) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID, "GCM tag must be 96-128 bits, IV 1-256 bytes");
   }
   return static_cast<std::size_t>(m.gcm->tag_bits / 8);
+}
+
+// AesModeOf: the crypto/ mode of an AES block-mode family.
+std::optional<crypto::AesMode> AesModeOf(MechanismFamily family) {
+  switch (family) {
+    case MechanismFamily::kAesEcb:
+      return crypto::AesMode::kEcb;
+    case MechanismFamily::kAesCbc:
+      return crypto::AesMode::kCbc;
+    case MechanismFamily::kAesCbcPad:
+      return crypto::AesMode::kCbcPad;
+    case MechanismFamily::kAesCtr:
+      return crypto::AesMode::kCtr;
+    default:
+      return std::nullopt;
+  }
+}
+
+// AesModeParamsOf reads the IV (CBC modes: raw_params) or the counter block
+// (CTR: CK_AES_CTR_PARAMS) of `m`; CKR_MECHANISM_PARAM_INVALID when the
+// mechanism's parameter is missing or of the wrong form.
+Result<crypto::AesModeParams> AesModeParamsOf(crypto::AesMode mode, const Mechanism& m) {
+  switch (mode) {
+    case crypto::AesMode::kEcb:
+      if (!m.raw_params.empty()) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_ECB takes no parameter");
+      }
+      return crypto::AesModeParams{};
+    case crypto::AesMode::kCbc:
+    case crypto::AesMode::kCbcPad:
+      if (m.raw_params.size() != crypto::kAesBlockSize) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "AES-CBC needs a 16-byte IV");
+      }
+      return crypto::AesModeParams{m.raw_params};
+    case crypto::AesMode::kCtr:
+      if (!m.ctr || m.ctr->counter_block.size() != crypto::kAesBlockSize ||
+          m.ctr->counter_bits == 0 || m.ctr->counter_bits > 128) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                         "CKM_AES_CTR needs CK_AES_CTR_PARAMS with 1-128 counter bits");
+      }
+      return crypto::AesModeParams{m.ctr->counter_block, m.ctr->counter_bits};
+  }
+  return MakeError(CKR_MECHANISM_PARAM_INVALID, "unknown AES mode");
+}
+
+// AsWrapError: a cipher's decryption errors as C_UnwrapKey names them.
+Error AsWrapError(Error e) {
+  if (e.code == CKR_ENCRYPTED_DATA_INVALID) e.code = CKR_WRAPPED_KEY_INVALID;
+  if (e.code == CKR_ENCRYPTED_DATA_LEN_RANGE) e.code = CKR_WRAPPED_KEY_LEN_RANGE;
+  return e;
 }
 
 Error NotBound(const MechanismRow& row) {
@@ -78,6 +130,10 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
 }
 
 Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
+  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
+    SIGNET_TRY(AesModeParamsOf(*mode, m));
+    return OkStatus();
+  }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {
       SIGNET_TRY(GcmTagBytes(m));
@@ -90,6 +146,10 @@ Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
 
 Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                           ByteView data) {
+  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
+    return crypto::AesEncrypt(*mode, key, params, data);
+  }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {
       SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
@@ -102,6 +162,10 @@ Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView 
 
 Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                                 ByteView data) {
+  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
+    return crypto::AesDecrypt(*mode, key, params, data);
+  }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {
       SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
@@ -112,19 +176,42 @@ Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, Byt
   }
 }
 
-Result<Bytes> WrapWith(const MechanismRow& row, ByteView kek, ByteView key_value) {
+Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
+                       ByteView key_value) {
   switch (row.family) {
     case MechanismFamily::kAesKeyWrapPad:
       return crypto::AesKeyWrapPad(kek, key_value);
+    case MechanismFamily::kAesKeyWrap:
+    case MechanismFamily::kAesKeyWrapPkcs7:
+      return crypto::AesKeyWrap(kek, m.raw_params, row.family == MechanismFamily::kAesKeyWrapPkcs7,
+                                key_value);
+    case MechanismFamily::kAesCbcPad: {
+      SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                              AesModeParamsOf(crypto::AesMode::kCbcPad, m));
+      return crypto::AesEncrypt(crypto::AesMode::kCbcPad, kek, params, key_value);
+    }
     default:
       return NotBound(row);
   }
 }
 
-Result<SecureBytes> UnwrapWith(const MechanismRow& row, ByteView kek, ByteView wrapped) {
+Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
+                               ByteView wrapped) {
   switch (row.family) {
     case MechanismFamily::kAesKeyWrapPad:
       return crypto::AesKeyUnwrapPad(kek, wrapped);
+    case MechanismFamily::kAesKeyWrap:
+    case MechanismFamily::kAesKeyWrapPkcs7:
+      return crypto::AesKeyUnwrap(kek, m.raw_params,
+                                  row.family == MechanismFamily::kAesKeyWrapPkcs7, wrapped);
+    case MechanismFamily::kAesCbcPad: {
+      SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                              AesModeParamsOf(crypto::AesMode::kCbcPad, m));
+      Result<SecureBytes> plain =
+          crypto::AesDecrypt(crypto::AesMode::kCbcPad, kek, params, wrapped);
+      if (!plain.ok()) return AsWrapError(std::move(plain).error());
+      return plain;
+    }
     default:
       return NotBound(row);
   }

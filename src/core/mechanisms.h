@@ -28,7 +28,8 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
 
 // CheckCipherParams checks an encryption mechanism's parameter before any
 // key is looked up: CKR_MECHANISM_PARAM_INVALID when it is missing or out
-// of range (CKM_AES_GCM: 96-128-bit tag, 1-256-byte IV).
+// of range (CKM_AES_GCM: 96-128-bit tag, 1-256-byte IV; AES-CBC: a 16-byte
+// IV; CKM_AES_CTR: a 16-byte counter block and 1-128 counter bits).
 Status CheckCipherParams(const MechanismRow& row, const Mechanism& m);
 
 // EncryptWith / DecryptWith run a cipher mechanism whose parameter
@@ -39,9 +40,13 @@ Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView 
 Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                                 ByteView data);
 
-// WrapWith / UnwrapWith run a key-wrapping mechanism under `kek`.
-// UnwrapWith: CKR_WRAPPED_KEY_INVALID when the data does not unwrap.
-Result<Bytes> WrapWith(const MechanismRow& row, ByteView kek, ByteView key_value);
-Result<SecureBytes> UnwrapWith(const MechanismRow& row, ByteView kek, ByteView wrapped);
+// WrapWith / UnwrapWith run a key-wrapping mechanism (with its parameter,
+// an IV for the AES modes) under `kek`. UnwrapWith:
+// CKR_WRAPPED_KEY_INVALID when the data does not unwrap,
+// CKR_WRAPPED_KEY_LEN_RANGE when its length cannot be a wrapped key.
+Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
+                       ByteView key_value);
+Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
+                               ByteView wrapped);
 
 }  // namespace signet::core

@@ -42,6 +42,12 @@ Mechanism ToMechanism(const wire::Mechanism* m) {
     g.tag_bits = gcm->tag_bits();
     out.gcm = std::move(g);
   }
+  const ByteView raw = View(m->raw_params());
+  out.raw_params.assign(raw.begin(), raw.end());
+  if (const wire::AesCtrParams* ctr = m->ctr()) {
+    const ByteView block = View(ctr->counter_block());
+    out.ctr = AesCtrParams{ctr->counter_bits(), Bytes(block.begin(), block.end())};
+  }
   return out;
 }
 

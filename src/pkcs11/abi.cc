@@ -46,6 +46,16 @@ Result<client::Mechanism> WithGcm(client::Mechanism out, const CK_MECHANISM& in)
   return out;
 }
 
+Result<client::Mechanism> WithAesCtr(client::Mechanism out, const CK_MECHANISM& in) {
+  if (in.pParameter == nullptr || in.ulParameterLen != sizeof(CK_AES_CTR_PARAMS)) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_CTR needs CK_AES_CTR_PARAMS");
+  }
+  const auto* p = static_cast<const CK_AES_CTR_PARAMS*>(in.pParameter);
+  out.ctr =
+      client::AesCtrParams{p->ulCounterBits, client::Bytes(std::begin(p->cb), std::end(p->cb))};
+  return out;
+}
+
 }  // namespace
 
 CK_RV WriteOutput(ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
@@ -143,7 +153,10 @@ Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism) {
         return WithPss(std::move(out), in, *row);
       case ParamKind::kGcm:
         return WithGcm(std::move(out), in);
+      case ParamKind::kAesCtr:
+        return WithAesCtr(std::move(out), in);
       case ParamKind::kNone:
+      case ParamKind::kIv:
         break;
     }
   }

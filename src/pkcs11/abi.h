@@ -45,7 +45,8 @@ std::string_view TrimPadded(const unsigned char* field, std::size_t size);
 
 // ToMechanism copies a CK_MECHANISM with its parameter in the typed form
 // the mechanism table names (base/mechanism_table.h ParamKind):
-// CK_RSA_PKCS_PSS_PARAMS for the PSS family, CK_GCM_PARAMS for CKM_AES_GCM.
+// CK_RSA_PKCS_PSS_PARAMS for the PSS family, CK_GCM_PARAMS for CKM_AES_GCM,
+// CK_AES_CTR_PARAMS for CKM_AES_CTR; other parameters (IVs) as their bytes.
 // CKR_ARGUMENTS_BAD for NULL; CKR_MECHANISM_PARAM_INVALID for a parameter of
 // the wrong size or a missing one that the mechanism needs.
 [[nodiscard]] Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism);

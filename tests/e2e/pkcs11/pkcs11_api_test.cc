@@ -377,6 +377,93 @@ std::vector<CK_BYTE> OpenSslGcmEncrypt(const std::vector<CK_BYTE>& key, const CK
   return out;
 }
 
+// OpenSslCipher runs `cipher` (EVP, the independent reference) over `in`;
+// `pad` turns PKCS#7 padding on, `wrap` allows the key-wrap ciphers.
+std::vector<CK_BYTE> OpenSslCipher(const EVP_CIPHER* cipher, const std::vector<CK_BYTE>& key,
+                                   const CK_BYTE* iv, const std::vector<CK_BYTE>& in, bool pad,
+                                   bool wrap = false) {
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  if (wrap) EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+  std::vector<CK_BYTE> out(in.size() + 32);
+  int len = 0, fin = 0;
+  EVP_EncryptInit_ex(ctx, cipher, nullptr, key.data(), iv);
+  EVP_CIPHER_CTX_set_padding(ctx, pad ? 1 : 0);
+  EVP_EncryptUpdate(ctx, out.data(), &len, in.data(), static_cast<int>(in.size()));
+  EVP_EncryptFinal_ex(ctx, out.data() + len, &fin);
+  EVP_CIPHER_CTX_free(ctx);
+  out.resize(static_cast<std::size_t>(len + fin));
+  return out;
+}
+
+TEST_F(ApiTest, AesBlockModesAndKeyWrapAgreeWithOpenSsl) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ULONG bytes = 32;
+  CK_MECHANISM gen = {CKM_AES_KEY_GEN, nullptr, 0};
+  CK_ATTRIBUTE tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)},
+                         {CKA_ENCRYPT, &yes, 1},
+                         {CKA_DECRYPT, &yes, 1},
+                         {CKA_WRAP, &yes, 1},
+                         {CKA_EXTRACTABLE, &yes, 1},
+                         {CKA_SENSITIVE, &no, 1},
+                         {CKA_TOKEN, &no, 1}};
+  CK_OBJECT_HANDLE key = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 7, &key), CKR_OK);
+  const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
+  ASSERT_EQ(value.size(), 32u);
+
+  CK_BYTE iv[16] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+                    0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff};
+  CK_AES_CTR_PARAMS ctr = {128, {}};
+  std::memcpy(ctr.cb, iv, sizeof iv);
+  struct Case {
+    const char* name;
+    CK_MECHANISM mechanism;
+    const EVP_CIPHER* cipher;
+    const CK_BYTE* iv;
+    bool pad;
+    std::size_t size;
+  };
+  const Case cases[] = {
+      {"CBC_PAD 4 KiB + 1", {CKM_AES_CBC_PAD, iv, sizeof iv}, EVP_aes_256_cbc(), iv, true, 4097},
+      {"CBC", {CKM_AES_CBC, iv, sizeof iv}, EVP_aes_256_cbc(), iv, false, 64},
+      {"ECB", {CKM_AES_ECB, nullptr, 0}, EVP_aes_256_ecb(), nullptr, false, 48},
+      {"CTR", {CKM_AES_CTR, &ctr, sizeof ctr}, EVP_aes_256_ctr(), iv, false, 1000},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<CK_BYTE> plain(c.size);
+    for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<CK_BYTE>(i * 7 + 1);
+    CK_MECHANISM m = c.mechanism;
+    ASSERT_EQ(p11()->C_EncryptInit(s, &m, key), CKR_OK);
+    CK_ULONG len = 0;
+    ASSERT_EQ(p11()->C_Encrypt(s, plain.data(), plain.size(), nullptr, &len), CKR_OK);
+    std::vector<CK_BYTE> ct(len);
+    ASSERT_EQ(p11()->C_Encrypt(s, plain.data(), plain.size(), ct.data(), &len), CKR_OK);
+    ct.resize(len);
+    EXPECT_EQ(ct, OpenSslCipher(c.cipher, value, c.iv, plain, c.pad));
+    ASSERT_EQ(p11()->C_DecryptInit(s, &m, key), CKR_OK);
+    std::vector<CK_BYTE> back(ct.size());
+    CK_ULONG back_len = back.size();
+    ASSERT_EQ(p11()->C_Decrypt(s, ct.data(), ct.size(), back.data(), &back_len), CKR_OK);
+    back.resize(back_len);
+    EXPECT_EQ(back, plain);
+  }
+
+  // RFC 3394 key wrap of a second AES key under the first.
+  CK_OBJECT_HANDLE wrapped_key = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 7, &wrapped_key), CKR_OK);
+  CK_MECHANISM kw = {CKM_AES_KEY_WRAP, nullptr, 0};
+  CK_ULONG wrapped_len = 0;
+  ASSERT_EQ(p11()->C_WrapKey(s, &kw, key, wrapped_key, nullptr, &wrapped_len), CKR_OK);
+  std::vector<CK_BYTE> wrapped(wrapped_len);
+  ASSERT_EQ(p11()->C_WrapKey(s, &kw, key, wrapped_key, wrapped.data(), &wrapped_len), CKR_OK);
+  const CK_BYTE default_iv[8] = {0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6};
+  EXPECT_EQ(wrapped, OpenSslCipher(EVP_aes_256_wrap(), value, default_iv,
+                                   ReadAttribute(s, wrapped_key, CKA_VALUE), false, true));
+}
+
 TEST_F(ApiTest, AesGcmAndKeyWrapRoundTrip) {
   CK_SESSION_HANDLE s = OpenSession();
   LoginUser(s);

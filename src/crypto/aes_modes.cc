@@ -1,0 +1,197 @@
+#include "crypto/aes_modes.h"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <climits>
+
+#include "crypto/ossl_ptr.h"
+
+namespace signet::crypto {
+namespace {
+
+constexpr std::size_t kWrapIvSize = 8;
+
+// KeyIndex: 0/1/2 for AES-128/192/256, -1 for another key size.
+int KeyIndex(std::size_t key_size) {
+  switch (key_size) {
+    case 16:
+      return 0;
+    case 24:
+      return 1;
+    case 32:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+// Ciphers fetched once per process (docs/DESIGN.md "Crypto").
+struct FetchedModes {
+  std::array<std::array<EvpCipherPtr, 3>, 4> mode;  // [AesMode][key size]
+  std::array<EvpCipherPtr, 3> wrap;                 // AES-n-WRAP (RFC 3394)
+
+  FetchedModes() {
+    static constexpr const char* kNames[4][3] = {
+        {"AES-128-ECB", "AES-192-ECB", "AES-256-ECB"},
+        {"AES-128-CBC", "AES-192-CBC", "AES-256-CBC"},
+        {"AES-128-CBC", "AES-192-CBC", "AES-256-CBC"},  // kCbcPad: CBC with padding on
+        {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"},
+    };
+    static constexpr const char* kWrap[3] = {"AES-128-WRAP", "AES-192-WRAP", "AES-256-WRAP"};
+    for (std::size_t m = 0; m < mode.size(); ++m) {
+      for (std::size_t k = 0; k < 3; ++k) {
+        mode[m][k].reset(EVP_CIPHER_fetch(nullptr, kNames[m][k], nullptr));
+      }
+    }
+    for (std::size_t k = 0; k < 3; ++k) wrap[k].reset(EVP_CIPHER_fetch(nullptr, kWrap[k], nullptr));
+  }
+};
+
+const FetchedModes& Fetched() {
+  static const FetchedModes fetched;
+  return fetched;
+}
+
+bool FitsInt(std::size_t n) { return n <= static_cast<std::size_t>(INT_MAX) - 64; }
+
+// CheckCounter refuses a CTR input whose blocks would run the low
+// `counter_bits` bits of the counter block past their maximum.
+Status CheckCounter(ByteView block, std::size_t counter_bits, std::size_t data_size) {
+  if (counter_bits == 0 || counter_bits > 128) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "CTR counter bits must be 1..128");
+  }
+  unsigned __int128 value = 0;
+  for (std::uint8_t byte : block) value = (value << 8) | byte;
+  const unsigned __int128 max = counter_bits == 128
+                                    ? ~static_cast<unsigned __int128>(0)
+                                    : (static_cast<unsigned __int128>(1) << counter_bits) - 1;
+  const unsigned __int128 counter = value & max;
+  const std::size_t blocks = (data_size + kAesBlockSize - 1) / kAesBlockSize;
+  if (blocks > 0 && max - counter < blocks - 1) {
+    return MakeError(CKR_DATA_LEN_RANGE, "the input would wrap the CTR counter");
+  }
+  return OkStatus();
+}
+
+Status CheckModeParams(AesMode mode, ByteView key, const AesModeParams& params) {
+  if (KeyIndex(key.size()) < 0)
+    return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
+  const std::size_t want_iv = mode == AesMode::kEcb ? 0 : kAesBlockSize;
+  if (params.iv.size() != want_iv) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                     mode == AesMode::kEcb ? "AES-ECB takes no IV" : "the IV must be 16 bytes");
+  }
+  return OkStatus();
+}
+
+template <typename Buffer>
+Result<Buffer> RunMode(AesMode mode, ByteView key, const AesModeParams& params, ByteView in,
+                       bool encrypt) {
+  if (!FitsInt(in.size())) {
+    return MakeError(encrypt ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE, "input too long");
+  }
+  const EVP_CIPHER* cipher =
+      Fetched().mode[static_cast<std::size_t>(mode)][KeyIndex(key.size())].get();
+  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "AES mode unavailable");
+  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
+  if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(),
+                         params.iv.empty() ? nullptr : params.iv.data(), encrypt ? 1 : 0,
+                         nullptr) != 1 ||
+      EVP_CIPHER_CTX_set_padding(ctx.get(), mode == AesMode::kCbcPad ? 1 : 0) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES initialisation failed");
+  }
+  Buffer out(in.size() + kAesBlockSize);
+  int len = 0, final_len = 0;
+  if (EVP_CipherUpdate(ctx.get(), out.data(), &len, in.data(), static_cast<int>(in.size())) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES update failed");
+  }
+  if (EVP_CipherFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
+    // Only CBC_PAD decryption can fail here (the lengths were checked):
+    // one code and message for every padding failure.
+    return MakeError(CKR_ENCRYPTED_DATA_INVALID, "the data does not decrypt");
+  }
+  out.resize(static_cast<std::size_t>(len + final_len));
+  return out;
+}
+
+// Pkcs7Pad appends 1..8 bytes of value n (PKCS#7 padding to 8-byte blocks).
+SecureBytes Pkcs7Pad(ByteView plaintext) {
+  const std::size_t n = kWrapIvSize - plaintext.size() % kWrapIvSize;
+  SecureBytes padded(plaintext.begin(), plaintext.end());
+  padded.insert(padded.end(), n, static_cast<std::uint8_t>(n));
+  return padded;
+}
+
+template <typename Buffer>
+Result<Buffer> RunWrap(ByteView kek, ByteView iv, ByteView in, bool wrap) {
+  const int index = KeyIndex(kek.size());
+  if (index < 0) return MakeError(CKR_WRAPPING_KEY_SIZE_RANGE, "KEK must be 16, 24 or 32 bytes");
+  if (!iv.empty() && iv.size() != kWrapIvSize) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "the key wrap IV must be 8 bytes");
+  }
+  if (in.size() < 2 * kWrapIvSize + (wrap ? 0 : kWrapIvSize) || in.size() % kWrapIvSize != 0 ||
+      !FitsInt(in.size())) {
+    return MakeError(wrap ? CKR_KEY_SIZE_RANGE : CKR_WRAPPED_KEY_LEN_RANGE,
+                     "RFC 3394 wraps whole 8-byte blocks, at least two");
+  }
+  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
+  EVP_CIPHER_CTX_set_flags(ctx.get(), EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+  if (EVP_CipherInit_ex2(ctx.get(), Fetched().wrap[index].get(), kek.data(),
+                         iv.empty() ? nullptr : iv.data(), wrap ? 1 : 0, nullptr) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES key wrap initialisation failed");
+  }
+  Buffer out(in.size() + kWrapIvSize);
+  int len = 0, final_len = 0;
+  if (EVP_CipherUpdate(ctx.get(), out.data(), &len, in.data(), static_cast<int>(in.size())) != 1 ||
+      EVP_CipherFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
+    return MakeError(wrap ? CKR_FUNCTION_FAILED : CKR_WRAPPED_KEY_INVALID,
+                     wrap ? "AES key wrap failed" : "AES key unwrap integrity check failed");
+  }
+  out.resize(static_cast<std::size_t>(len + final_len));
+  return out;
+}
+
+}  // namespace
+
+Result<Bytes> AesEncrypt(AesMode mode, ByteView key, const AesModeParams& params, ByteView data) {
+  SIGNET_TRY(CheckModeParams(mode, key, params));
+  if ((mode == AesMode::kEcb || mode == AesMode::kCbc) && data.size() % kAesBlockSize != 0) {
+    return MakeError(CKR_DATA_LEN_RANGE, "AES-ECB and AES-CBC encrypt whole 16-byte blocks");
+  }
+  if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, data.size()));
+  return RunMode<Bytes>(mode, key, params, data, true);
+}
+
+Result<SecureBytes> AesDecrypt(AesMode mode, ByteView key, const AesModeParams& params,
+                               ByteView data) {
+  SIGNET_TRY(CheckModeParams(mode, key, params));
+  if (mode != AesMode::kCtr &&
+      (data.size() % kAesBlockSize != 0 || (mode == AesMode::kCbcPad && data.empty()))) {
+    return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "the data is not whole 16-byte blocks");
+  }
+  if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, data.size()));
+  return RunMode<SecureBytes>(mode, key, params, data, false);
+}
+
+Result<Bytes> AesKeyWrap(ByteView kek, ByteView iv, bool pkcs7_pad, ByteView plaintext) {
+  if (!pkcs7_pad) return RunWrap<Bytes>(kek, iv, plaintext, true);
+  if (plaintext.empty()) return MakeError(CKR_KEY_SIZE_RANGE, "nothing to wrap");
+  const SecureBytes padded = Pkcs7Pad(plaintext);
+  return RunWrap<Bytes>(kek, iv, padded, true);
+}
+
+Result<SecureBytes> AesKeyUnwrap(ByteView kek, ByteView iv, bool pkcs7_pad, ByteView wrapped) {
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes plain, RunWrap<SecureBytes>(kek, iv, wrapped, false));
+  if (!pkcs7_pad) return plain;
+  const std::uint8_t n = plain.back();
+  bool bad = n == 0 || n > kWrapIvSize || n > plain.size();
+  for (std::size_t i = 0; !bad && i < n; ++i) bad = plain[plain.size() - 1 - i] != n;
+  if (bad) return MakeError(CKR_WRAPPED_KEY_INVALID, "AES key unwrap integrity check failed");
+  plain.resize(plain.size() - n);
+  return plain;
+}
+
+}  // namespace signet::crypto
