@@ -1,0 +1,189 @@
+// RSA encryption checked by an independent implementation: signet encrypts
+// and the `openssl pkeyutl` command-line tool decrypts, and the reverse,
+// for PKCS#1 v1.5, raw RSA and OAEP (SHA-1 and SHA-256, with and without a
+// label, an MGF1 hash other than the OAEP hash). Then the failures PKCS#11
+// names: lengths, bad padding, a wrong label.
+#include "crypto/rsa_encrypt.h"
+
+#include <gtest/gtest.h>
+
+#include "crypto/crypto_test_util.h"
+
+namespace signet::crypto {
+namespace {
+
+using testing::CachedKey;
+using testing::ReadFile;
+using testing::RunOpenssl;
+using testing::TempDir;
+using testing::WriteFile;
+
+struct CipherCase {
+  std::string name;
+  RsaCipherParams params;
+  std::string label;                  // OAEP label, as text
+  std::vector<std::string> pkeyopts;  // the same scheme for `openssl pkeyutl`
+};
+
+std::vector<CipherCase> Cases() {
+  return {
+      {"pkcs1", {.padding = RsaPadding::kPkcs1}, "", {"rsa_padding_mode:pkcs1"}},
+      {"oaep-sha1",
+       {.padding = RsaPadding::kOaep},
+       "",
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha1", "rsa_mgf1_md:sha1"}},
+      {"oaep-sha256",
+       {.padding = RsaPadding::kOaep,
+        .oaep_digest = DigestAlg::kSha256,
+        .mgf1_digest = DigestAlg::kSha256},
+       "",
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha256", "rsa_mgf1_md:sha256"}},
+      {"oaep-sha256-label",
+       {.padding = RsaPadding::kOaep,
+        .oaep_digest = DigestAlg::kSha256,
+        .mgf1_digest = DigestAlg::kSha256},
+       "signet label",
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha256", "rsa_mgf1_md:sha256",
+        // "signet label" in hex
+        "rsa_oaep_label:7369676e6574206c6162656c"}},
+      {"oaep-sha384-mgf1-sha1-label",
+       {.padding = RsaPadding::kOaep,
+        .oaep_digest = DigestAlg::kSha384,
+        .mgf1_digest = DigestAlg::kSha1},
+       "signet label",
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha384", "rsa_mgf1_md:sha1",
+        "rsa_oaep_label:7369676e6574206c6162656c"}},
+  };
+}
+
+class RsaEncryptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    key_ = CachedKey({KeyType::kRsa, 2048});
+    ASSERT_NE(key_, nullptr);
+    auto der = key_->ToPkcs8Der();
+    ASSERT_TRUE(der.ok());
+    WriteFile(dir_.File("key.der"), ByteView(*der));
+    auto pub = key_->Public();
+    ASSERT_TRUE(pub.ok());
+    pub_.emplace(*pub);
+    auto pem = pub->ToPem();
+    ASSERT_TRUE(pem.ok());
+    WriteFile(dir_.File("pub.pem"), *pem);
+  }
+
+  // Pkeyutl runs `openssl pkeyutl` on in.bin into out.bin; true on success.
+  bool Pkeyutl(bool encrypt, const std::vector<std::string>& pkeyopts) {
+    std::vector<std::string> args = {"pkeyutl", encrypt ? "-encrypt" : "-decrypt",
+                                     "-in",     dir_.File("in.bin"),
+                                     "-out",    dir_.File("out.bin")};
+    if (encrypt) {
+      args.insert(args.end(), {"-pubin", "-inkey", dir_.File("pub.pem")});
+    } else {
+      args.insert(args.end(), {"-keyform", "DER", "-inkey", dir_.File("key.der")});
+    }
+    for (const std::string& opt : pkeyopts) args.insert(args.end(), {"-pkeyopt", opt});
+    return RunOpenssl(args, dir_.File("log")) == 0;
+  }
+
+  TempDir dir_;
+  const PrivateKey* key_ = nullptr;
+  std::optional<PublicKey> pub_;
+};
+
+TEST_F(RsaEncryptTest, SignetEncryptsOpensslDecrypts) {
+  const Bytes message = {'p', 'r', 'e', 'm', 'a', 's', 't', 'e', 'r', 0, 1, 2, 3};
+  for (CipherCase c : Cases()) {
+    SCOPED_TRACE(c.name);
+    c.params.label = AsBytes(c.label);
+    auto ct = RsaEncrypt(*pub_, c.params, message);
+    ASSERT_TRUE(ct.ok()) << ct.error().message;
+    EXPECT_EQ(ct->size(), 256u);
+    WriteFile(dir_.File("in.bin"), ByteView(*ct));
+    ASSERT_TRUE(Pkeyutl(false, c.pkeyopts));
+    EXPECT_EQ(ReadFile(dir_.File("out.bin")), message);
+  }
+}
+
+TEST_F(RsaEncryptTest, OpensslEncryptsSignetDecrypts) {
+  const Bytes message = {'s', 'e', 'c', 'r', 'e', 't', 0xff, 0x00, 0x7f};
+  for (CipherCase c : Cases()) {
+    SCOPED_TRACE(c.name);
+    c.params.label = AsBytes(c.label);
+    WriteFile(dir_.File("in.bin"), ByteView(message));
+    ASSERT_TRUE(Pkeyutl(true, c.pkeyopts));
+    const Bytes ct = ReadFile(dir_.File("out.bin"));
+    auto plain = RsaDecrypt(*key_, c.params, ct);
+    ASSERT_TRUE(plain.ok()) << plain.error().message;
+    EXPECT_EQ(Bytes(plain->begin(), plain->end()), message);
+  }
+}
+
+TEST_F(RsaEncryptTest, RawRsaPadsShortInputWithZerosAndMatchesOpenssl) {
+  const Bytes message = {0x01, 0x02, 0x03};
+  const RsaCipherParams raw{.padding = RsaPadding::kNone};
+  auto ct = RsaEncrypt(*pub_, raw, message);
+  ASSERT_TRUE(ct.ok()) << ct.error().message;
+  WriteFile(dir_.File("in.bin"), ByteView(*ct));
+  ASSERT_TRUE(Pkeyutl(false, {"rsa_padding_mode:none"}));
+  Bytes expected(256 - message.size(), 0);
+  expected.insert(expected.end(), message.begin(), message.end());
+  EXPECT_EQ(ReadFile(dir_.File("out.bin")), expected);
+  auto plain = RsaDecrypt(*key_, raw, *ct);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(Bytes(plain->begin(), plain->end()), expected);
+  // A value not below the modulus is no RSA input.
+  const Bytes too_big(256, 0xff);
+  EXPECT_EQ(RsaEncrypt(*pub_, raw, too_big).error().code, CKR_DATA_INVALID);
+  EXPECT_EQ(RsaDecrypt(*key_, raw, too_big).error().code, CKR_ENCRYPTED_DATA_INVALID);
+}
+
+TEST_F(RsaEncryptTest, InputLengthsArePkcs11Errors) {
+  const RsaCipherParams pkcs1{.padding = RsaPadding::kPkcs1};
+  const RsaCipherParams oaep256{.padding = RsaPadding::kOaep,
+                                .oaep_digest = DigestAlg::kSha256,
+                                .mgf1_digest = DigestAlg::kSha256};
+  EXPECT_TRUE(RsaEncrypt(*pub_, pkcs1, Bytes(256 - 11, 1)).ok());
+  EXPECT_EQ(RsaEncrypt(*pub_, pkcs1, Bytes(256 - 10, 1)).error().code, CKR_DATA_LEN_RANGE);
+  EXPECT_TRUE(RsaEncrypt(*pub_, oaep256, Bytes(256 - 66, 1)).ok());
+  EXPECT_EQ(RsaEncrypt(*pub_, oaep256, Bytes(256 - 65, 1)).error().code, CKR_DATA_LEN_RANGE);
+  EXPECT_EQ(RsaEncrypt(*pub_, {.padding = RsaPadding::kNone}, Bytes(257, 0)).error().code,
+            CKR_DATA_LEN_RANGE);
+  EXPECT_EQ(RsaDecrypt(*key_, pkcs1, Bytes(255, 1)).error().code, CKR_ENCRYPTED_DATA_LEN_RANGE);
+  EXPECT_EQ(RsaDecrypt(*key_, pkcs1, Bytes(257, 1)).error().code, CKR_ENCRYPTED_DATA_LEN_RANGE);
+}
+
+// Every decryption failure looks the same: one code, one message.
+TEST_F(RsaEncryptTest, PaddingFailuresAreOneIndistinguishableError) {
+  const Bytes message = {'k', 'e', 'y'};
+  const RsaCipherParams pkcs1{.padding = RsaPadding::kPkcs1};
+  const RsaCipherParams oaep{.padding = RsaPadding::kOaep};
+  std::vector<Error> errors;
+  for (const RsaCipherParams& p : {pkcs1, oaep}) {
+    auto ct = RsaEncrypt(*pub_, p, message);
+    ASSERT_TRUE(ct.ok());
+    Bytes tampered = *ct;
+    tampered[100] ^= 0x01;
+    auto bad = RsaDecrypt(*key_, p, tampered);
+    ASSERT_FALSE(bad.ok());
+    errors.push_back(bad.error());
+  }
+  // The other scheme's ciphertext, and OAEP under the wrong label.
+  auto pkcs1_ct = RsaEncrypt(*pub_, pkcs1, message);
+  ASSERT_TRUE(pkcs1_ct.ok());
+  errors.push_back(RsaDecrypt(*key_, oaep, *pkcs1_ct).error());
+  auto oaep_ct = RsaEncrypt(*pub_, oaep, message);
+  ASSERT_TRUE(oaep_ct.ok());
+  errors.push_back(RsaDecrypt(*key_, pkcs1, *oaep_ct).error());
+  RsaCipherParams labelled = oaep;
+  labelled.label = AsBytes("other");
+  errors.push_back(RsaDecrypt(*key_, labelled, *oaep_ct).error());
+  for (const Error& e : errors) {
+    EXPECT_EQ(e.code, CKR_ENCRYPTED_DATA_INVALID);
+    EXPECT_EQ(e.message, errors.front().message);
+  }
+}
+
+}  // namespace
+}  // namespace signet::crypto
