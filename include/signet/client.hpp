@@ -62,6 +62,7 @@ using signet::Bytes;
 using signet::ByteView;
 using signet::GcmParams;
 using signet::Mechanism;
+using signet::OaepParams;
 using signet::PssParams;
 using signet::SessionInfo;
 using signet::UlongFromBytes;

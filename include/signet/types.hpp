@@ -39,6 +39,15 @@ struct AesCtrParams {
   Bytes counter_block;
 };
 
+// OaepParams: CK_RSA_PKCS_OAEP_PARAMS. `source` is CKZ_DATA_SPECIFIED or 0
+// (no label); the label is source_data.
+struct OaepParams {
+  CK_MECHANISM_TYPE hash_alg = CKM_SHA_1;
+  CK_RSA_PKCS_MGF_TYPE mgf = CKG_MGF1_SHA1;
+  CK_RSA_PKCS_OAEP_SOURCE_TYPE source = CKZ_DATA_SPECIFIED;
+  Bytes source_data;
+};
+
 // Mechanism: CK_MECHANISM with its parameter in typed form; raw_params for a
 // parameter that is plain bytes (an IV) or has no typed form.
 struct Mechanism {
@@ -47,6 +56,7 @@ struct Mechanism {
   std::optional<GcmParams> gcm;
   Bytes raw_params;
   std::optional<AesCtrParams> ctr;
+  std::optional<OaepParams> oaep;
 };
 
 // SessionInfo: CK_SESSION_INFO.

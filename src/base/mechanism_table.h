@@ -145,6 +145,8 @@ enum class MechanismFamily : std::uint8_t {
   kAesCtr,
   kAesKeyWrap,       // RFC 3394
   kAesKeyWrapPkcs7,  // PKCS#7 padding, then RFC 3394
+  kRsaX509,          // raw RSA encryption (rsaenc lane)
+  kRsaOaep,          // RSA OAEP encryption, RFC 8017 section 7.1 (rsaenc lane)
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -156,6 +158,7 @@ enum class ParamKind : std::uint8_t {
   kGcm,     // CK_GCM_PARAMS
   kIv,      // an IV, its bytes (16 for AES-CBC; 8, optional, for AES key wrap)
   kAesCtr,  // CK_AES_CTR_PARAMS
+  kOaep,    // CK_RSA_PKCS_OAEP_PARAMS (rsaenc lane)
 };
 
 // MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and in
@@ -210,12 +213,13 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE,
      .min_key_size = 16,
      .max_key_size = 32},
-    // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built.
+    // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built, and
+    // encrypts and decrypts with PKCS#1 v1.5 padding (RFC 8017 section 7.2).
     {.type = CKM_RSA_PKCS,
      .name = "CKM_RSA_PKCS",
      .family = MechanismFamily::kRsaPkcs1,
      .key_type = CKK_RSA,
-     .flags = mechanism_flags::kSignVerify,
+     .flags = mechanism_flags::kSignVerify | CKF_ENCRYPT | CKF_DECRYPT,
      .min_key_size = 1024,
      .max_key_size = 4096},
     {.type = CKM_SHA1_RSA_PKCS,
@@ -321,6 +325,22 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .param = ParamKind::kPss,
      .digest = DigestAlg::kSha512,
      .cli_name = "rsa-pss-sha512"},
+    // RSA encryption: raw RSA and OAEP (PKCS#1 v1.5 is CKM_RSA_PKCS above).
+    {.type = CKM_RSA_X_509,
+     .name = "CKM_RSA_X_509",
+     .family = MechanismFamily::kRsaX509,
+     .key_type = CKK_RSA,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 1024,
+     .max_key_size = 4096},
+    {.type = CKM_RSA_PKCS_OAEP,
+     .name = "CKM_RSA_PKCS_OAEP",
+     .family = MechanismFamily::kRsaOaep,
+     .key_type = CKK_RSA,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kOaep},
     // ECDSA and EdDSA. CKM_ECDSA signs a digest the caller computed.
     {.type = CKM_ECDSA,
      .name = "CKM_ECDSA",

@@ -27,7 +27,13 @@ flatbuffers::Offset<wire::Mechanism> EncodeMechanism(flatbuffers::FlatBufferBuil
     auto block = EncodeBytes(fbb, mechanism.ctr->counter_block);
     ctr = wire::CreateAesCtrParams(fbb, mechanism.ctr->counter_bits, block);
   }
-  return wire::CreateMechanism(fbb, mechanism.type, pss, gcm, raw, ctr);
+  flatbuffers::Offset<wire::OaepParams> oaep = 0;
+  if (mechanism.oaep) {
+    auto label = EncodeBytes(fbb, mechanism.oaep->source_data);
+    oaep = wire::CreateOaepParams(fbb, mechanism.oaep->hash_alg, mechanism.oaep->mgf,
+                                  mechanism.oaep->source, label);
+  }
+  return wire::CreateMechanism(fbb, mechanism.type, pss, gcm, raw, ctr, oaep);
 }
 
 flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::Attribute>>> EncodeTemplate(

@@ -1,4 +1,4 @@
-// Hsm: signatures, digests, AES-GCM and random bytes (PKCS#11 §5.8-5.12).
+// Hsm: signatures, digests, AES-GCM, RSA encryption and random bytes (PKCS#11 §5.8-5.12).
 // The sign path is the hot one: session and object lookups are hash-map
 // hits under short locks, the key comes from the keystore's unwrapped-key
 // cache, and nothing is copied but the signature.
@@ -97,6 +97,15 @@ Result<Bytes> HsmImpl::Encrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HA
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_ENCRYPT));
   SIGNET_TRY(CheckCipherParams(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  if (UsesKeyPair(*rule)) {
+    // The public key, or a private key's public half under its CKA_DECRYPT
+    // (as Verify takes a private key under its CKA_SIGN).
+    const bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
+    SIGNET_TRY(
+        CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_DECRYPT : CKA_ENCRYPT));
+    SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(obj.record->attributes));
+    return EncryptWithPublic(*rule, m, pub, data);
+  }
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_ENCRYPT));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
   return EncryptWith(*rule, m, secret->value, data);
@@ -108,6 +117,17 @@ Result<Bytes> HsmImpl::Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HA
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DECRYPT));
   SIGNET_TRY(CheckCipherParams(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  if (UsesKeyPair(*rule)) {
+    SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_DECRYPT));
+    if (BoolOr(obj.record->attributes, CKA_ALWAYS_AUTHENTICATE, false)) {
+      SIGNET_TRY(TakeContextAuthorization(c, s));  // one login per decryption, as per signature
+    }
+    SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+    if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+    SIGNET_ASSIGN_OR_RETURN(SecureBytes plain,
+                            DecryptWithPrivate(*rule, m, *secret->private_key, data));
+    return Bytes(plain.begin(), plain.end());
+  }
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_DECRYPT));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes plain, DecryptWith(*rule, m, secret->value, data));

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "crypto/aes_modes.h"
+#include "crypto/rsa_encrypt.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -84,6 +85,39 @@ Error AsWrapError(Error e) {
   return e;
 }
 
+// RsaCipherParamsFor maps an RSA cipher mechanism and its OAEP parameters
+// to crypto/'s; the label is borrowed from `m`.
+Result<crypto::RsaCipherParams> RsaCipherParamsFor(const MechanismRow& row, const Mechanism& m) {
+  switch (row.family) {
+    case MechanismFamily::kRsaPkcs1:
+      if (row.type != CKM_RSA_PKCS) break;
+      return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kPkcs1};
+    case MechanismFamily::kRsaX509:
+      return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kNone};
+    case MechanismFamily::kRsaOaep: {
+      if (!m.oaep) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_OAEP needs OAEP params");
+      }
+      const DigestAlg hash = DigestForMechanism(m.oaep->hash_alg);
+      const DigestAlg mgf = DigestForMgf(m.oaep->mgf);
+      // An OAEP hash is one PKCS#11 names an MGF1 for (not MD5). The label
+      // source is CKZ_DATA_SPECIFIED; 0 is taken for "no label".
+      const bool source_ok = m.oaep->source == CKZ_DATA_SPECIFIED ||
+                             (m.oaep->source == 0 && m.oaep->source_data.empty());
+      if (FactsOf(hash).mgf == 0 || mgf == DigestAlg::kNone || !source_ok) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "OAEP params do not fit the mechanism");
+      }
+      return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kOaep,
+                                     .oaep_digest = hash,
+                                     .mgf1_digest = mgf,
+                                     .label = m.oaep->source_data};
+    }
+    default:
+      break;
+  }
+  return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " is not an RSA cipher");
+}
+
 Error NotBound(const MechanismRow& row) {
   return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " does not do this operation");
 }
@@ -139,6 +173,12 @@ Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
       SIGNET_TRY(GcmTagBytes(m));
       return OkStatus();
     }
+    case MechanismFamily::kRsaPkcs1:
+    case MechanismFamily::kRsaX509:
+    case MechanismFamily::kRsaOaep: {
+      SIGNET_TRY(RsaCipherParamsFor(row, m));
+      return OkStatus();
+    }
     default:
       return NotBound(row);
   }
@@ -174,6 +214,23 @@ Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, Byt
     default:
       return NotBound(row);
   }
+}
+
+bool UsesKeyPair(const MechanismRow& row) {
+  return row.family == MechanismFamily::kRsaPkcs1 || row.family == MechanismFamily::kRsaX509 ||
+         row.family == MechanismFamily::kRsaOaep;
+}
+
+Result<Bytes> EncryptWithPublic(const MechanismRow& row, const Mechanism& m,
+                                const crypto::PublicKey& key, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
+  return crypto::RsaEncrypt(key, params, data);
+}
+
+Result<SecureBytes> DecryptWithPrivate(const MechanismRow& row, const Mechanism& m,
+                                       const crypto::PrivateKey& key, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
+  return crypto::RsaDecrypt(key, params, data);
 }
 
 Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,

@@ -7,6 +7,7 @@
 
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
+#include "crypto/keys.h"
 #include "crypto/sign.h"
 #include "signet/result.hpp"
 #include "signet/types.hpp"
@@ -29,7 +30,9 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
 // CheckCipherParams checks an encryption mechanism's parameter before any
 // key is looked up: CKR_MECHANISM_PARAM_INVALID when it is missing or out
 // of range (CKM_AES_GCM: 96-128-bit tag, 1-256-byte IV; AES-CBC: a 16-byte
-// IV; CKM_AES_CTR: a 16-byte counter block and 1-128 counter bits).
+// IV; CKM_AES_CTR: a 16-byte counter block and 1-128 counter bits;
+// CKM_RSA_PKCS_OAEP: a SHA hash, an MGF1 of one, and CKZ_DATA_SPECIFIED or
+// no label).
 Status CheckCipherParams(const MechanismRow& row, const Mechanism& m);
 
 // EncryptWith / DecryptWith run a cipher mechanism whose parameter
@@ -39,6 +42,20 @@ Status CheckCipherParams(const MechanismRow& row, const Mechanism& m);
 Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data);
 Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                                 ByteView data);
+
+// UsesKeyPair: the cipher encrypts with a public key and decrypts with the
+// private key (the RSA families: CKM_RSA_PKCS, CKM_RSA_X_509,
+// CKM_RSA_PKCS_OAEP); EncryptWithPublic / DecryptWithPrivate run it. The
+// other ciphers take a secret key's value (EncryptWith / DecryptWith).
+bool UsesKeyPair(const MechanismRow& row);
+
+// EncryptWithPublic / DecryptWithPrivate run an RSA cipher mechanism whose
+// parameter CheckCipherParams accepted (crypto/rsa_encrypt.h: length
+// errors, and CKR_ENCRYPTED_DATA_INVALID alike for every padding failure).
+Result<Bytes> EncryptWithPublic(const MechanismRow& row, const Mechanism& m,
+                                const crypto::PublicKey& key, ByteView data);
+Result<SecureBytes> DecryptWithPrivate(const MechanismRow& row, const Mechanism& m,
+                                       const crypto::PrivateKey& key, ByteView data);
 
 // WrapWith / UnwrapWith run a key-wrapping mechanism (with its parameter,
 // an IV for the AES modes) under `kek`. UnwrapWith:

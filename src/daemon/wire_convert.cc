@@ -48,6 +48,12 @@ Mechanism ToMechanism(const wire::Mechanism* m) {
     const ByteView block = View(ctr->counter_block());
     out.ctr = AesCtrParams{ctr->counter_bits(), Bytes(block.begin(), block.end())};
   }
+  if (const wire::OaepParams* oaep = m->oaep()) {
+    OaepParams o{oaep->hash_alg(), oaep->mgf(), oaep->source(), {}};
+    auto label = View(oaep->source_data());
+    o.source_data.assign(label.begin(), label.end());
+    out.oaep = std::move(o);
+  }
   return out;
 }
 

@@ -56,6 +56,23 @@ Result<client::Mechanism> WithAesCtr(client::Mechanism out, const CK_MECHANISM& 
   return out;
 }
 
+// WithOaep copies CK_RSA_PKCS_OAEP_PARAMS; its label (pSourceData) travels
+// with it. The daemon checks the values.
+Result<client::Mechanism> WithOaep(client::Mechanism out, const CK_MECHANISM& in) {
+  if (in.pParameter == nullptr || in.ulParameterLen != sizeof(CK_RSA_PKCS_OAEP_PARAMS)) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_OAEP needs its parameters");
+  }
+  const auto* p = static_cast<const CK_RSA_PKCS_OAEP_PARAMS*>(in.pParameter);
+  if (p->pSourceData == nullptr && p->ulSourceDataLen != 0) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "OAEP label pointer missing");
+  }
+  client::OaepParams oaep{p->hashAlg, p->mgf, p->source, {}};
+  auto label = ToView(static_cast<const CK_BYTE*>(p->pSourceData), p->ulSourceDataLen);
+  oaep.source_data.assign(label.begin(), label.end());
+  out.oaep = std::move(oaep);
+  return out;
+}
+
 }  // namespace
 
 CK_RV WriteOutput(ByteView data, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
@@ -155,6 +172,8 @@ Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism) {
         return WithGcm(std::move(out), in);
       case ParamKind::kAesCtr:
         return WithAesCtr(std::move(out), in);
+      case ParamKind::kOaep:
+        return WithOaep(std::move(out), in);
       case ParamKind::kNone:
       case ParamKind::kIv:
         break;

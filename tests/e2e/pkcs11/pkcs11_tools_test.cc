@@ -30,9 +30,11 @@ class ToolsTest : public DaemonTest {
   // GenerateAndExport makes a key pair with pkcs11-tool and writes its public
   // key as PEM (via openssl) to Path(label + ".pem").
   void GenerateAndExport(const std::string& key_type, const std::string& label,
-                         const std::string& id) {
-    ProgramResult gen = PkcsTool({"--keypairgen", "--key-type", key_type, "--label", label,
-                                  "--id", id});
+                         const std::string& id, std::vector<std::string> usage = {}) {
+    std::vector<std::string> gen_args = {"--keypairgen", "--key-type", key_type, "--label",
+                                         label,          "--id",       id};
+    gen_args.insert(gen_args.end(), usage.begin(), usage.end());
+    ProgramResult gen = PkcsTool(gen_args);
     ASSERT_EQ(gen.exit_code, 0) << gen.out << gen.err;
     ProgramResult read = PkcsTool({"--read-object", "--type", "pubkey", "--id", id,
                                    "--output-file", Path(label + ".der")});
@@ -55,7 +57,7 @@ class ToolsTest : public DaemonTest {
 
 TEST_F(ToolsTest, PkcsToolSelfTestPasses) {
   // Keys first, so the self test exercises signing and verification too.
-  GenerateAndExport("rsa:2048", "selftest-rsa", "41");
+  GenerateAndExport("rsa:2048", "selftest-rsa", "41", {"--usage-sign", "--usage-decrypt"});
   GenerateAndExport("EC:prime256v1", "selftest-ec", "42");
   ProgramResult test = PkcsTool({"--test"});
   EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
@@ -64,6 +66,16 @@ TEST_F(ToolsTest, PkcsToolSelfTestPasses) {
       << test.out;
   EXPECT_NE(test.out.find("SHA256-RSA-PKCS: OK"), std::string::npos) << test.out;
   EXPECT_NE(test.out.find("all 4 digest functions seem to work"), std::string::npos) << test.out;
+  // Decryption: pkcs11-tool encrypts with its own OpenSSL to the public key
+  // and decrypts through signet, OAEP with and without a label.
+  const std::size_t decryption = test.out.find("Decryption (currently only for RSA)");
+  ASSERT_NE(decryption, std::string::npos) << test.out;
+  const std::string decrypt_part = test.out.substr(decryption);
+  EXPECT_NE(decrypt_part.find("RSA-PKCS: OK"), std::string::npos) << test.out;
+  EXPECT_NE(decrypt_part.find("RSA-X-509: OK"), std::string::npos) << test.out;
+  EXPECT_EQ(decrypt_part.find("ERR"), std::string::npos) << test.out;
+  EXPECT_NE(test.err.find("(Label) present"), std::string::npos) << test.err;
+  EXPECT_NE(test.err.find("(Label) not present"), std::string::npos) << test.err;
 }
 
 TEST_F(ToolsTest, PkcsToolRsaEcEd25519SignaturesVerifyWithOpenSsl) {
@@ -91,6 +103,62 @@ TEST_F(ToolsTest, PkcsToolRsaEcEd25519SignaturesVerifyWithOpenSsl) {
   ProgramResult forged = OpenSsl({"dgst", "-sha256", "-verify", Path("rsa.pem"), "-signature",
                                   Path("rsa.sig"), Path("other")});
   EXPECT_NE(forged.exit_code, 0);
+}
+
+// What a TLS 1.2 server with an RSA key exchange asks of its HSM: decrypt
+// what a client encrypted to the public key. `openssl pkeyutl -encrypt`
+// (the independent side) encrypts a premaster-like secret, pkcs11-tool
+// decrypts it through the module and signetd, PKCS#1 v1.5 and OAEP with
+// the hashes pkcs11-tool takes. A tampered ciphertext must not decrypt.
+TEST_F(ToolsTest, PkcsToolDecryptsOpenSslRsaCiphertexts) {
+  GenerateAndExport("rsa:2048", "dec", "61", {"--usage-decrypt"});
+  std::string secret = "\x03\x03premaster secret of forty-eight bytes.........";
+  ASSERT_EQ(secret.size(), 48u);
+  WriteTextFile(Path("secret"), secret);
+  struct Case {
+    std::string name;
+    std::vector<std::string> pkcs11_tool;  // mechanism options
+    std::vector<std::string> pkeyopts;     // the same for openssl
+  };
+  const Case cases[] = {
+      {"pkcs1", {"-m", "RSA-PKCS"}, {"rsa_padding_mode:pkcs1"}},
+      {"oaep-sha1",
+       {"-m", "RSA-PKCS-OAEP", "--hash-algorithm", "SHA-1", "--mgf", "MGF1-SHA1"},
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha1", "rsa_mgf1_md:sha1"}},
+      {"oaep-sha256",
+       {"-m", "RSA-PKCS-OAEP", "--hash-algorithm", "SHA256", "--mgf", "MGF1-SHA256"},
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha256", "rsa_mgf1_md:sha256"}},
+      {"oaep-sha512-mgf1-sha1",
+       {"-m", "RSA-PKCS-OAEP", "--hash-algorithm", "SHA512", "--mgf", "MGF1-SHA1"},
+       {"rsa_padding_mode:oaep", "rsa_oaep_md:sha512", "rsa_mgf1_md:sha1"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> enc = {"pkeyutl",      "-encrypt",      "-pubin",
+                                    "-inkey",       Path("dec.pem"), "-in",
+                                    Path("secret"), "-out",          Path(c.name + ".ct")};
+    for (const std::string& opt : c.pkeyopts) enc.insert(enc.end(), {"-pkeyopt", opt});
+    ProgramResult encrypted = OpenSsl(enc);
+    ASSERT_EQ(encrypted.exit_code, 0) << encrypted.err;
+    std::vector<std::string> dec = {
+        "--decrypt",         "--id", "61", "--input-file", Path(c.name + ".ct"), "--output-file",
+        Path(c.name + ".pt")};
+    dec.insert(dec.end(), c.pkcs11_tool.begin(), c.pkcs11_tool.end());
+    ProgramResult decrypted = PkcsTool(dec);
+    ASSERT_EQ(decrypted.exit_code, 0) << decrypted.out << decrypted.err;
+    const std::vector<std::uint8_t> plain = ReadBinaryFile(Path(c.name + ".pt"));
+    EXPECT_EQ(std::string(plain.begin(), plain.end()), secret);
+  }
+  // One flipped bit: CKR_ENCRYPTED_DATA_INVALID, no plaintext.
+  std::vector<std::uint8_t> ct = ReadBinaryFile(Path("pkcs1.ct"));
+  ASSERT_EQ(ct.size(), 256u);
+  ct[128] ^= 0x01;
+  WriteTextFile(Path("tampered.ct"), std::string(ct.begin(), ct.end()));
+  ProgramResult tampered = PkcsTool({"--decrypt", "--id", "61", "-m", "RSA-PKCS", "--input-file",
+                                     Path("tampered.ct"), "--output-file", Path("tampered.pt")});
+  EXPECT_NE(tampered.exit_code, 0);
+  EXPECT_NE((tampered.out + tampered.err).find("CKR_ENCRYPTED_DATA_INVALID"), std::string::npos)
+      << tampered.out << tampered.err;
 }
 
 // pkcs11-tool --write-object imports an OpenSSL-made private key the way
