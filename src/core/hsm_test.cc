@@ -335,6 +335,63 @@ TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
   EXPECT_EQ(hsm_->WrapKey(*a_, s, kwp, *aes, priv3).error().code, CKR_KEY_UNEXTRACTABLE);
 }
 
+// RSA encryption goes public key -> private key, each under its usage
+// flag; OAEP parameters are checked before any key; every decryption
+// failure is CKR_ENCRYPTED_DATA_INVALID.
+TEST_F(HsmTest, RsaEncryptionUsesTheKeyPairAndItsFlags) {
+  CK_SESSION_HANDLE s = LoggedIn(*a_);
+  Mechanism gen{CKM_RSA_PKCS_KEY_PAIR_GEN, {}, {}};
+  auto pair = hsm_->GenerateKeyPair(
+      *a_, s, gen, {{CKA_MODULUS_BITS, UlongBytes(1024)}, {CKA_ENCRYPT, BoolBytes(true)}},
+      {{CKA_DECRYPT, BoolBytes(true)}});
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  const auto [pub, priv] = *pair;
+  Mechanism oaep;
+  oaep.type = CKM_RSA_PKCS_OAEP;
+  oaep.oaep = OaepParams{CKM_SHA256, CKG_MGF1_SHA1, CKZ_DATA_SPECIFIED, Bytes{'l', 'b'}};
+  auto ct = hsm_->Encrypt(*a_, s, pub, oaep, AsBytes("premaster"));
+  ASSERT_TRUE(ct.ok()) << ct.error().message;
+  EXPECT_EQ(ct->size(), 128u);
+  auto pt = hsm_->Decrypt(*a_, s, priv, oaep, *ct);
+  ASSERT_TRUE(pt.ok()) << pt.error().message;
+  EXPECT_EQ(*pt, Bytes(AsBytes("premaster").begin(), AsBytes("premaster").end()));
+  // The private key's public half encrypts too (under its CKA_DECRYPT).
+  Mechanism pkcs1{CKM_RSA_PKCS, {}, {}};
+  auto ct1 = hsm_->Encrypt(*a_, s, priv, pkcs1, AsBytes("v1.5"));
+  ASSERT_TRUE(ct1.ok()) << ct1.error().message;
+  auto pt1 = hsm_->Decrypt(*a_, s, priv, pkcs1, *ct1);
+  ASSERT_TRUE(pt1.ok()) << pt1.error().message;
+  EXPECT_EQ(*pt1, Bytes(AsBytes("v1.5").begin(), AsBytes("v1.5").end()));
+  // A public key does not decrypt; a wrong label does not decrypt.
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, pub, oaep, *ct)), CKR_KEY_TYPE_INCONSISTENT);
+  Mechanism other_label = oaep;
+  other_label.oaep->source_data = Bytes{'x'};
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, priv, other_label, *ct)), CKR_ENCRYPTED_DATA_INVALID);
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, priv, pkcs1, *ct)), CKR_ENCRYPTED_DATA_INVALID);
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, priv, pkcs1, Bytes(127, 1))), CKR_ENCRYPTED_DATA_LEN_RANGE);
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, pub, pkcs1, Bytes(118, 1))), CKR_DATA_LEN_RANGE);
+  // OAEP parameters: needed, a SHA hash, a known MGF, CKZ_DATA_SPECIFIED.
+  Mechanism bad = oaep;
+  bad.oaep.reset();
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, pub, bad, AsBytes("x"))), CKR_MECHANISM_PARAM_INVALID);
+  bad.oaep = OaepParams{CKM_MD5, CKG_MGF1_SHA1, CKZ_DATA_SPECIFIED, {}};
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, pub, bad, AsBytes("x"))), CKR_MECHANISM_PARAM_INVALID);
+  bad.oaep = OaepParams{CKM_SHA_1, 0x99, CKZ_DATA_SPECIFIED, {}};
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, priv, bad, *ct)), CKR_MECHANISM_PARAM_INVALID);
+  bad.oaep = OaepParams{CKM_SHA_1, CKG_MGF1_SHA1, 7, {}};
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, pub, bad, AsBytes("x"))), CKR_MECHANISM_PARAM_INVALID);
+  // Hashing signature mechanisms do not encrypt.
+  Mechanism sha{CKM_SHA256_RSA_PKCS, {}, {}};
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, pub, sha, AsBytes("x"))), CKR_MECHANISM_INVALID);
+  // Without CKA_ENCRYPT / CKA_DECRYPT (the defaults), no encryption.
+  auto plain_pair = hsm_->GenerateKeyPair(*a_, s, gen, {{CKA_MODULUS_BITS, UlongBytes(1024)}}, {});
+  ASSERT_TRUE(plain_pair.ok());
+  EXPECT_EQ(Code(hsm_->Encrypt(*a_, s, plain_pair->first, pkcs1, AsBytes("x"))),
+            CKR_KEY_FUNCTION_NOT_PERMITTED);
+  EXPECT_EQ(Code(hsm_->Decrypt(*a_, s, plain_pair->second, pkcs1, *ct1)),
+            CKR_KEY_FUNCTION_NOT_PERMITTED);
+}
+
 TEST_F(HsmTest, TokenObjectsSurviveReopen) {
   CK_SESSION_HANDLE s = LoggedIn(*a_);
   GenerateP256(*a_, s, true, {{CKA_LABEL, {'p'}}});

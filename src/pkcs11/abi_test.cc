@@ -86,6 +86,27 @@ TEST(ToMechanism, TypedParameters) {
   EXPECT_EQ(ToMechanism(nullptr).error().code, CKR_ARGUMENTS_BAD);
 }
 
+TEST(ToMechanism, OaepParametersAndLabelAreCopied) {
+  CK_BYTE label[] = {'l', 'b', 'l'};
+  CK_RSA_PKCS_OAEP_PARAMS p{CKM_SHA256, CKG_MGF1_SHA384, CKZ_DATA_SPECIFIED, label, sizeof(label)};
+  CK_MECHANISM m{CKM_RSA_PKCS_OAEP, &p, sizeof(p)};
+  auto out = ToMechanism(&m);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out->oaep.has_value());
+  EXPECT_EQ(out->oaep->hash_alg, static_cast<CK_ULONG>(CKM_SHA256));
+  EXPECT_EQ(out->oaep->mgf, static_cast<CK_ULONG>(CKG_MGF1_SHA384));
+  EXPECT_EQ(out->oaep->source, static_cast<CK_ULONG>(CKZ_DATA_SPECIFIED));
+  EXPECT_EQ(out->oaep->source_data, (client::Bytes{'l', 'b', 'l'}));
+  EXPECT_TRUE(out->raw_params.empty());
+  // Without parameters, of the wrong size, or a label length without bytes.
+  CK_MECHANISM none{CKM_RSA_PKCS_OAEP, nullptr, 0};
+  EXPECT_EQ(ToMechanism(&none).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_MECHANISM short_param{CKM_RSA_PKCS_OAEP, &p, sizeof(p) - 1};
+  EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
+  p.pSourceData = nullptr;
+  EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
+}
+
 TEST(ToMechanism, ParameterFormComesFromTheTable) {
   // The raw PSS form needs its parameter; the hashing forms default it.
   CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};
