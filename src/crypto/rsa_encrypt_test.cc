@@ -160,22 +160,30 @@ TEST_F(RsaEncryptTest, PaddingFailuresAreOneIndistinguishableError) {
   const RsaCipherParams pkcs1{.padding = RsaPadding::kPkcs1};
   const RsaCipherParams oaep{.padding = RsaPadding::kOaep};
   std::vector<Error> errors;
-  for (const RsaCipherParams& p : {pkcs1, oaep}) {
-    auto ct = RsaEncrypt(*pub_, p, message);
-    ASSERT_TRUE(ct.ok());
-    Bytes tampered = *ct;
-    tampered[100] ^= 0x01;
-    auto bad = RsaDecrypt(*key_, p, tampered);
-    ASSERT_FALSE(bad.ok());
-    errors.push_back(bad.error());
+  // Blocks built with raw RSA so that each check fails every time (a
+  // tampered or other-scheme ciphertext passes the v1.5 check now and then):
+  // a v1.5 block of type 3, a v1.5 block without the zero that ends its
+  // padding, and a block whose first byte is not zero.
+  const RsaCipherParams raw{.padding = RsaPadding::kNone};
+  auto raw_block = [&](std::uint8_t first, std::uint8_t second, std::uint8_t fill) {
+    Bytes block(256, fill);
+    block[0] = first;
+    block[1] = second;
+    auto ct = RsaEncrypt(*pub_, raw, block);
+    EXPECT_TRUE(ct.ok());
+    return ct.ok() ? *ct : Bytes{};
+  };
+  for (const Bytes& ct : {raw_block(0, 3, 0xff), raw_block(0, 2, 0xff)}) {
+    errors.push_back(RsaDecrypt(*key_, pkcs1, ct).error());
   }
-  // The other scheme's ciphertext, and OAEP under the wrong label.
+  errors.push_back(RsaDecrypt(*key_, oaep, raw_block(1, 0, 0x10)).error());
+  // A v1.5 ciphertext under OAEP (its label hash check fails but once in
+  // 2^160), and OAEP under the wrong label.
   auto pkcs1_ct = RsaEncrypt(*pub_, pkcs1, message);
   ASSERT_TRUE(pkcs1_ct.ok());
   errors.push_back(RsaDecrypt(*key_, oaep, *pkcs1_ct).error());
   auto oaep_ct = RsaEncrypt(*pub_, oaep, message);
   ASSERT_TRUE(oaep_ct.ok());
-  errors.push_back(RsaDecrypt(*key_, pkcs1, *oaep_ct).error());
   RsaCipherParams labelled = oaep;
   labelled.label = AsBytes("other");
   errors.push_back(RsaDecrypt(*key_, labelled, *oaep_ct).error());
