@@ -60,10 +60,16 @@ using signet::AttributeValue;
 using signet::BoolFromBytes;
 using signet::Bytes;
 using signet::ByteView;
+using signet::DerivationData;
+using signet::EcdhParams;
+using signet::EddsaParams;
 using signet::GcmParams;
+using signet::HkdfParams;
 using signet::Mechanism;
 using signet::OaepParams;
+using signet::OperationKind;
 using signet::PssParams;
+using signet::RsaAesWrapParams;
 using signet::SessionInfo;
 using signet::UlongFromBytes;
 

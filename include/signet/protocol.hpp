@@ -1,6 +1,6 @@
 // signet protocol constants shared by the daemon, the client library and the
 // PKCS#11 module: signet's vendor-defined CK_RV codes and the PKCS#11 3.0
-// mechanism numbers that p11-kit 0.24's pkcs11.h lacks. Plain constants; no
+// mechanism, key type and flag numbers that p11-kit 0.24's pkcs11.h lacks. Plain constants; no
 // state.
 #pragma once
 
@@ -10,6 +10,31 @@
 // §2.14.4. p11-kit 0.24 only names the older CKM_AES_KEY_WRAP_PAD (0x210A).
 #ifndef CKM_AES_KEY_WRAP_KWP
 #define CKM_AES_KEY_WRAP_KWP (0x210BUL)
+#endif
+
+// PKCS#11 3.0 key types and mechanisms for Montgomery curves (X25519,
+// X448) and HKDF (§2.3.10, §2.43), also missing from p11-kit 0.24.
+#ifndef CKK_EC_MONTGOMERY
+#define CKK_EC_MONTGOMERY (0x41UL)
+#endif
+#ifndef CKK_HKDF
+#define CKK_HKDF (0x42UL)
+#endif
+#ifndef CKM_EC_MONTGOMERY_KEY_PAIR_GEN
+#define CKM_EC_MONTGOMERY_KEY_PAIR_GEN (0x1056UL)
+#endif
+#ifndef CKM_HKDF_DERIVE
+// SIGNET_FILLS_PKCS11_V3: this header supplied the 3.0 numbers, so the
+// module's pkcs11_v3.h supplies the 3.0 parameter structures too.
+#define SIGNET_FILLS_PKCS11_V3 1
+#define CKM_HKDF_DERIVE (0x402AUL)
+#define CKM_HKDF_DATA (0x402BUL)
+#define CKM_HKDF_KEY_GEN (0x402CUL)
+#endif
+#ifndef CKF_HKDF_SALT_NULL
+#define CKF_HKDF_SALT_NULL (0x1UL)
+#define CKF_HKDF_SALT_DATA (0x2UL)
+#define CKF_HKDF_SALT_KEY (0x4UL)
 #endif
 
 // SIGNET_MAX_SEED_LEN: the most bytes one SeedRandomRequest (C_SeedRandom)

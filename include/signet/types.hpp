@@ -8,6 +8,7 @@
 
 #include <p11-kit/pkcs11.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -48,8 +49,48 @@ struct OaepParams {
   Bytes source_data;
 };
 
+// EcdhParams: CK_ECDH1_DERIVE_PARAMS; public_data is the other party's
+// public value.
+struct EcdhParams {
+  CK_ULONG kdf = CKD_NULL;  // CKD_NULL, CKD_SHA256_KDF ...
+  Bytes shared_data;
+  Bytes public_data;
+};
+
+// EddsaParams: CK_EDDSA_PARAMS.
+struct EddsaParams {
+  bool prehash = false;
+  Bytes context;
+};
+
+// HkdfParams: CK_HKDF_PARAMS; salt_type is CKF_HKDF_SALT_NULL, _DATA (salt)
+// or _KEY (the value of salt_key).
+struct HkdfParams {
+  bool extract = false;
+  bool expand = false;
+  CK_MECHANISM_TYPE prf_hash = CKM_SHA256;
+  CK_ULONG salt_type = 0;
+  Bytes salt;
+  CK_OBJECT_HANDLE salt_key = 0;
+  Bytes info;
+};
+
+// RsaAesWrapParams: CK_RSA_AES_KEY_WRAP_PARAMS.
+struct RsaAesWrapParams {
+  CK_ULONG aes_key_bits = 0;
+  OaepParams oaep;
+};
+
+// DerivationData: CK_KEY_DERIVATION_STRING_DATA (iv empty), and
+// CK_AES_CBC_ENCRYPT_DATA_PARAMS / CK_DES_CBC_ENCRYPT_DATA_PARAMS.
+struct DerivationData {
+  Bytes iv;
+  Bytes data;
+};
+
 // Mechanism: CK_MECHANISM with its parameter in typed form; raw_params for a
-// parameter that is plain bytes (an IV) or has no typed form.
+// parameter that is plain bytes (an IV, a DH public value) or has no typed
+// form.
 struct Mechanism {
   CK_MECHANISM_TYPE type = 0;
   std::optional<PssParams> pss;
@@ -57,7 +98,20 @@ struct Mechanism {
   Bytes raw_params;
   std::optional<AesCtrParams> ctr;
   std::optional<OaepParams> oaep;
+  std::optional<CK_ULONG> mac_length;  // CK_MAC_GENERAL_PARAMS
+  std::optional<EcdhParams> ecdh;
+  std::optional<EddsaParams> eddsa;
+  std::optional<HkdfParams> hkdf;
+  std::optional<RsaAesWrapParams> rsa_aes;
+  std::optional<DerivationData> derivation;
+  std::optional<CK_OBJECT_HANDLE> other_key;  // CKM_CONCATENATE_BASE_AND_KEY
 };
+
+// OperationKind: the operations that may run in several parts (C_*Update),
+// one of each active per session. The wire's OperationKind has the same
+// values.
+enum class OperationKind : std::uint8_t { kSign, kVerify, kDigest, kEncrypt, kDecrypt };
+inline constexpr std::size_t kOperationKindCount = 5;
 
 // SessionInfo: CK_SESSION_INFO.
 struct SessionInfo {

@@ -150,15 +150,26 @@ enum class MechanismFamily : std::uint8_t {
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
-// copies the structures into typed values (signet/types.hpp); kIv and the
-// parameter of a mechanism it does not know travel as their bytes.
+// copies the structures into typed values (signet/types.hpp); kIv,
+// kPublicValue and the parameter of a mechanism it does not know travel as
+// their bytes.
 enum class ParamKind : std::uint8_t {
   kNone,
-  kPss,     // CK_RSA_PKCS_PSS_PARAMS
-  kGcm,     // CK_GCM_PARAMS
-  kIv,      // an IV, its bytes (16 for AES-CBC; 8, optional, for AES key wrap)
-  kAesCtr,  // CK_AES_CTR_PARAMS
-  kOaep,    // CK_RSA_PKCS_OAEP_PARAMS (rsaenc lane)
+  kPss,                // CK_RSA_PKCS_PSS_PARAMS
+  kGcm,                // CK_GCM_PARAMS
+  kIv,                 // an IV, its bytes (16 for AES-CBC; 8, optional, for AES key wrap)
+  kAesCtr,             // CK_AES_CTR_PARAMS
+  kOaep,               // CK_RSA_PKCS_OAEP_PARAMS
+  kMacLength,          // CK_MAC_GENERAL_PARAMS: the MAC's length in bytes
+  kEcdh,               // CK_ECDH1_DERIVE_PARAMS
+  kEddsa,              // CK_EDDSA_PARAMS, or none (plain Ed25519 / Ed448)
+  kHkdf,               // CK_HKDF_PARAMS
+  kRsaAesWrap,         // CK_RSA_AES_KEY_WRAP_PARAMS
+  kStringData,         // CK_KEY_DERIVATION_STRING_DATA
+  kAesCbcEncryptData,  // CK_AES_CBC_ENCRYPT_DATA_PARAMS
+  kDesCbcEncryptData,  // CK_DES_CBC_ENCRYPT_DATA_PARAMS
+  kKeyHandle,          // CK_OBJECT_HANDLE (CKM_CONCATENATE_BASE_AND_KEY)
+  kPublicValue,        // the other party's public value, its bytes (DH)
 };
 
 // MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and in

@@ -26,6 +26,19 @@ WipedTemplate ToTemplate(const AttrVector* v) {
   return WipedTemplate(std::move(out));
 }
 
+namespace {
+
+Bytes Copy(const flatbuffers::Vector<std::uint8_t>* v) {
+  const ByteView view = View(v);
+  return Bytes(view.begin(), view.end());
+}
+
+OaepParams ToOaep(const wire::OaepParams& oaep) {
+  return OaepParams{oaep.hash_alg(), oaep.mgf(), oaep.source(), Copy(oaep.source_data())};
+}
+
+}  // namespace
+
 Mechanism ToMechanism(const wire::Mechanism* m) {
   Mechanism out;
   if (m == nullptr) return out;
@@ -48,13 +61,44 @@ Mechanism ToMechanism(const wire::Mechanism* m) {
     const ByteView block = View(ctr->counter_block());
     out.ctr = AesCtrParams{ctr->counter_bits(), Bytes(block.begin(), block.end())};
   }
-  if (const wire::OaepParams* oaep = m->oaep()) {
-    OaepParams o{oaep->hash_alg(), oaep->mgf(), oaep->source(), {}};
-    auto label = View(oaep->source_data());
-    o.source_data.assign(label.begin(), label.end());
-    out.oaep = std::move(o);
+  if (const wire::OaepParams* oaep = m->oaep()) out.oaep = ToOaep(*oaep);
+  if (m->mac_length()) out.mac_length = *m->mac_length();
+  if (const wire::EcdhParams* ecdh = m->ecdh()) {
+    out.ecdh = EcdhParams{ecdh->kdf(), Copy(ecdh->shared_data()), Copy(ecdh->public_data())};
   }
+  if (const wire::EddsaParams* eddsa = m->eddsa()) {
+    out.eddsa = EddsaParams{eddsa->prehash(), Copy(eddsa->context())};
+  }
+  if (const wire::HkdfParams* h = m->hkdf()) {
+    out.hkdf = HkdfParams{h->extract(),    h->expand(),   h->prf_hash(),  h->salt_type(),
+                          Copy(h->salt()), h->salt_key(), Copy(h->info())};
+  }
+  if (const wire::RsaAesWrapParams* w = m->rsa_aes()) {
+    out.rsa_aes =
+        RsaAesWrapParams{w->aes_key_bits(), w->oaep() ? ToOaep(*w->oaep()) : OaepParams{}};
+  }
+  if (const wire::DerivationData* d = m->derivation()) {
+    out.derivation = DerivationData{Copy(d->iv()), Copy(d->data())};
+  }
+  if (m->other_key()) out.other_key = *m->other_key();
   return out;
+}
+
+static_assert(static_cast<int>(wire::OperationKind::Sign) ==
+              static_cast<int>(OperationKind::kSign));
+static_assert(static_cast<int>(wire::OperationKind::Verify) ==
+              static_cast<int>(OperationKind::kVerify));
+static_assert(static_cast<int>(wire::OperationKind::Digest) ==
+              static_cast<int>(OperationKind::kDigest));
+static_assert(static_cast<int>(wire::OperationKind::Encrypt) ==
+              static_cast<int>(OperationKind::kEncrypt));
+static_assert(static_cast<int>(wire::OperationKind::Decrypt) ==
+              static_cast<int>(OperationKind::kDecrypt));
+static_assert(static_cast<std::size_t>(wire::OperationKind::MAX) + 1 == kOperationKindCount);
+
+std::optional<OperationKind> ToOperationKind(wire::OperationKind kind) {
+  if (kind > wire::OperationKind::MAX) return std::nullopt;
+  return static_cast<OperationKind>(kind);
 }
 
 }  // namespace signet::daemon

@@ -38,4 +38,9 @@ WipedTemplate ToTemplate(const AttrVector* v);
 // the mechanism table has, so the operation fails with CKR_MECHANISM_INVALID).
 Mechanism ToMechanism(const wire::Mechanism* m);
 
+// ToOperationKind: the wire's operation kind as core's (same values;
+// static_asserts in the .cc keep them so). nullopt for a value beyond the
+// enum, which the verifier lets through.
+std::optional<OperationKind> ToOperationKind(wire::OperationKind kind);
+
 }  // namespace signet::daemon

@@ -84,6 +84,60 @@ TEST(WireConvert, MechanismParametersKeepTheirValues) {
   EXPECT_EQ(ToMechanism(defaulted).gcm->tag_bits, 128u);
 }
 
+// The derivation, MAC and EdDSA parameters arrive as they were sent; the
+// optional scalars stay absent when not sent.
+TEST(WireConvert, DerivationParametersKeepTheirValues) {
+  fb::FlatBufferBuilder fbb;
+  auto* m = Root<wire::Mechanism>(fbb, [](auto& b) {
+    auto ecdh = wire::CreateEcdhParams(b, CKD_SHA256_KDF, b.CreateVector(S("sd")),
+                                       b.CreateVector(S("peer")));
+    auto eddsa = wire::CreateEddsaParams(b, true, b.CreateVector(S("ctx")));
+    auto hkdf = wire::CreateHkdfParams(b, true, false, CKM_SHA384, CKF_HKDF_SALT_KEY,
+                                       b.CreateVector(S("salt")), 77, b.CreateVector(S("info")));
+    auto oaep = wire::CreateOaepParams(b, CKM_SHA256, CKG_MGF1_SHA256, CKZ_DATA_SPECIFIED,
+                                       b.CreateVector(S("label")));
+    auto rsa_aes = wire::CreateRsaAesWrapParams(b, 256, oaep);
+    auto derivation =
+        wire::CreateDerivationData(b, b.CreateVector(S("iv")), b.CreateVector(S("d")));
+    return wire::CreateMechanism(b, CKM_ECDH1_DERIVE, 0, 0, 0, 0, 0, 16, ecdh, eddsa, hkdf, rsa_aes,
+                                 derivation, 9);
+  });
+  signet::Mechanism c = ToMechanism(m);
+  EXPECT_EQ(c.mac_length, std::optional<CK_ULONG>(16));
+  ASSERT_TRUE(c.ecdh && c.eddsa && c.hkdf && c.rsa_aes && c.derivation);
+  EXPECT_EQ(c.ecdh->kdf, static_cast<CK_ULONG>(CKD_SHA256_KDF));
+  EXPECT_EQ(c.ecdh->shared_data, S("sd"));
+  EXPECT_EQ(c.ecdh->public_data, S("peer"));
+  EXPECT_TRUE(c.eddsa->prehash);
+  EXPECT_EQ(c.eddsa->context, S("ctx"));
+  EXPECT_TRUE(c.hkdf->extract);
+  EXPECT_FALSE(c.hkdf->expand);
+  EXPECT_EQ(c.hkdf->prf_hash, static_cast<CK_ULONG>(CKM_SHA384));
+  EXPECT_EQ(c.hkdf->salt_type, static_cast<CK_ULONG>(CKF_HKDF_SALT_KEY));
+  EXPECT_EQ(c.hkdf->salt, S("salt"));
+  EXPECT_EQ(c.hkdf->salt_key, 77u);
+  EXPECT_EQ(c.hkdf->info, S("info"));
+  EXPECT_EQ(c.rsa_aes->aes_key_bits, 256u);
+  EXPECT_EQ(c.rsa_aes->oaep.hash_alg, static_cast<CK_ULONG>(CKM_SHA256));
+  EXPECT_EQ(c.rsa_aes->oaep.source_data, S("label"));
+  EXPECT_EQ(c.derivation->iv, S("iv"));
+  EXPECT_EQ(c.derivation->data, S("d"));
+  EXPECT_EQ(c.other_key, std::optional<CK_OBJECT_HANDLE>(9));
+
+  fb::FlatBufferBuilder bare_fbb;
+  auto* bare = Root<wire::Mechanism>(
+      bare_fbb, [](auto& b) { return wire::CreateMechanism(b, CKM_SHA256_HMAC_GENERAL); });
+  signet::Mechanism none = ToMechanism(bare);
+  EXPECT_FALSE(none.mac_length.has_value());
+  EXPECT_FALSE(none.other_key.has_value());
+  EXPECT_FALSE(none.ecdh.has_value());
+}
+
+TEST(WireConvert, OperationKindsBeyondTheEnumAreRefused) {
+  EXPECT_EQ(ToOperationKind(wire::OperationKind::Decrypt), OperationKind::kDecrypt);
+  EXPECT_EQ(ToOperationKind(static_cast<wire::OperationKind>(5)), std::nullopt);
+}
+
 TEST(WireConvert, ViewPointsIntoTheRequestBuffer) {
   fb::FlatBufferBuilder fbb;
   auto* request = Root<wire::DigestRequest>(

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/mechanism_table.h"
+#include "pkcs11/pkcs11_v3.h"
 #include "signet/protocol.hpp"
 
 namespace signet::pkcs11 {
@@ -71,6 +72,114 @@ Result<client::Mechanism> WithOaep(client::Mechanism out, const CK_MECHANISM& in
   oaep.source_data.assign(label.begin(), label.end());
   out.oaep = std::move(oaep);
   return out;
+}
+
+// ParamAs returns the mechanism's parameter as a T when it has T's size.
+template <typename T>
+const T* ParamAs(const CK_MECHANISM& in) {
+  if (in.pParameter == nullptr || in.ulParameterLen != sizeof(T)) return nullptr;
+  return static_cast<const T*>(in.pParameter);
+}
+
+// Copy returns the bytes of a (pointer, length) pair from a parameter
+// structure; nullopt when the pointer is NULL but the length is not zero.
+std::optional<client::Bytes> Copy(const void* data, CK_ULONG len) {
+  if (data == nullptr && len != 0) return std::nullopt;
+  auto view = ToView(static_cast<const CK_BYTE*>(data), len);
+  return client::Bytes(view.begin(), view.end());
+}
+
+Error BadParam(const MechanismRow& row) {
+  return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + ": bad parameter");
+}
+
+// WithStructure copies the 3.0-era parameter structures (derivation, MAC
+// length, EdDSA, RSA-AES wrap) into their typed forms. The daemon checks
+// their values; the module only checks sizes and pointers.
+Result<client::Mechanism> WithStructure(client::Mechanism out, const CK_MECHANISM& in,
+                                        const MechanismRow& row) {
+  switch (row.param) {
+    case ParamKind::kMacLength: {
+      const auto* p = ParamAs<CK_ULONG>(in);  // CK_MAC_GENERAL_PARAMS
+      if (p == nullptr) return BadParam(row);
+      out.mac_length = *p;
+      return out;
+    }
+    case ParamKind::kKeyHandle: {
+      const auto* p = ParamAs<CK_OBJECT_HANDLE>(in);
+      if (p == nullptr) return BadParam(row);
+      out.other_key = *p;
+      return out;
+    }
+    case ParamKind::kEcdh: {
+      const auto* p = ParamAs<CK_ECDH1_DERIVE_PARAMS>(in);
+      if (p == nullptr) return BadParam(row);
+      auto shared = Copy(p->shared_data, p->shared_data_len);
+      auto peer = Copy(p->public_data, p->public_data_len);
+      if (!shared || !peer) return BadParam(row);
+      out.ecdh = client::EcdhParams{p->kdf, std::move(*shared), std::move(*peer)};
+      return out;
+    }
+    case ParamKind::kEddsa: {
+      if (in.pParameter == nullptr) return out;  // plain EdDSA
+      const auto* p = ParamAs<CK_EDDSA_PARAMS>(in);
+      if (p == nullptr) return BadParam(row);
+      auto context = Copy(p->pContextData, p->ulContextDataLen);
+      if (!context) return BadParam(row);
+      out.eddsa = client::EddsaParams{p->phFlag != CK_FALSE, std::move(*context)};
+      return out;
+    }
+    case ParamKind::kHkdf: {
+      const auto* p = ParamAs<CK_HKDF_PARAMS>(in);
+      if (p == nullptr) return BadParam(row);
+      auto salt = Copy(p->pSalt, p->ulSaltLen);
+      auto info = Copy(p->pInfo, p->ulInfoLen);
+      if (!salt || !info) return BadParam(row);
+      out.hkdf =
+          client::HkdfParams{p->bExtract != CK_FALSE, p->bExpand != CK_FALSE, p->prfHashMechanism,
+                             p->ulSaltType,           std::move(*salt),       p->hSaltKey,
+                             std::move(*info)};
+      return out;
+    }
+    case ParamKind::kRsaAesWrap: {
+      const auto* p = ParamAs<CK_RSA_AES_KEY_WRAP_PARAMS>(in);
+      if (p == nullptr || p->pOAEPParams == nullptr) return BadParam(row);
+      const CK_RSA_PKCS_OAEP_PARAMS& o = *p->pOAEPParams;
+      auto label = Copy(o.pSourceData, o.ulSourceDataLen);
+      if (!label) return BadParam(row);
+      out.rsa_aes = client::RsaAesWrapParams{
+          p->ulAESKeyBits, client::OaepParams{o.hashAlg, o.mgf, o.source, std::move(*label)}};
+      return out;
+    }
+    case ParamKind::kStringData: {
+      const auto* p = ParamAs<CK_KEY_DERIVATION_STRING_DATA>(in);
+      if (p == nullptr) return BadParam(row);
+      auto data = Copy(p->pData, p->ulLen);
+      if (!data) return BadParam(row);
+      out.derivation = client::DerivationData{{}, std::move(*data)};
+      return out;
+    }
+    case ParamKind::kAesCbcEncryptData: {
+      const auto* p = ParamAs<CK_AES_CBC_ENCRYPT_DATA_PARAMS>(in);
+      if (p == nullptr) return BadParam(row);
+      auto data = Copy(p->pData, p->length);
+      if (!data) return BadParam(row);
+      out.derivation = client::DerivationData{client::Bytes(std::begin(p->iv), std::end(p->iv)),
+                                              std::move(*data)};
+      return out;
+    }
+    case ParamKind::kDesCbcEncryptData: {
+      const auto* p = ParamAs<CK_DES_CBC_ENCRYPT_DATA_PARAMS>(in);
+      if (p == nullptr) return BadParam(row);
+      auto data = Copy(p->pData, p->length);
+      if (!data) return BadParam(row);
+      out.derivation = client::DerivationData{client::Bytes(std::begin(p->iv), std::end(p->iv)),
+                                              std::move(*data)};
+      return out;
+    }
+    default:
+      return out;
+  }
 }
 
 }  // namespace
@@ -176,7 +285,10 @@ Result<client::Mechanism> ToMechanism(CK_MECHANISM_PTR mechanism) {
         return WithOaep(std::move(out), in);
       case ParamKind::kNone:
       case ParamKind::kIv:
+      case ParamKind::kPublicValue:
         break;
+      default:
+        return WithStructure(std::move(out), in, *row);
     }
   }
   auto raw = ToView(static_cast<const CK_BYTE*>(in.pParameter), in.ulParameterLen);
