@@ -4,6 +4,8 @@
 
 #include <array>
 #include <climits>
+#include <memory>
+#include <utility>
 
 #include "crypto/ossl_ptr.h"
 
@@ -55,18 +57,21 @@ const FetchedModes& Fetched() {
 
 bool FitsInt(std::size_t n) { return n <= static_cast<std::size_t>(INT_MAX) - 64; }
 
+// Uint128: GCC's and Clang's 128-bit integer (an extension, hence the
+// keyword that keeps -Wpedantic quiet): a CTR counter block is 128 bits.
+__extension__ typedef unsigned __int128 Uint128;
+
 // CheckCounter refuses a CTR input whose blocks would run the low
 // `counter_bits` bits of the counter block past their maximum.
 Status CheckCounter(ByteView block, std::size_t counter_bits, std::size_t data_size) {
   if (counter_bits == 0 || counter_bits > 128) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID, "CTR counter bits must be 1..128");
   }
-  unsigned __int128 value = 0;
+  Uint128 value = 0;
   for (std::uint8_t byte : block) value = (value << 8) | byte;
-  const unsigned __int128 max = counter_bits == 128
-                                    ? ~static_cast<unsigned __int128>(0)
-                                    : (static_cast<unsigned __int128>(1) << counter_bits) - 1;
-  const unsigned __int128 counter = value & max;
+  const Uint128 max = counter_bits == 128 ? ~static_cast<Uint128>(0)
+                                          : (static_cast<Uint128>(1) << counter_bits) - 1;
+  const Uint128 counter = value & max;
   const std::size_t blocks = (data_size + kAesBlockSize - 1) / kAesBlockSize;
   if (blocks > 0 && max - counter < blocks - 1) {
     return MakeError(CKR_DATA_LEN_RANGE, "the input would wrap the CTR counter");
@@ -85,34 +90,72 @@ Status CheckModeParams(AesMode mode, ByteView key, const AesModeParams& params) 
   return OkStatus();
 }
 
+// AesStream: one multi-part ECB/CBC/CBC_PAD/CTR operation on an EVP
+// context. `processed_` counts the input so far: the CTR counter check and
+// the whole-block checks at Finish need it.
+class AesStream final : public MultiPart {
+ public:
+  AesStream(AesMode mode, const AesModeParams& params, bool encrypt, EvpCipherCtxPtr ctx)
+      : mode_(mode),
+        encrypt_(encrypt),
+        counter_block_(params.iv.begin(), params.iv.end()),
+        counter_bits_(params.counter_bits),
+        ctx_(std::move(ctx)) {}
+
+  Result<SecureBytes> Update(ByteView part) override {
+    if (!FitsInt(part.size())) return MakeError(LengthCode(), "input too long");
+    if (mode_ == AesMode::kCtr) {
+      SIGNET_TRY(CheckCounter(counter_block_, counter_bits_, processed_ + part.size()));
+    }
+    SecureBytes out(part.size() + kAesBlockSize);
+    int len = 0;
+    if (EVP_CipherUpdate(ctx_.get(), out.data(), &len, part.data(),
+                         static_cast<int>(part.size())) != 1) {
+      return MakeError(CKR_FUNCTION_FAILED, "AES update failed");
+    }
+    processed_ += part.size();
+    out.resize(static_cast<std::size_t>(len));
+    return out;
+  }
+
+  Result<SecureBytes> Finish() override {
+    const bool whole_blocks = processed_ % kAesBlockSize == 0;
+    if (mode_ != AesMode::kCtr && !(encrypt_ && mode_ == AesMode::kCbcPad) &&
+        (!whole_blocks || (mode_ == AesMode::kCbcPad && processed_ == 0))) {
+      return MakeError(LengthCode(), encrypt_ ? "AES-ECB and AES-CBC encrypt whole 16-byte blocks"
+                                              : "the data is not whole 16-byte blocks");
+    }
+    SecureBytes out(kAesBlockSize);
+    int len = 0;
+    if (EVP_CipherFinal_ex(ctx_.get(), out.data(), &len) != 1) {
+      // Only CBC_PAD decryption can fail here (the lengths were checked):
+      // one code and message for every padding failure.
+      return MakeError(CKR_ENCRYPTED_DATA_INVALID, "the data does not decrypt");
+    }
+    out.resize(static_cast<std::size_t>(len));
+    return out;
+  }
+
+ private:
+  CK_RV LengthCode() const { return encrypt_ ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE; }
+
+  const AesMode mode_;
+  const bool encrypt_;
+  const Bytes counter_block_;  // CTR: the initial counter block
+  const std::size_t counter_bits_;
+  EvpCipherCtxPtr ctx_;
+  std::size_t processed_ = 0;
+};
+
+// RunOnce runs a whole input through a multi-part operation.
 template <typename Buffer>
-Result<Buffer> RunMode(AesMode mode, ByteView key, const AesModeParams& params, ByteView in,
+Result<Buffer> RunOnce(AesMode mode, ByteView key, const AesModeParams& params, ByteView in,
                        bool encrypt) {
-  if (!FitsInt(in.size())) {
-    return MakeError(encrypt ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE, "input too long");
-  }
-  const EVP_CIPHER* cipher =
-      Fetched().mode[static_cast<std::size_t>(mode)][KeyIndex(key.size())].get();
-  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "AES mode unavailable");
-  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
-  if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(),
-                         params.iv.empty() ? nullptr : params.iv.data(), encrypt ? 1 : 0,
-                         nullptr) != 1 ||
-      EVP_CIPHER_CTX_set_padding(ctx.get(), mode == AesMode::kCbcPad ? 1 : 0) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "AES initialisation failed");
-  }
-  Buffer out(in.size() + kAesBlockSize);
-  int len = 0, final_len = 0;
-  if (EVP_CipherUpdate(ctx.get(), out.data(), &len, in.data(), static_cast<int>(in.size())) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "AES update failed");
-  }
-  if (EVP_CipherFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
-    // Only CBC_PAD decryption can fail here (the lengths were checked):
-    // one code and message for every padding failure.
-    return MakeError(CKR_ENCRYPTED_DATA_INVALID, "the data does not decrypt");
-  }
-  out.resize(static_cast<std::size_t>(len + final_len));
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<MultiPart> op, StartAes(mode, key, params, encrypt));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes body, op->Update(in));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes tail, op->Finish());
+  Buffer out(body.begin(), body.end());
+  out.insert(out.end(), tail.begin(), tail.end());
   return out;
 }
 
@@ -156,24 +199,31 @@ Result<Buffer> RunWrap(ByteView kek, ByteView iv, ByteView in, bool wrap) {
 
 }  // namespace
 
-Result<Bytes> AesEncrypt(AesMode mode, ByteView key, const AesModeParams& params, ByteView data) {
+Result<std::unique_ptr<MultiPart>> StartAes(AesMode mode, ByteView key, const AesModeParams& params,
+                                            bool encrypt) {
   SIGNET_TRY(CheckModeParams(mode, key, params));
-  if ((mode == AesMode::kEcb || mode == AesMode::kCbc) && data.size() % kAesBlockSize != 0) {
-    return MakeError(CKR_DATA_LEN_RANGE, "AES-ECB and AES-CBC encrypt whole 16-byte blocks");
+  if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, 0));
+  const EVP_CIPHER* cipher =
+      Fetched().mode[static_cast<std::size_t>(mode)][KeyIndex(key.size())].get();
+  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "AES mode unavailable");
+  EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
+  if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
+  if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(),
+                         params.iv.empty() ? nullptr : params.iv.data(), encrypt ? 1 : 0,
+                         nullptr) != 1 ||
+      EVP_CIPHER_CTX_set_padding(ctx.get(), mode == AesMode::kCbcPad ? 1 : 0) != 1) {
+    return MakeError(CKR_FUNCTION_FAILED, "AES initialisation failed");
   }
-  if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, data.size()));
-  return RunMode<Bytes>(mode, key, params, data, true);
+  return std::unique_ptr<MultiPart>(new AesStream(mode, params, encrypt, std::move(ctx)));
+}
+
+Result<Bytes> AesEncrypt(AesMode mode, ByteView key, const AesModeParams& params, ByteView data) {
+  return RunOnce<Bytes>(mode, key, params, data, true);
 }
 
 Result<SecureBytes> AesDecrypt(AesMode mode, ByteView key, const AesModeParams& params,
                                ByteView data) {
-  SIGNET_TRY(CheckModeParams(mode, key, params));
-  if (mode != AesMode::kCtr &&
-      (data.size() % kAesBlockSize != 0 || (mode == AesMode::kCbcPad && data.empty()))) {
-    return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "the data is not whole 16-byte blocks");
-  }
-  if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, data.size()));
-  return RunMode<SecureBytes>(mode, key, params, data, false);
+  return RunOnce<SecureBytes>(mode, key, params, data, false);
 }
 
 Result<Bytes> AesKeyWrap(ByteView kek, ByteView iv, bool pkcs7_pad, ByteView plaintext) {

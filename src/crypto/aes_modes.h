@@ -4,14 +4,16 @@
 // (RFC 3394, CKM_AES_KEY_WRAP) and with PKCS#7 padding first
 // (CKM_AES_KEY_WRAP_PAD, PKCS#11 v2.40 section 2.14.3). AES-GCM and
 // RFC 5649's key wrap with padding are in symmetric.h.
-// Ciphers are fetched once per process, contexts are per call: every
-// function is safe to call from any thread.
+// Ciphers are fetched once per process, contexts are per call (or per
+// multi-part operation): every function is safe to call from any thread.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "base/secure_bytes.h"
+#include "crypto/multi_part.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {
@@ -43,6 +45,14 @@ Result<Bytes> AesEncrypt(AesMode mode, ByteView key, const AesModeParams& params
 // The plaintext is SecureBytes: it may be key material.
 Result<SecureBytes> AesDecrypt(AesMode mode, ByteView key, const AesModeParams& params,
                                ByteView data);
+
+// StartAes begins a multi-part AesEncrypt (encrypt) or AesDecrypt, with
+// the same checks, codes and output: the key and IV are checked here, the
+// lengths as the parts arrive and at Finish (a CTR counter that would
+// wrap: CKR_DATA_LEN_RANGE at the Update that would wrap it). `params.iv`
+// is copied.
+Result<std::unique_ptr<MultiPart>> StartAes(AesMode mode, ByteView key, const AesModeParams& params,
+                                            bool encrypt);
 
 // AesKeyWrap wraps `plaintext` under `kek` per RFC 3394 with the 8-byte
 // initial value `iv` (empty: RFC 3394's default, eight bytes of 0xa6). With

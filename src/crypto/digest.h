@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
+#include "crypto/multi_part.h"
 #include "crypto/ossl_ptr.h"
 #include "signet/result.hpp"
 
@@ -29,5 +31,9 @@ const EVP_MD* FetchedDigest(DigestAlg alg);
 
 // Digest hashes `data` in one call.
 Result<Bytes> Digest(DigestAlg alg, ByteView data);
+
+// StartDigest begins a multi-part Digest: Update releases nothing, Finish
+// returns the digest.
+Result<std::unique_ptr<MultiPart>> StartDigest(DigestAlg alg);
 
 }  // namespace signet::crypto

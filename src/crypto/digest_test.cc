@@ -33,6 +33,19 @@ TEST(Digest, KnownAnswersForAbc) {
   }
 }
 
+// "abc" fed as "a", "", "bc": the same known answers.
+TEST(Digest, MultiPartGivesTheSameAnswers) {
+  for (const auto& v : kAbcVectors) {
+    auto op = StartDigest(v.alg);
+    ASSERT_TRUE(op.ok()) << DigestName(v.alg);
+    for (const char* part : {"a", "", "bc"}) EXPECT_TRUE((*op)->Update(AsBytes(part))->empty());
+    auto digest = (*op)->Finish();
+    ASSERT_TRUE(digest.ok());
+    EXPECT_EQ(ToHex(Bytes(digest->begin(), digest->end())), v.abc_hex) << DigestName(v.alg);
+  }
+  EXPECT_EQ(StartDigest(DigestAlg::kNone).error().code, CKR_MECHANISM_INVALID);
+}
+
 TEST(Digest, NoneIsNotADigest) {
   auto digest = Digest(DigestAlg::kNone, AsBytes("abc"));
   ASSERT_FALSE(digest.ok());

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <climits>
+#include <memory>
+#include <utility>
 
 #include "crypto/digest.h"
 #include "crypto/ossl_ptr.h"
@@ -73,45 +75,114 @@ Result<EvpCipherCtxPtr> StartGcm(ByteView key, ByteView iv, ByteView aad, bool e
 
 }  // namespace
 
+namespace {
+
+// GcmStream: one multi-part AES-GCM operation. Encryption releases
+// ciphertext as it goes and the tag at Finish. Decryption releases nothing
+// before the tag checks out (PKCS#11 v3.0 section 2.14.4 leaves the choice;
+// releasing unauthenticated plaintext is what GCM exists to prevent): it
+// holds the plaintext, and the last tag-length bytes of input, which are
+// the tag once the input ends.
+class GcmStream final : public MultiPart {
+ public:
+  GcmStream(EvpCipherCtxPtr ctx, std::size_t tag_len, bool encrypt)
+      : ctx_(std::move(ctx)), tag_len_(tag_len), encrypt_(encrypt) {}
+
+  Result<SecureBytes> Update(ByteView part) override {
+    if (encrypt_) {
+      SecureBytes out(part.size());
+      SIGNET_TRY(Run(part, out.data()));
+      return out;
+    }
+    // Keep the last tag_len_ bytes seen back; decrypt what falls out of it.
+    tail_.insert(tail_.end(), part.begin(), part.end());
+    if (tail_.size() > tag_len_) {
+      const std::size_t ready = tail_.size() - tag_len_;
+      const std::size_t at = plain_.size();
+      plain_.resize(at + ready);
+      SIGNET_TRY(Run(ByteView(tail_).first(ready), plain_.data() + at));
+      tail_.erase(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(ready));
+    }
+    return SecureBytes{};
+  }
+
+  Result<SecureBytes> Finish() override {
+    int len = 0;
+    std::array<std::uint8_t, 16> none{};  // GCM's Final writes no bytes
+    if (encrypt_) {
+      SecureBytes tag(tag_len_);
+      if (EVP_EncryptFinal_ex(ctx_.get(), none.data(), &len) != 1 ||
+          EVP_CIPHER_CTX_ctrl(ctx_.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag_len_),
+                              tag.data()) != 1) {
+        return MakeError(CKR_FUNCTION_FAILED, "AES-GCM encryption failed");
+      }
+      return tag;
+    }
+    if (tail_.size() < tag_len_) {
+      return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "ciphertext shorter than the tag");
+    }
+    if (EVP_CIPHER_CTX_ctrl(ctx_.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len_),
+                            tail_.data()) != 1) {
+      return MakeError(CKR_FUNCTION_FAILED, "AES-GCM decryption failed");
+    }
+    if (EVP_DecryptFinal_ex(ctx_.get(), none.data(), &len) != 1) {
+      return MakeError(CKR_ENCRYPTED_DATA_INVALID, "AES-GCM tag mismatch");
+    }
+    return std::move(plain_);
+  }
+
+  std::size_t HeldBytes() const override { return plain_.size() + tail_.size(); }
+
+ private:
+  Status Run(ByteView in, std::uint8_t* out) {
+    if (!FitsInt(in.size())) {
+      return MakeError(encrypt_ ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE,
+                       "input too long");
+    }
+    int len = 0;
+    if (EVP_CipherUpdate(ctx_.get(), out, &len, in.data(), static_cast<int>(in.size())) != 1 ||
+        static_cast<std::size_t>(len) != in.size()) {
+      return MakeError(CKR_FUNCTION_FAILED, "AES-GCM update failed");
+    }
+    return OkStatus();
+  }
+
+  EvpCipherCtxPtr ctx_;
+  const std::size_t tag_len_;
+  const bool encrypt_;
+  SecureBytes tail_;   // decryption: input not yet known to be ciphertext
+  SecureBytes plain_;  // decryption: plaintext held until the tag checks out
+};
+
+template <typename Buffer>
+Result<Buffer> RunGcmOnce(ByteView key, ByteView iv, ByteView aad, ByteView in, std::size_t tag_len,
+                          bool encrypt) {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<MultiPart> op,
+                          StartAesGcm(key, iv, aad, tag_len, encrypt));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes body, op->Update(in));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes tail, op->Finish());
+  Buffer out(body.begin(), body.end());
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MultiPart>> StartAesGcm(ByteView key, ByteView iv, ByteView aad,
+                                               std::size_t tag_len, bool encrypt) {
+  SIGNET_TRY(CheckGcmArgs(key, iv, tag_len));
+  SIGNET_ASSIGN_OR_RETURN(EvpCipherCtxPtr ctx, StartGcm(key, iv, aad, encrypt));
+  return std::unique_ptr<MultiPart>(new GcmStream(std::move(ctx), tag_len, encrypt));
+}
+
 Result<Bytes> AesGcmEncrypt(ByteView key, ByteView iv, ByteView aad, ByteView plaintext,
                             std::size_t tag_len) {
-  SIGNET_TRY(CheckGcmArgs(key, iv, tag_len));
-  if (!FitsInt(plaintext.size())) return MakeError(CKR_DATA_LEN_RANGE, "plaintext too long");
-  SIGNET_ASSIGN_OR_RETURN(EvpCipherCtxPtr ctx, StartGcm(key, iv, aad, true));
-  Bytes out(plaintext.size() + tag_len);
-  int len = 0, final_len = 0;
-  if (EVP_EncryptUpdate(ctx.get(), out.data(), &len, plaintext.data(),
-                        static_cast<int>(plaintext.size())) != 1 ||
-      EVP_EncryptFinal_ex(ctx.get(), out.data() + len, &final_len) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag_len),
-                          out.data() + plaintext.size()) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "AES-GCM encryption failed");
-  }
-  return out;
+  return RunGcmOnce<Bytes>(key, iv, aad, plaintext, tag_len, true);
 }
 
 Result<SecureBytes> AesGcmDecrypt(ByteView key, ByteView iv, ByteView aad,
                                   ByteView ciphertext_and_tag, std::size_t tag_len) {
-  SIGNET_TRY(CheckGcmArgs(key, iv, tag_len));
-  if (ciphertext_and_tag.size() < tag_len) {
-    return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "ciphertext shorter than the tag");
-  }
-  const std::size_t body_len = ciphertext_and_tag.size() - tag_len;
-  if (!FitsInt(body_len)) return MakeError(CKR_ENCRYPTED_DATA_LEN_RANGE, "ciphertext too long");
-  SIGNET_ASSIGN_OR_RETURN(EvpCipherCtxPtr ctx, StartGcm(key, iv, aad, false));
-  SecureBytes out(body_len);
-  Bytes tag(ciphertext_and_tag.begin() + body_len, ciphertext_and_tag.end());
-  int len = 0, final_len = 0;
-  if (EVP_DecryptUpdate(ctx.get(), out.data(), &len, ciphertext_and_tag.data(),
-                        static_cast<int>(body_len)) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len),
-                          tag.data()) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "AES-GCM decryption failed");
-  }
-  if (EVP_DecryptFinal_ex(ctx.get(), out.data() + len, &final_len) != 1) {
-    return MakeError(CKR_ENCRYPTED_DATA_INVALID, "AES-GCM tag mismatch");
-  }
-  return out;
+  return RunGcmOnce<SecureBytes>(key, iv, aad, ciphertext_and_tag, tag_len, false);
 }
 
 namespace {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "base/secure_bytes.h"
+#include "crypto/multi_part.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {
@@ -26,6 +28,12 @@ Result<Bytes> AesGcmEncrypt(ByteView key, ByteView iv, ByteView aad, ByteView pl
 Result<SecureBytes> AesGcmDecrypt(ByteView key, ByteView iv, ByteView aad,
                                   ByteView ciphertext_and_tag,
                                   std::size_t tag_len = kGcmTagSize);
+
+// StartAesGcm begins a multi-part AesGcmEncrypt / AesGcmDecrypt with the
+// same checks, codes and output. Decryption releases the plaintext only at
+// Finish, once the tag (the input's last tag_len bytes) checks out.
+Result<std::unique_ptr<MultiPart>> StartAesGcm(ByteView key, ByteView iv, ByteView aad,
+                                               std::size_t tag_len, bool encrypt);
 
 // AesKeyWrapPad wraps `plaintext` (any non-empty length) under `kek` per
 // RFC 5649 (AES-KWP).

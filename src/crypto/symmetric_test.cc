@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/hex.h"
 
 namespace signet::crypto {
@@ -73,6 +75,45 @@ TEST(AesGcm, SpecTestCase16) {
                               FromHex(kGcmAad).value(), FromHex(kGcmCipherAndTag).value());
   ASSERT_TRUE(opened.ok());
   EXPECT_EQ(ToHex(*opened), kGcmPlain);
+}
+
+// Test case 16 in parts: the tag split across parts, decryption releasing
+// nothing before Finish; a bad tag releases nothing at all.
+TEST(AesGcm, MultiPartHoldsThePlaintextUntilTheTagChecksOut) {
+  const Bytes key = FromHex(kGcmKey).value(), iv = FromHex(kGcmIv).value();
+  const Bytes aad = FromHex(kGcmAad).value(), sealed = FromHex(kGcmCipherAndTag).value();
+  const Bytes plain = FromHex(kGcmPlain).value();
+  for (std::size_t part : {1u, 10u, 16u, 70u}) {
+    SCOPED_TRACE(part);
+    auto enc = StartAesGcm(key, iv, aad, kGcmTagSize, true);
+    auto dec = StartAesGcm(key, iv, aad, kGcmTagSize, false);
+    ASSERT_TRUE(enc.ok() && dec.ok());
+    Bytes ct, pt;
+    for (std::size_t at = 0; at < plain.size(); at += part) {
+      auto out = (*enc)->Update(ByteView(plain).subspan(at, std::min(part, plain.size() - at)));
+      ct.insert(ct.end(), out->begin(), out->end());
+    }
+    auto tag = (*enc)->Finish();
+    ct.insert(ct.end(), tag->begin(), tag->end());
+    EXPECT_EQ(ToHex(ct), kGcmCipherAndTag);
+    for (std::size_t at = 0; at < sealed.size(); at += part) {
+      auto out = (*dec)->Update(ByteView(sealed).subspan(at, std::min(part, sealed.size() - at)));
+      ASSERT_TRUE(out.ok());
+      EXPECT_TRUE(out->empty());
+    }
+    EXPECT_EQ((*dec)->HeldBytes(), sealed.size());
+    auto opened = (*dec)->Finish();
+    ASSERT_TRUE(opened.ok());
+    EXPECT_EQ(Bytes(opened->begin(), opened->end()), plain);
+  }
+  Bytes tampered = sealed;
+  tampered.back() ^= 1;
+  auto dec = StartAesGcm(key, iv, aad, kGcmTagSize, false);
+  ASSERT_TRUE((*dec)->Update(tampered).ok());
+  EXPECT_EQ((*dec)->Finish().error().code, CKR_ENCRYPTED_DATA_INVALID);
+  auto short_input = StartAesGcm(key, iv, aad, kGcmTagSize, false);
+  ASSERT_TRUE((*short_input)->Update(Bytes(15)).ok());
+  EXPECT_EQ((*short_input)->Finish().error().code, CKR_ENCRYPTED_DATA_LEN_RANGE);
 }
 
 TEST(AesGcm, TamperedAadOrTagIsRejected) {
