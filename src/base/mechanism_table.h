@@ -123,6 +123,28 @@ constexpr DigestAlg DigestForMgf(CK_RSA_PKCS_MGF_TYPE mgf) {
   return DigestAlg::kNone;
 }
 
+// kEcKdfTable: the key derivation functions of CK_ECDH1_DERIVE_PARAMS
+// (PKCS#11 v2.40 section 2.3.18's CK_EC_KDF_TYPE) that signet runs, and the
+// hash each applies: CKD_NULL (the shared secret itself) and the ANSI X9.63
+// KDF with a SHA hash.
+struct EcKdfFacts {
+  CK_ULONG kdf;      // CK_EC_KDF_TYPE
+  DigestAlg digest;  // kNone for CKD_NULL
+};
+inline constexpr EcKdfFacts kEcKdfTable[] = {
+    {CKD_NULL, DigestAlg::kNone},         {CKD_SHA1_KDF, DigestAlg::kSha1},
+    {CKD_SHA224_KDF, DigestAlg::kSha224}, {CKD_SHA256_KDF, DigestAlg::kSha256},
+    {CKD_SHA384_KDF, DigestAlg::kSha384}, {CKD_SHA512_KDF, DigestAlg::kSha512},
+};
+
+// FindEcKdf returns the row of `kdf`, nullptr when signet does not run it.
+constexpr const EcKdfFacts* FindEcKdf(CK_ULONG kdf) {
+  for (const EcKdfFacts& facts : kEcKdfTable) {
+    if (facts.kdf == kdf) return &facts;
+  }
+  return nullptr;
+}
+
 // MechanismFamily: the operation a mechanism performs. core/mechanisms.cc
 // binds each family to crypto/; mechanisms of one family differ only in
 // their row's facts (digest, key sizes).
@@ -147,6 +169,9 @@ enum class MechanismFamily : std::uint8_t {
   kAesKeyWrapPkcs7,  // PKCS#7 padding, then RFC 3394
   kRsaX509,          // raw RSA encryption (rsaenc lane)
   kRsaOaep,          // RSA OAEP encryption, RFC 8017 section 7.1 (rsaenc lane)
+  // Key derivation (C_DeriveKey).
+  kEcdh,          // ECDH, SEC 1 section 3.3.1, then CK_ECDH1_DERIVE_PARAMS' KDF
+  kEcdhCofactor,  // cofactor ECDH (ECC CDH), then the KDF
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -477,6 +502,24 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 32},
+    // Key derivation. ECDH with CK_ECDH1_DERIVE_PARAMS: the KDF (CKD_NULL or
+    // the ANSI X9.63 CKD_SHA*_KDF) and the other party's public point.
+    {.type = CKM_ECDH1_DERIVE,
+     .name = "CKM_ECDH1_DERIVE",
+     .family = MechanismFamily::kEcdh,
+     .key_type = CKK_EC,
+     .flags = CKF_DERIVE | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521,
+     .param = ParamKind::kEcdh},
+    {.type = CKM_ECDH1_COFACTOR_DERIVE,
+     .name = "CKM_ECDH1_COFACTOR_DERIVE",
+     .family = MechanismFamily::kEcdhCofactor,
+     .key_type = CKK_EC,
+     .flags = CKF_DERIVE | mechanism_flags::kEc,
+     .min_key_size = 256,
+     .max_key_size = 521,
+     .param = ParamKind::kEcdh},
     // Digests.
     {.type = CKM_SHA_1,
      .name = "CKM_SHA_1",

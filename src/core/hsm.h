@@ -201,6 +201,14 @@ class Hsm {
   virtual Result<CK_OBJECT_HANDLE> UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
                                              const Mechanism& m, CK_OBJECT_HANDLE unwrapping_key,
                                              ByteView wrapped, const Template& t) = 0;
+  // DeriveKey (C_DeriveKey, hsm_derive.cc) makes a secret key from base key
+  // `base_key` with a derivation mechanism (ECDH). The template's
+  // CKA_KEY_TYPE (default CKK_GENERIC_SECRET) and CKA_VALUE_LEN say what to
+  // make; storing it follows C_CreateObject's rules (a token key needs a RW
+  // session and the user's login). docs/PKCS11.md "Derived keys".
+  virtual Result<CK_OBJECT_HANDLE> DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
+                                             const Mechanism& m, CK_OBJECT_HANDLE base_key,
+                                             const Template& t) = 0;
 
   // --- crypto (hsm_crypto.cc)
   virtual Result<Bytes> Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,

@@ -112,6 +112,8 @@ class HsmImpl final : public Hsm {
   Result<CK_OBJECT_HANDLE> UnwrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
                                      CK_OBJECT_HANDLE unwrapping_key, ByteView wrapped,
                                      const Template& t) override;
+  Result<CK_OBJECT_HANDLE> DeriveKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                     CK_OBJECT_HANDLE base_key, const Template& t) override;
   Result<Bytes> Sign(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const Mechanism& m,
                      ByteView data) override;
   Result<std::vector<Result<Bytes>>> SignBatch(ClientState& c, CK_SESSION_HANDLE s,

@@ -3,7 +3,9 @@
 #include <optional>
 #include <string>
 
+#include "base/hex.h"
 #include "crypto/aes_modes.h"
+#include "crypto/key_agreement.h"
 #include "crypto/rsa_encrypt.h"
 #include "crypto/symmetric.h"
 
@@ -272,6 +274,48 @@ Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, Byte
     default:
       return NotBound(row);
   }
+}
+
+Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
+                               const crypto::PrivateKey& base, std::size_t length) {
+  if (row.family != MechanismFamily::kEcdh && row.family != MechanismFamily::kEcdhCofactor) {
+    return NotBound(row);
+  }
+  if (!m.ecdh) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                     std::string(row.name) + " needs CK_ECDH1_DERIVE_PARAMS");
+  }
+  const EcKdfFacts* kdf = FindEcKdf(m.ecdh->kdf);
+  if (kdf == nullptr) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                     "KDF " + HexNumber(m.ecdh->kdf) +
+                         " is not one signet runs (CKD_NULL, CKD_SHA1/224/256/384/512_KDF)");
+  }
+  if (kdf->digest == DigestAlg::kNone && !m.ecdh->shared_data.empty()) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKD_NULL takes no shared data");
+  }
+  if (!crypto::IsEc(base.spec().type)) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, std::string(row.name) + " needs an EC key");
+  }
+  auto peer =
+      crypto::PublicKey::FromEcPoint(crypto::EcParamsDer(base.spec().type), m.ecdh->public_data);
+  if (!peer.ok()) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                     "the other party's public value: " + peer.error().message);
+  }
+  SIGNET_ASSIGN_OR_RETURN(
+      SecureBytes z,
+      crypto::EcdhSharedSecret(base, *peer, row.family == MechanismFamily::kEcdhCofactor));
+  if (kdf->digest != DigestAlg::kNone) {
+    return crypto::X963Kdf(kdf->digest, z, m.ecdh->shared_data, length == 0 ? z.size() : length);
+  }
+  if (length > z.size()) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE_LEN " + std::to_string(length) +
+                                                    " exceeds the " + std::to_string(z.size()) +
+                                                    "-byte shared secret (CKD_NULL)");
+  }
+  if (length == 0 || length == z.size()) return z;
+  return SecureBytes(z.end() - static_cast<std::ptrdiff_t>(length), z.end());
 }
 
 }  // namespace signet::core

@@ -66,4 +66,18 @@ Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek
 Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
                                ByteView wrapped);
 
+// DeriveWith runs a key-derivation mechanism (the ECDH families) with the
+// base private key `base` and returns the new key's value: `length` bytes,
+// or with `length` 0 the shared secret's own length. The mechanism's
+// CK_ECDH1_DERIVE_PARAMS name the KDF and the other party's public value
+// (the raw EC point or a DER OCTET STRING around it; PKCS#11 v2.40 section
+// 2.3.18 says raw, pkcs11-tool and others send either). With CKD_NULL a
+// shorter key keeps the secret's trailing bytes, as SoftHSMv2 does, and a
+// longer one is CKR_TEMPLATE_INCONSISTENT (docs/PKCS11.md "Derived keys").
+// CKR_MECHANISM_PARAM_INVALID: no parameter, a KDF signet does not run,
+// shared data with CKD_NULL, a public value that is not a point of the
+// base key's curve.
+Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
+                               const crypto::PrivateKey& base, std::size_t length);
+
 }  // namespace signet::core

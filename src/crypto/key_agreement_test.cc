@@ -1,7 +1,7 @@
 // Key agreement against published known answers: the NIST CAVS 14.1 "ECC
 // CDH Primitive" vectors (SP 800-56A, the first of each curve) and the
 // NIST CAVS ANSI X9.63-2001 KDF vectors (SP 800-135, with and without
-// SharedInfo, one per hash); then against the `openssl` command-line tool
+// shared info, one per hash); then against the `openssl` command-line tool
 // (pkeyutl -derive on secp256k1, for which NIST publishes no vector, and
 // the kdf command); then the refusals.
 #include "crypto/key_agreement.h"

@@ -1,0 +1,76 @@
+// Hsm: key derivation (C_DeriveKey, PKCS#11 v2.40 section 5.14). The
+// mechanism's agreement and KDF are bound in core/mechanisms.cc; this file
+// holds the object rules: which base key may derive, and the attributes of
+// the key it makes.
+#include "core/hsm_internal.h"
+#include "core/key_defaults.h"
+#include "core/object_classes.h"
+
+namespace signet::core {
+namespace {
+
+// CheckBaseKey: the base key is a private key of the mechanism's key type
+// (CKR_KEY_TYPE_INCONSISTENT), allows derivation (CKA_DERIVE, else
+// CKR_KEY_FUNCTION_NOT_PERMITTED) and this mechanism
+// (CKA_ALLOWED_MECHANISMS).
+Status CheckBaseKey(const ObjectRecord& base, const MechanismRow& rule) {
+  if (base.object_class() != CKO_PRIVATE_KEY || base.key_type() != rule.key_type) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT,
+                     std::string(rule.name) + " needs a private key of its key type");
+  }
+  if (!BoolOr(base.attributes, CKA_DERIVE, false)) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_DERIVE is false for the base key");
+  }
+  return CheckMechanismAllowed(base.attributes, rule.type);
+}
+
+}  // namespace
+
+Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
+                                            CK_OBJECT_HANDLE base_key, const Template& t) {
+  SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
+  SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DERIVE));
+  SIGNET_ASSIGN_OR_RETURN(ResolvedObject base, ResolveObject(c, r, base_key));
+  SIGNET_TRY(CheckBaseKey(*base.record, *rule));
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
+  if (attrs.count(CKA_VALUE) != 0) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE of a derived key is computed");
+  }
+  // The new key is a secret key; CKK_GENERIC_SECRET unless the template
+  // names another type (§5.14: the template's CKA_CLASS and CKA_KEY_TYPE).
+  auto cls = FindUlong(attrs, CKA_CLASS);
+  if (cls && *cls != CKO_SECRET_KEY) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "a derived key is a secret key");
+  }
+  attrs[CKA_CLASS] = UlongBytes(CKO_SECRET_KEY);
+  if (attrs.count(CKA_KEY_TYPE) == 0) attrs[CKA_KEY_TYPE] = UlongBytes(CKK_GENERIC_SECRET);
+  // CKA_VALUE_LEN asks for the length; the import below sets it from the
+  // value, as for any secret key.
+  std::size_t length = FindUlong(attrs, CKA_VALUE_LEN).value_or(0);
+  attrs.erase(CKA_VALUE_LEN);
+  // Check before the agreement that this session may store the key.
+  SIGNET_TRY(CheckMayStore(r, attrs));
+
+  SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, base));
+  if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes value, DeriveWith(*rule, m, *secret->private_key, length));
+  Template as_template;
+  for (auto& [type, v] : attrs) as_template.push_back({type, std::move(v)});
+  as_template.push_back({CKA_VALUE, Bytes(value.begin(), value.end())});
+  auto pending = PrepareImport(as_template, /*value_is_pkcs8=*/false);
+  for (auto& a : as_template) WipeBytes(a.value);
+  if (!pending.ok()) return std::move(pending).error();
+  // §4.10 (secret keys): CKA_LOCAL false, since the key was not generated
+  // here; CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE hold only when
+  // they held for the base key and hold for the new one.
+  AttributeMap& made = pending->attrs;
+  const AttributeMap& base_attrs = base.record->attributes;
+  made[CKA_ALWAYS_SENSITIVE] = BoolBytes(BoolOr(base_attrs, CKA_ALWAYS_SENSITIVE, false) &&
+                                         BoolOr(made, CKA_SENSITIVE, false));
+  made[CKA_NEVER_EXTRACTABLE] = BoolBytes(BoolOr(base_attrs, CKA_NEVER_EXTRACTABLE, false) &&
+                                          !BoolOr(made, CKA_EXTRACTABLE, true));
+  return StoreObject(c, s, r, std::move(pending->attrs), std::move(pending->secret));
+}
+
+}  // namespace signet::core
