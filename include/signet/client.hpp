@@ -299,6 +299,8 @@ class Client {
   Result<Pending<Handle>> SendUnwrapKey(Handle session, const Mechanism& mechanism,
                                         Handle unwrapping_key, ByteView wrapped,
                                         const Template& key_template);
+  Result<Pending<Handle>> SendDeriveKey(Handle session, const Mechanism& mechanism, Handle base_key,
+                                        const Template& key_template);
   Result<Pending<Bytes>> SendGenerateRandom(Handle session, std::size_t length);
   Result<Pending<void>> SendSeedRandom(Handle session, ByteView seed);
   Result<Pending<ServerStats>> SendGetStats();
@@ -424,6 +426,12 @@ class Client {
   Result<Handle> UnwrapKey(Handle session, const Mechanism& mechanism, Handle unwrapping_key,
                            ByteView wrapped, const Template& key_template) {
     return Call(SendUnwrapKey(session, mechanism, unwrapping_key, wrapped, key_template));
+  }
+  // DeriveKey: a new secret key from `base_key` (C_DeriveKey: ECDH with
+  // mechanism.ecdh); the template says its type and length.
+  Result<Handle> DeriveKey(Handle session, const Mechanism& mechanism, Handle base_key,
+                           const Template& key_template) {
+    return Call(SendDeriveKey(session, mechanism, base_key, key_template));
   }
   // GenerateRandom: up to 64 KiB per call from the daemon's DRBG.
   Result<Bytes> GenerateRandom(Handle session, std::size_t length) {

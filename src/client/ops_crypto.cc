@@ -93,6 +93,16 @@ Result<Pending<Handle>> Client::SendUnwrapKey(Handle session, const Mechanism& m
   return request.Enqueue(RequestBody::UnwrapKeyRequest, body.Union(), DecodeObject);
 }
 
+Result<Pending<Handle>> Client::SendDeriveKey(Handle session, const Mechanism& mechanism,
+                                              Handle base_key, const Template& key_template) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto mech = EncodeMechanism(fbb, mechanism);
+  auto attributes = EncodeTemplate(fbb, key_template);
+  auto body = wire::CreateDeriveKeyRequest(fbb, session, mech, base_key, attributes);
+  return request.Enqueue(RequestBody::DeriveKeyRequest, body.Union(), DecodeObject);
+}
+
 Result<Pending<Bytes>> Client::SendGenerateRandom(Handle session, std::size_t length) {
   Impl::Request request = impl_->NewRequest();
   auto& fbb = request.builder();

@@ -178,6 +178,14 @@ std::optional<std::string> AuditLine(const wire::Request& request, CK_RV rv,
       DescribeTemplate(r->template_(), "", &line);
       break;
     }
+    case RequestBody::DeriveKeyRequest: {
+      auto* r = request.body_as_DeriveKeyRequest();
+      line += "derive_key" + SlotOfSession(client, r->session()) +
+              " mechanism=" + MechanismName(r->mechanism()) +
+              " base_key=" + HexNumber(r->base_key());
+      DescribeTemplate(r->template_(), "", &line);
+      break;
+    }
     default:
       return std::nullopt;
   }

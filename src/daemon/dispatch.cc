@@ -138,6 +138,11 @@ Reply GenerateKey(Ctx& c, const wire::Request& req) {
   return ObjectReply(c, c.hsm.GenerateKey(c.client, r->session(), ToMechanism(r->mechanism()),
                                           ToTemplate(r->template_())));
 }
+Reply DeriveKey(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_DeriveKeyRequest();
+  return ObjectReply(c, c.hsm.DeriveKey(c.client, r->session(), ToMechanism(r->mechanism()),
+                                        r->base_key(), ToTemplate(r->template_())));
+}
 Reply CreateObject(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_CreateObjectRequest();
   return ObjectReply(c, c.hsm.CreateObject(c.client, r->session(), ToTemplate(r->template_())));
@@ -341,6 +346,7 @@ constexpr auto kHandlers = [] {
   set(RequestBody::CreateObjectsRequest, CreateObjects);
   set(RequestBody::DestroyObjectsRequest, DestroyObjects);
   set(RequestBody::SeedRandomRequest, SeedRandom);
+  set(RequestBody::DeriveKeyRequest, DeriveKey);
   return t;
 }();
 

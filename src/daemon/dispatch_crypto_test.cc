@@ -1,5 +1,5 @@
 // The dispatch scenarios of the cryptographic request types: sign, verify,
-// digest, encrypt, decrypt, wrap, unwrap and random numbers
+// digest, encrypt, decrypt, wrap, unwrap, derive and random numbers
 // (dispatch_test.cc runs them for every request type of the schema).
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@ namespace {
 // ---------------------------------------------------------------- crypto
 
 const std::vector<std::uint8_t> kMessage = S("message to sign");
+const std::vector<std::uint8_t> kMessage16 = S("sixteen bytes!!!");
 
 std::vector<std::uint8_t> SignOnce(DispatchFixture& t, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key) {
   auto sig = t.hsm_->Sign(*t.owner_, s, key, signet::Mechanism{CKM_ECDSA_SHA256, {}, {}}, kMessage);
@@ -290,6 +291,84 @@ void UnwrapKeyRefused(DispatchFixture& t) {
   EXPECT_EQ(ran.audit.find("result=CKR_OK"), std::string::npos) << ran.audit;
 }
 
+// DerivingPair: a P-256 session pair whose private half may derive; also
+// returns the public half's CKA_EC_POINT (a DER OCTET STRING).
+struct DerivingPair {
+  CK_OBJECT_HANDLE priv = 0;
+  std::vector<std::uint8_t> point;
+};
+DerivingPair MakeDerivingPair(DispatchFixture& t, CK_SESSION_HANDLE s) {
+  auto pair = t.hsm_->GenerateKeyPair(
+      *t.owner_, s, signet::Mechanism{CKM_EC_KEY_PAIR_GEN, {}, {}},
+      {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}}, {{CKA_DERIVE, B(true)}});
+  EXPECT_TRUE(pair.ok()) << pair.error().message;
+  if (!pair.ok()) return {};
+  CK_RV overall = CKR_OK;
+  auto point = t.hsm_->GetAttributeValue(*t.owner_, s, pair->first, {CKA_EC_POINT}, &overall);
+  EXPECT_TRUE(point.ok());
+  return {pair->second, point.ok() ? (*point)[0].value : std::vector<std::uint8_t>{}};
+}
+
+Ran RunDerive(DispatchFixture& t, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE base,
+              const std::vector<std::uint8_t>& point) {
+  return t.Run(RequestBody::DeriveKeyRequest, [&](auto& fbb) {
+    auto ecdh = wire::CreateEcdhParams(fbb, CKD_NULL, 0, fbb.CreateVector(point));
+    auto tmpl = t.Template(fbb, {{CKA_CLASS, U(CKO_SECRET_KEY)},
+                                 {CKA_KEY_TYPE, U(CKK_AES)},
+                                 {CKA_VALUE_LEN, U(32)},
+                                 {CKA_ENCRYPT, B(true)},
+                                 {CKA_LABEL, S("derived")}});
+    wire::MechanismBuilder mechanism(fbb);
+    mechanism.add_type(CKM_ECDH1_DERIVE);
+    mechanism.add_ecdh(ecdh);
+    auto mech = mechanism.Finish();
+    return wire::CreateDeriveKeyRequest(fbb, s, mech, base, tmpl);
+  });
+}
+
+void DeriveKeyOk(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  DerivingPair a = MakeDerivingPair(t, s);
+  DerivingPair b = MakeDerivingPair(t, s);
+  Ran ran = RunDerive(t, s, a.priv, b.point);
+  EXPECT_EQ(ran.rv(), CKR_OK) << ran.message();
+  EXPECT_TRUE(
+      ran.audit.starts_with("audit op=derive_key slot=0 mechanism=CKM_ECDH1_DERIVE base_key="))
+      << ran.audit;
+  EXPECT_NE(ran.audit.find(" label=\"derived\" result=CKR_OK" + kOwnerTail), std::string::npos)
+      << ran.audit;
+  auto* object = ran.body<wire::ObjectResponse>();
+  ASSERT_NE(object, nullptr);
+  // The other party derives the same AES key: what one encrypts, the
+  // other decrypts.
+  auto other = t.hsm_->DeriveKey(
+      *t.owner_, s,
+      [&] {
+        signet::Mechanism m{CKM_ECDH1_DERIVE, {}, {}};
+        m.ecdh = EcdhParams{CKD_NULL, {}, a.point};
+        return m;
+      }(),
+      b.priv, {{CKA_KEY_TYPE, U(CKK_AES)}, {CKA_VALUE_LEN, U(32)}, {CKA_DECRYPT, B(true)}});
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  signet::Mechanism ecb{CKM_AES_ECB, {}, {}};
+  auto sealed = t.hsm_->Encrypt(*t.owner_, s, object->object(), ecb, kMessage16);
+  ASSERT_TRUE(sealed.ok()) << sealed.error().message;
+  auto opened = t.hsm_->Decrypt(*t.owner_, s, *other, ecb, *sealed);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  EXPECT_EQ(*opened, kMessage16);
+}
+void DeriveKeyRefused(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  DerivingPair b = MakeDerivingPair(t, s);
+  auto [pub, no_derive] = t.EcPair(s, "no-derive", /*token=*/false);  // CKA_DERIVE false
+  Ran ran = RunDerive(t, s, no_derive, b.point);
+  EXPECT_EQ(ran.rv(), CKR_KEY_FUNCTION_NOT_PERMITTED) << ran.message();
+  EXPECT_EQ(BodyType(ran), wire::ResponseBody::NONE);
+  EXPECT_NE(ran.audit.find(" result=CKR_KEY_FUNCTION_NOT_PERMITTED" + kOwnerTail),
+            std::string::npos)
+      << ran.audit;
+}
+
 void GenerateRandomOk(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.Session(*t.owner_);
   Ran ran = t.Run(RequestBody::GenerateRandomRequest,
@@ -341,6 +420,7 @@ ScenarioTable CryptoScenarios() {
       {RequestBody::UnwrapKeyRequest, {UnwrapKeyOk, UnwrapKeyRefused}},
       {RequestBody::GenerateRandomRequest, {GenerateRandomOk, GenerateRandomRefused}},
       {RequestBody::SeedRandomRequest, {SeedRandomOk, SeedRandomRefused}},
+      {RequestBody::DeriveKeyRequest, {DeriveKeyOk, DeriveKeyRefused}},
   };
 }
 

@@ -1,5 +1,5 @@
 // Key management (PKCS#11 v2.40 §5.14) and random numbers (§5.15): key
-// generation, AES-KWP wrap/unwrap and the daemon's DRBG.
+// generation, wrap/unwrap, derivation and the daemon's DRBG.
 #include <algorithm>
 #include <cstring>
 
@@ -86,6 +86,27 @@ CK_RV C_UnwrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
     if (!made.ok()) {
       const CK_RV rv = made.error().code;
       return rv == CKR_OBJECT_HANDLE_INVALID ? CKR_UNWRAPPING_KEY_HANDLE_INVALID : rv;
+    }
+    *key = *made;
+    return CKR_OK;
+  });
+}
+
+// C_DeriveKey (§5.14): the daemon derives and stores the key; the
+// mechanism's parameter (CK_ECDH1_DERIVE_PARAMS) was copied by its kind.
+CK_RV C_DeriveKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE base_key,
+                  CK_ATTRIBUTE_PTR tmpl, CK_ULONG count, CK_OBJECT_HANDLE_PTR key) {
+  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+    s.mu.AssertHeld();
+    if (key == nullptr) return CKR_ARGUMENTS_BAD;
+    Result<client::Mechanism> mech = ToMechanism(mechanism);
+    if (!mech.ok()) return mech.error().code;
+    Result<client::Template> attrs = ToTemplate(tmpl, count);
+    if (!attrs.ok()) return attrs.error().code;
+    Result<client::Handle> made = s.conn->DeriveKey(s.remote, *mech, base_key, *attrs);
+    if (!made.ok()) {
+      const CK_RV rv = made.error().code;
+      return rv == CKR_OBJECT_HANDLE_INVALID ? CKR_KEY_HANDLE_INVALID : rv;
     }
     *key = *made;
     return CKR_OK;

@@ -107,8 +107,7 @@ CK_FUNCTION_LIST kFunctionList = {
     C_GenerateKeyPair,
     C_WrapKey,
     C_UnwrapKey,
-    NotSupported<CK_MECHANISM_PTR, CK_OBJECT_HANDLE, CK_ATTRIBUTE_PTR, CK_ULONG,
-                 CK_OBJECT_HANDLE_PTR>,  // C_DeriveKey
+    C_DeriveKey,
     C_SeedRandom,
     C_GenerateRandom,
     NotParallel,       // C_GetFunctionStatus
