@@ -23,8 +23,9 @@ const EVP_KDF* FetchedX963() {
 }  // namespace
 
 Result<SecureBytes> EcdhSharedSecret(const PrivateKey& own, const PublicKey& peer, bool cofactor) {
-  if (!IsEc(own.spec().type)) {
-    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "ECDH needs an EC private key");
+  const bool montgomery = IsMontgomery(own.spec().type);
+  if (!IsEc(own.spec().type) && !montgomery) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, "ECDH needs an EC, X25519 or X448 private key");
   }
   if (peer.spec().type != own.spec().type) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID,
@@ -35,11 +36,13 @@ Result<SecureBytes> EcdhSharedSecret(const PrivateKey& own, const PublicKey& pee
   if (EVP_PKEY_derive_init(ctx.get()) != 1) {
     return OsslError(CKR_FUNCTION_FAILED, "EVP_PKEY_derive_init");
   }
-  if (cofactor && EVP_PKEY_CTX_set_ecdh_cofactor_mode(ctx.get(), 1) != 1) {
+  // X25519 and X448 clear the cofactor in the scalar itself (RFC 7748).
+  if (cofactor && !montgomery && EVP_PKEY_CTX_set_ecdh_cofactor_mode(ctx.get(), 1) != 1) {
     return OsslError(CKR_FUNCTION_FAILED, "EVP_PKEY_CTX_set_ecdh_cofactor_mode");
   }
   // The peer key was checked on the curve when it was parsed
-  // (PublicKey::FromEcPoint); OpenSSL checks the result is not infinity.
+  // (PublicKey::FromEcPoint); OpenSSL checks the result is not infinity,
+  // and for X25519 / X448 that it is not all zero (a small-order point).
   if (EVP_PKEY_derive_set_peer_ex(ctx.get(), peer.get0_pkey(), 1) != 1) {
     return OsslError(CKR_MECHANISM_PARAM_INVALID, "the other party's public key");
   }

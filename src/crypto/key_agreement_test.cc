@@ -3,7 +3,9 @@
 // NIST CAVS ANSI X9.63-2001 KDF vectors (SP 800-135, with and without
 // shared info, one per hash); then against the `openssl` command-line tool
 // (pkeyutl -derive on secp256k1, for which NIST publishes no vector, and
-// the kdf command); then the refusals.
+// the kdf command); then the refusals. X25519 and X448: RFC 7748 section
+// 5.2 (the function's test vectors) and section 6 (the Diffie-Hellman
+// exchanges), and agreement with `openssl pkeyutl -derive`.
 #include "crypto/key_agreement.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +116,133 @@ TEST(EcdhSharedSecret, RefusesAPeerOnAnotherCurveAndANonEcKey) {
   ASSERT_TRUE(other_pub.ok() && own_pub.ok());
   EXPECT_EQ(EcdhSharedSecret(*own, *other_pub, false).error().code, CKR_MECHANISM_PARAM_INVALID);
   EXPECT_EQ(EcdhSharedSecret(*ed, *own_pub, false).error().code, CKR_KEY_TYPE_INCONSISTENT);
+}
+
+// RFC 7748 section 5.2: scalar, u-coordinate, output (the first vectors
+// of each function).
+struct XdhVector {
+  KeyType type;
+  std::string scalar, u, out;
+};
+const XdhVector kXdhVectors[] = {
+    {KeyType::kX25519, "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+     "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+     "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"},
+    {KeyType::kX25519, "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+     "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+     "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"},
+    {KeyType::kX448,
+     "3d262fddf9ec8e88495266fea19a34d28882acef045104d0d1aae121700a779c984c24f8cdd78fbff44943eba368f"
+     "5"
+     "4b29259a4f1c600ad3",
+     "06fce640fa3487bfda5f6cf2d5263f8aad88334cbd07437f020f08f9814dc031ddbdc38c19c6da2583fa5429db94a"
+     "d"
+     "a18aa7a7fb4ef8a086",
+     "ce3e4ff95a60dc6697da1db1d85e6afbdf79b50a2412d7546d5f239fe14fbaadeb445fc66a01b0779d98223961111"
+     "e"
+     "21766282f73dd96b6f"},
+};
+
+TEST(EcdhSharedSecret, X25519AndX448MatchRfc7748Section52) {
+  for (const XdhVector& v : kXdhVectors) {
+    SCOPED_TRACE(KeySpecName({.type = v.type}));
+    auto own = PrivateKey::FromEcPrivateValue(EcParamsDer(v.type), H(v.scalar));
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    auto peer = PublicKey::FromEcPoint(EcParamsDer(v.type), H(v.u));
+    ASSERT_TRUE(peer.ok()) << peer.error().message;
+    auto z = EcdhSharedSecret(*own, *peer, false);
+    ASSERT_TRUE(z.ok()) << z.error().message;
+    EXPECT_EQ(Hex(*z), v.out);
+  }
+}
+
+// RFC 7748 section 6: Alice's and Bob's keys; each side's public key comes
+// from its private key, and both sides reach K.
+struct XdhExchange {
+  KeyType type;
+  std::string alice, alice_public, bob, bob_public, k;
+};
+const XdhExchange kXdhExchanges[] = {
+    {KeyType::kX25519, "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+     "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a",
+     "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb",
+     "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f",
+     "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"},
+    {KeyType::kX448,
+     "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf574a9419744897391006382a6f127a"
+     "b"
+     "1d9ac2d8c0a598726b",
+     "9b08f7cc31b7e3e67d22d5aea121074a273bd2b83de09c63faa73d2c22c5d9bbc836647241d953d40c5b12da88120"
+     "d"
+     "53177f80e532c41fa0",
+     "1c306a7ac2a0e2e0990b294470cba339e6453772b075811d8fad0d1d6927c120bb5ee8972b0d3e21374c9c921b09d"
+     "1"
+     "b0366f10b65173992d",
+     "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972fc3e34fb4232a13ca706dcb57aec3"
+     "d"
+     "ae07bdc1c67bf33609",
+     "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282bb60c0b56fd2464c335543936521c24403085d"
+     "5"
+     "9a449a5037514a879d"},
+};
+
+TEST(EcdhSharedSecret, X25519AndX448ExchangesOfRfc7748Section6) {
+  for (const XdhExchange& v : kXdhExchanges) {
+    SCOPED_TRACE(KeySpecName({.type = v.type}));
+    auto alice = PrivateKey::FromEcPrivateValue(EcParamsDer(v.type), H(v.alice));
+    auto bob = PrivateKey::FromEcPrivateValue(EcParamsDer(v.type), H(v.bob));
+    ASSERT_TRUE(alice.ok() && bob.ok());
+    auto alice_public = alice->Public();
+    auto bob_public = bob->Public();
+    ASSERT_TRUE(alice_public.ok() && bob_public.ok());
+    auto alice_point = alice_public->EcPoint();
+    auto bob_point = bob_public->EcPoint();
+    ASSERT_TRUE(alice_point.ok() && bob_point.ok());
+    EXPECT_EQ(ToHex(*alice_point), v.alice_public);
+    EXPECT_EQ(ToHex(*bob_point), v.bob_public);
+    auto ab = EcdhSharedSecret(*alice, *bob_public, false);
+    auto ba = EcdhSharedSecret(*bob, *alice_public, true);
+    ASSERT_TRUE(ab.ok() && ba.ok());
+    EXPECT_EQ(Hex(*ab), v.k);
+    EXPECT_EQ(Hex(*ba), v.k);
+  }
+}
+
+TEST(EcdhSharedSecret, X25519AgreesWithOpensslAndRefusesASmallOrderPoint) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  for (KeyType type : {KeyType::kX25519, KeyType::kX448}) {
+    SCOPED_TRACE(KeySpecName({.type = type}));
+    auto a = PrivateKey::Generate({.type = type});
+    auto b = PrivateKey::Generate({.type = type});
+    ASSERT_TRUE(a.ok() && b.ok());
+    auto b_pub = b->Public();
+    ASSERT_TRUE(b_pub.ok());
+    auto ab = EcdhSharedSecret(*a, *b_pub, false);
+    ASSERT_TRUE(ab.ok()) << ab.error().message;
+    auto a_der = a->ToPkcs8Der();
+    auto b_spki = b_pub->ToDer();
+    ASSERT_TRUE(a_der.ok() && b_spki.ok());
+    WriteFile(dir.File("a.der"), ByteView(a_der->data(), a_der->size()));
+    WriteFile(dir.File("b_pub.der"), *b_spki);
+    ASSERT_EQ(RunOpenssl({"pkeyutl", "-derive", "-keyform", "DER", "-inkey", dir.File("a.der"),
+                          "-peerform", "DER", "-peerkey", dir.File("b_pub.der"), "-out",
+                          dir.File("z.bin")},
+                         dir.File("log")),
+              0)
+        << ToHex(ReadFile(dir.File("log")));
+    EXPECT_EQ(ToHex(ReadFile(dir.File("z.bin"))), Hex(*ab));
+  }
+  // u = 0 has small order: the result would be all zero (RFC 7748 section 6.1).
+  auto own = PrivateKey::Generate({.type = KeyType::kX25519});
+  auto zero = PublicKey::FromEcPoint(EcParamsDer(KeyType::kX25519), Bytes(32, 0));
+  ASSERT_TRUE(own.ok() && zero.ok());
+  EXPECT_EQ(EcdhSharedSecret(*own, *zero, false).error().code, CKR_MECHANISM_PARAM_INVALID);
+  // And an X25519 peer for an X448 key is another curve.
+  auto x448 = PrivateKey::Generate({.type = KeyType::kX448});
+  auto own_pub = own->Public();
+  ASSERT_TRUE(x448.ok() && own_pub.ok());
+  EXPECT_EQ(EcdhSharedSecret(*x448, *own_pub, false).error().code, CKR_MECHANISM_PARAM_INVALID);
 }
 
 struct KdfVector {

@@ -15,26 +15,35 @@ namespace {
 
 // DER OBJECT IDENTIFIERs (tag 06): prime256v1 1.2.840.10045.3.1.7,
 // secp384r1 1.3.132.0.34, secp521r1 1.3.132.0.35, secp256k1 1.3.132.0.10,
-// id-Ed25519 1.3.101.112 (RFC 8410).
+// id-Ed25519 1.3.101.112, id-X25519 1.3.101.110, id-X448 1.3.101.111
+// (RFC 8410).
 constexpr std::uint8_t kP256Oid[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
 constexpr std::uint8_t kP384Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22};
 constexpr std::uint8_t kP521Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23};
 constexpr std::uint8_t kSecp256k1Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a};
 constexpr std::uint8_t kEd25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
+constexpr std::uint8_t kX25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6e};
+constexpr std::uint8_t kX448Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6f};
 
 // PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 by the
 // PrintableString "edwards25519"; we accept it but emit the OID.
 constexpr std::uint8_t kEdwards25519String[] = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r',
                                                 'd',  's',  '2', '5', '5', '1', '9'};
+// And X25519 / X448 (section 2.3.7) by "curve25519" / "curve448".
+constexpr std::uint8_t kCurve25519String[] = {0x13, 0x0a, 'c', 'u', 'r', 'v',
+                                              'e',  '2',  '5', '5', '1', '9'};
+constexpr std::uint8_t kCurve448String[] = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
 
 // Indexed by KeyType.
-constexpr std::array<KeyTypeInfo, 6> kKeyTypes = {{
+constexpr std::array<KeyTypeInfo, 8> kKeyTypes = {{
     {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
     {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
     {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
     {KeyType::kEcP521, "ec:p521", "EC", "P-521", NID_secp521r1, kP521Oid, 66},
     {KeyType::kEcSecp256k1, "ec:secp256k1", "EC", "secp256k1", NID_secp256k1, kSecp256k1Oid, 32},
     {KeyType::kEd25519, "ed25519", "ED25519", nullptr, NID_undef, kEd25519Oid, 32},
+    {KeyType::kX25519, "x25519", "X25519", nullptr, NID_undef, kX25519Oid, 32},
+    {KeyType::kX448, "x448", "X448", nullptr, NID_undef, kX448Oid, 56},
 }};
 
 bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
@@ -50,6 +59,10 @@ const KeyTypeInfo* InfoForCurveNid(int nid) {
 }
 
 std::span<const KeyTypeInfo> AllKeyTypes() { return kKeyTypes; }
+
+bool IsRawKey(KeyType type) {
+  return type == KeyType::kEd25519 || type == KeyType::kX25519 || type == KeyType::kX448;
+}
 
 }  // namespace internal
 
@@ -67,9 +80,11 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
   for (const auto& info : internal::AllKeyTypes()) {
     if (info.type != KeyType::kRsa && info.spec_name == text) return KeySpec{info.type, 0};
   }
-  return MakeError(CKR_ARGUMENTS_BAD,
-                   "unknown key spec '" + std::string(text) +
-                       "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1 or ed25519)");
+  return MakeError(
+      CKR_ARGUMENTS_BAD,
+      "unknown key spec '" + std::string(text) +
+          "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1, ed25519, x25519 or "
+          "x448)");
 }
 
 std::string KeySpecName(const KeySpec& spec) {
@@ -79,6 +94,8 @@ std::string KeySpecName(const KeySpec& spec) {
 
 bool IsEc(KeyType type) { return internal::InfoFor(type).nid != NID_undef; }
 
+bool IsMontgomery(KeyType type) { return type == KeyType::kX25519 || type == KeyType::kX448; }
+
 Bytes EcParamsDer(KeyType type) {
   auto der = internal::InfoFor(type).ec_params_der;
   return Bytes(der.begin(), der.end());
@@ -86,6 +103,8 @@ Bytes EcParamsDer(KeyType type) {
 
 Result<KeyType> KeyTypeFromEcParams(ByteView der) {
   if (internal::SameBytes(der, internal::kEdwards25519String)) return KeyType::kEd25519;
+  if (internal::SameBytes(der, internal::kCurve25519String)) return KeyType::kX25519;
+  if (internal::SameBytes(der, internal::kCurve448String)) return KeyType::kX448;
   for (const auto& info : internal::AllKeyTypes()) {
     if (!info.ec_params_der.empty() && internal::SameBytes(der, info.ec_params_der)) {
       return info.type;

@@ -20,8 +20,13 @@ struct KeyTypeInfo {
   const char* group_name;                       // OpenSSL group for EC keys, else nullptr
   int nid;                                      // curve NID for EC keys, else NID_undef
   std::span<const std::uint8_t> ec_params_der;  // DER OID; empty for RSA
-  std::size_t field_bytes;                      // EC field size in bytes; 32 for Ed25519
+  std::size_t field_bytes;  // EC field size in bytes; the raw key size of the others
 };
+
+// IsRawKey: the types OpenSSL holds as raw byte strings (Ed25519, X25519,
+// X448: EVP_PKEY_new_raw_*_key), whose public and private keys are both
+// field_bytes long.
+bool IsRawKey(KeyType type);
 
 // InfoFor returns the table row for `type` (every KeyType has one).
 const KeyTypeInfo& InfoFor(KeyType type);
@@ -37,7 +42,7 @@ std::span<const KeyTypeInfo> AllKeyTypes();
 namespace signet::crypto::internal {
 
 // SpecOfPkey reads the KeySpec of a parsed key. CKR_KEY_TYPE_INCONSISTENT for
-// key types signet does not support (RSA-PSS-restricted, DSA, X25519, ...),
+// key types signet does not support (RSA-PSS-restricted, DSA, Ed448, ...),
 // CKR_CURVE_NOT_SUPPORTED for other curves, CKR_KEY_SIZE_RANGE for RSA
 // moduli outside 512-16384 bits.
 Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey);

@@ -60,7 +60,9 @@ Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
     }
     return KeySpec{KeyType::kRsa, bits};
   }
-  if (EVP_PKEY_is_a(pkey, "ED25519")) return KeySpec{KeyType::kEd25519, 0};
+  for (const KeyTypeInfo& info : AllKeyTypes()) {
+    if (IsRawKey(info.type) && EVP_PKEY_is_a(pkey, info.ossl_type)) return KeySpec{info.type, 0};
+  }
   if (!EVP_PKEY_is_a(pkey, "EC")) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "unsupported key type");
   }

@@ -1,5 +1,6 @@
 // Asymmetric keys: RSA (1024-4096 bits, e = 65537), ECDSA (P-256, P-384,
-// P-521, secp256k1) and Ed25519, as EVP_PKEY wrappers.
+// P-521, secp256k1), Ed25519, and the key-agreement-only X25519 and X448
+// (RFC 7748), as EVP_PKEY wrappers.
 //
 // A PrivateKey is immutable once built and may be used for signing from many
 // threads at once (OpenSSL EVP_PKEY is safe for concurrent read-only use).
@@ -18,7 +19,9 @@
 
 namespace signet::crypto {
 
-enum class KeyType { kRsa, kEcP256, kEcP384, kEcP521, kEcSecp256k1, kEd25519 };
+// KeyType: new types are appended (the key pool stores KeySpecName, not the
+// number, but the tables are indexed by it).
+enum class KeyType { kRsa, kEcP256, kEcP384, kEcP521, kEcSecp256k1, kEd25519, kX25519, kX448 };
 
 // KeySpec: what to generate. rsa_bits is read only for kRsa.
 struct KeySpec {
@@ -27,7 +30,7 @@ struct KeySpec {
 };
 
 // ParseKeySpec reads "rsa:2048", "ec:p256", "ec:p384", "ec:p521",
-// "ec:secp256k1", "ed25519"; CKR_ARGUMENTS_BAD otherwise.
+// "ec:secp256k1", "ed25519", "x25519", "x448"; CKR_ARGUMENTS_BAD otherwise.
 Result<KeySpec> ParseKeySpec(std::string_view text);
 
 // KeySpecName is the inverse of ParseKeySpec.
@@ -36,12 +39,17 @@ std::string KeySpecName(const KeySpec& spec);
 // IsEc: true for the four ECDSA curves.
 bool IsEc(KeyType type);
 
+// IsMontgomery: true for X25519 and X448 (PKCS#11 3.0 CKK_EC_MONTGOMERY),
+// which agree on keys and never sign.
+bool IsMontgomery(KeyType type);
+
 // EcParamsDer returns the DER-encoded OID of the curve (PKCS#11 CKA_EC_PARAMS)
 // for an EC or Ed25519 key type; empty for RSA.
 Bytes EcParamsDer(KeyType type);
 
-// KeyTypeFromEcParams maps CKA_EC_PARAMS DER (OID, or for Ed25519 also the
-// printable string "edwards25519") back to a KeyType; CKR_CURVE_NOT_SUPPORTED
+// KeyTypeFromEcParams maps CKA_EC_PARAMS DER (OID, or for Ed25519, X25519
+// and X448 also the printable string "edwards25519", "curve25519",
+// "curve448" of PKCS#11 3.0) back to a KeyType; CKR_CURVE_NOT_SUPPORTED
 // when unknown.
 Result<KeyType> KeyTypeFromEcParams(ByteView der);
 
@@ -97,9 +105,10 @@ class PrivateKey {
   // otherwise.
   static Result<PrivateKey> FromRsaComponents(const RsaComponents& components);
 
-  // FromEcPrivateValue builds an ECDSA or Ed25519 key from CKA_EC_PARAMS and
-  // CKA_VALUE: the private scalar d, big-endian, for ECDSA curves; the
-  // 32-byte private key of RFC 8032 for Ed25519. CKR_CURVE_NOT_SUPPORTED for
+  // FromEcPrivateValue builds an ECDSA, Ed25519, X25519 or X448 key from
+  // CKA_EC_PARAMS and CKA_VALUE: the private scalar d, big-endian, for ECDSA
+  // curves; the 32-byte private key of RFC 8032 for Ed25519; the 32- or
+  // 56-byte scalar of RFC 7748 for X25519 and X448. CKR_CURVE_NOT_SUPPORTED for
   // unknown params, CKR_ATTRIBUTE_VALUE_INVALID for a value out of range.
   static Result<PrivateKey> FromEcPrivateValue(ByteView ec_params_der, ByteView value);
 
@@ -132,7 +141,7 @@ class PublicKey {
  public:
   // FromDer / FromPem read a SubjectPublicKeyInfo. CKR_ATTRIBUTE_VALUE_INVALID
   // when it does not parse (or has trailing bytes); the type errors of
-  // FromPkcs8Der for unsupported keys (e.g. X25519 is
+  // FromPkcs8Der for unsupported keys (e.g. Ed448 is
   // CKR_KEY_TYPE_INCONSISTENT).
   static Result<PublicKey> FromDer(ByteView spki_der);
   static Result<PublicKey> FromPem(std::string_view pem);
@@ -140,9 +149,10 @@ class PublicKey {
   // (PKCS#11 CKA_MODULUS / CKA_PUBLIC_EXPONENT). CKR_ATTRIBUTE_VALUE_INVALID
   // for an empty modulus or an even exponent.
   static Result<PublicKey> FromRsaComponents(ByteView modulus, ByteView exponent);
-  // FromEcPoint builds an EC/Ed25519 key from CKA_EC_PARAMS and the raw point
-  // (uncompressed 04||X||Y, or the 32-byte Ed25519 key); a DER OCTET STRING
-  // wrapper around the point is accepted too, as are compressed EC points.
+  // FromEcPoint builds an EC/Ed25519/X25519/X448 key from CKA_EC_PARAMS and
+  // the raw point (uncompressed 04||X||Y, or the 32- or 56-byte RFC 8032 /
+  // RFC 7748 public key); a DER OCTET STRING wrapper around the point is
+  // accepted too, as are compressed EC points.
   // CKR_CURVE_NOT_SUPPORTED for unknown params; CKR_ATTRIBUTE_VALUE_INVALID
   // for a point of the wrong size or not on the curve.
   static Result<PublicKey> FromEcPoint(ByteView ec_params_der, ByteView point);
@@ -154,7 +164,8 @@ class PublicKey {
   // (CKR_KEY_TYPE_INCONSISTENT otherwise).
   Result<Bytes> RsaModulus() const;
   Result<Bytes> RsaPublicExponent() const;
-  // EcPoint: raw point (04||X||Y for ECDSA, 32 bytes for Ed25519). The
+  // EcPoint: raw point (04||X||Y for ECDSA, the RFC 8032 / RFC 7748 public
+  // key for Ed25519, X25519, X448). The
   // PKCS#11 CKA_EC_POINT is this wrapped in a DER OCTET STRING. Always
   // uncompressed. CKR_KEY_TYPE_INCONSISTENT for RSA keys.
   Result<Bytes> EcPoint() const;

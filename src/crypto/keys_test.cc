@@ -238,11 +238,23 @@ TEST(PublicKeyCodec, RejectsGarbageAndUnsupportedTypes) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   std::string priv = dir.File("x.pem"), pub = dir.File("x.der");
-  ASSERT_EQ(RunOpenssl({"genpkey", "-algorithm", "X25519", "-out", priv}), 0);
+  ASSERT_EQ(RunOpenssl({"genpkey", "-algorithm", "ED448", "-out", priv}), 0);
   ASSERT_EQ(RunOpenssl({"pkey", "-in", priv, "-pubout", "-outform", "DER", "-out", pub}), 0);
-  auto x25519 = PublicKey::FromDer(ReadFile(pub));
-  ASSERT_FALSE(x25519.ok());
-  EXPECT_EQ(x25519.error().code, CKR_KEY_TYPE_INCONSISTENT);
+  auto ed448 = PublicKey::FromDer(ReadFile(pub));
+  ASSERT_FALSE(ed448.ok());
+  EXPECT_EQ(ed448.error().code, CKR_KEY_TYPE_INCONSISTENT);
+  // X25519 and X448 keys are read (for key agreement).
+  ASSERT_EQ(RunOpenssl({"genpkey", "-algorithm", "X448", "-out", priv}), 0);
+  ASSERT_EQ(RunOpenssl({"pkey", "-in", priv, "-pubout", "-outform", "DER", "-out", pub}), 0);
+  auto x448 = PublicKey::FromDer(ReadFile(pub));
+  ASSERT_TRUE(x448.ok()) << x448.error().message;
+  EXPECT_EQ(x448->spec().type, KeyType::kX448);
+  EXPECT_EQ(x448->EcPoint()->size(), 56u);
+  // CKA_EC_PARAMS may name them by PKCS#11 3.0's printable strings too.
+  const Bytes curve25519 = {0x13, 0x0a, 'c', 'u', 'r', 'v', 'e', '2', '5', '5', '1', '9'};
+  const Bytes curve448 = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
+  EXPECT_EQ(*KeyTypeFromEcParams(curve25519), KeyType::kX25519);
+  EXPECT_EQ(*KeyTypeFromEcParams(curve448), KeyType::kX448);
 }
 
 TEST(PublicKeyCodec, RsaComponentsRoundTrip) {

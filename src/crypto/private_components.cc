@@ -3,6 +3,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 
+#include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
 
@@ -55,7 +56,7 @@ Result<SecureBytes> ExportPrivateComponent(const PrivateKey& key, PrivateCompone
     return BignumParam(pkey, RsaParamName(which), 0);
   }
   if (type == KeyType::kRsa) return MakeError(CKR_KEY_TYPE_INCONSISTENT, "not an EC key");
-  if (type == KeyType::kEd25519) {
+  if (internal::IsRawKey(type)) {
     std::size_t len = 0;
     if (EVP_PKEY_get_raw_private_key(pkey, nullptr, &len) != 1) {
       return internal::OsslError(CKR_FUNCTION_FAILED, "EVP_PKEY_get_raw_private_key");

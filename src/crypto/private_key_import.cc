@@ -261,13 +261,15 @@ Result<PrivateKey> PrivateKey::FromRsaComponents(const RsaComponents& c) {
 Result<PrivateKey> PrivateKey::FromEcPrivateValue(ByteView ec_params_der, ByteView value) {
   SIGNET_ASSIGN_OR_RETURN(KeyType type, KeyTypeFromEcParams(ec_params_der));
   const internal::KeyTypeInfo& info = internal::InfoFor(type);
-  if (type == KeyType::kEd25519) {
+  if (internal::IsRawKey(type)) {
     if (value.size() != info.field_bytes) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "an Ed25519 CKA_VALUE is 32 bytes");
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                       std::string("a ") + info.ossl_type + " CKA_VALUE is " +
+                           std::to_string(info.field_bytes) + " bytes");
     }
-    EvpPkeyPtr pkey(
-        EVP_PKEY_new_raw_private_key_ex(nullptr, "ED25519", nullptr, value.data(), value.size()));
-    if (!pkey) return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "bad Ed25519 private key");
+    EvpPkeyPtr pkey(EVP_PKEY_new_raw_private_key_ex(nullptr, info.ossl_type, nullptr, value.data(),
+                                                    value.size()));
+    if (!pkey) return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "bad raw private key");
     return PrivateKey(std::move(pkey), KeySpec{type, 0});
   }
   // OpenSSL 3.0 does not derive the public point from d: compute d*G here.

@@ -12,8 +12,6 @@ namespace {
 
 using internal::OsslError;
 
-constexpr std::size_t kEd25519KeyBytes = 32;
-
 Result<Bytes> BignumParam(const EVP_PKEY* pkey, const char* name, std::size_t pad_to = 0) {
   BIGNUM* raw = nullptr;
   if (!EVP_PKEY_get_bn_param(pkey, name, &raw)) {
@@ -97,14 +95,16 @@ Result<PublicKey> PublicKey::FromRsaComponents(ByteView modulus, ByteView expone
 Result<PublicKey> PublicKey::FromEcPoint(ByteView ec_params_der, ByteView point) {
   SIGNET_ASSIGN_OR_RETURN(KeyType type, KeyTypeFromEcParams(ec_params_der));
   const auto& info = internal::InfoFor(type);
-  if (type == KeyType::kEd25519) {
-    ByteView key = UnwrapOctetString(point, kEd25519KeyBytes);
-    if (key.size() != kEd25519KeyBytes) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "Ed25519 public key must be 32 bytes");
+  if (internal::IsRawKey(type)) {
+    ByteView key = UnwrapOctetString(point, info.field_bytes);
+    if (key.size() != info.field_bytes) {
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                       std::string(info.ossl_type) + " public key must be " +
+                           std::to_string(info.field_bytes) + " bytes");
     }
     return Adopt(
-        EVP_PKEY_new_raw_public_key_ex(nullptr, "ED25519", nullptr, key.data(), key.size()),
-        "bad Ed25519 public key");
+        EVP_PKEY_new_raw_public_key_ex(nullptr, info.ossl_type, nullptr, key.data(), key.size()),
+        "bad public key");
   }
   ByteView raw = UnwrapOctetString(point, 1 + 2 * info.field_bytes);
   OsslParamBldPtr bld(OSSL_PARAM_BLD_new());
@@ -150,11 +150,11 @@ Result<Bytes> PublicKey::RsaPublicExponent() const {
 // EcPoint always answers in uncompressed form (what PKCS#11 tools expect),
 // whatever form the key was imported in.
 Result<Bytes> PublicKey::EcPoint() const {
-  if (spec_.type == KeyType::kEd25519) {
-    Bytes out(kEd25519KeyBytes);
+  if (internal::IsRawKey(spec_.type)) {
+    Bytes out(internal::InfoFor(spec_.type).field_bytes);
     std::size_t len = out.size();
     if (!EVP_PKEY_get_raw_public_key(pkey_.get(), out.data(), &len) || len != out.size()) {
-      return OsslError(CKR_FUNCTION_FAILED, "cannot read Ed25519 public key");
+      return OsslError(CKR_FUNCTION_FAILED, "cannot read the raw public key");
     }
     return out;
   }
