@@ -170,8 +170,9 @@ enum class MechanismFamily : std::uint8_t {
   kRsaX509,          // raw RSA encryption (rsaenc lane)
   kRsaOaep,          // RSA OAEP encryption, RFC 8017 section 7.1 (rsaenc lane)
   // Key derivation (C_DeriveKey).
-  kEcdh,          // ECDH, SEC 1 section 3.3.1, then CK_ECDH1_DERIVE_PARAMS' KDF
-  kEcdhCofactor,  // cofactor ECDH (ECC CDH), then the KDF
+  kEcdh,                  // ECDH, SEC 1 section 3.3.1, then CK_ECDH1_DERIVE_PARAMS' KDF
+  kEcdhCofactor,          // cofactor ECDH (ECC CDH), then the KDF
+  kMontgomeryKeyPairGen,  // X25519 / X448 (RFC 7748)
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -205,6 +206,9 @@ struct MechanismRow {
   std::string_view name;  // "CKM_SHA256_RSA_PKCS": audit log, errors
   MechanismFamily family = MechanismFamily::kDigest;
   CK_KEY_TYPE key_type = CK_UNAVAILABLE_INFORMATION;  // the key it works with
+  // A second key type the mechanism accepts: CKK_EC_MONTGOMERY (X25519,
+  // X448) beside CKK_EC for ECDH. AcceptsKeyType reads both.
+  CK_KEY_TYPE alt_key_type = CK_UNAVAILABLE_INFORMATION;
   CK_FLAGS flags = 0;  // CK_MECHANISM_INFO flags: CKF_SIGN | CKF_VERIFY ...
   CK_ULONG min_key_size = 0;
   CK_ULONG max_key_size = 0;
@@ -242,6 +246,14 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE_KEY_PAIR,
      .min_key_size = 255,
      .max_key_size = 255},
+    // X25519 and X448: 255 and 448 bits, as PKCS#11 3.0 counts them.
+    {.type = CKM_EC_MONTGOMERY_KEY_PAIR_GEN,
+     .name = "CKM_EC_MONTGOMERY_KEY_PAIR_GEN",
+     .family = MechanismFamily::kMontgomeryKeyPairGen,
+     .key_type = CKK_EC_MONTGOMERY,
+     .flags = CKF_GENERATE_KEY_PAIR,
+     .min_key_size = 255,
+     .max_key_size = 448},
     {.type = CKM_AES_KEY_GEN,
      .name = "CKM_AES_KEY_GEN",
      .family = MechanismFamily::kAesKeyGen,
@@ -503,13 +515,15 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 16,
      .max_key_size = 32},
     // Key derivation. ECDH with CK_ECDH1_DERIVE_PARAMS: the KDF (CKD_NULL or
-    // the ANSI X9.63 CKD_SHA*_KDF) and the other party's public point.
+    // the ANSI X9.63 CKD_SHA*_KDF) and the other party's public point. With
+    // X25519 / X448 keys (PKCS#11 3.0 section 2.3.6) CKM_ECDH1_DERIVE only.
     {.type = CKM_ECDH1_DERIVE,
      .name = "CKM_ECDH1_DERIVE",
      .family = MechanismFamily::kEcdh,
      .key_type = CKK_EC,
+     .alt_key_type = CKK_EC_MONTGOMERY,
      .flags = CKF_DERIVE | mechanism_flags::kEc,
-     .min_key_size = 256,
+     .min_key_size = 255,
      .max_key_size = 521,
      .param = ParamKind::kEcdh},
     {.type = CKM_ECDH1_COFACTOR_DERIVE,
@@ -578,6 +592,13 @@ constexpr bool IsSignature(MechanismFamily family) {
 constexpr bool SignsDigest(const MechanismRow& row) {
   return IsSignature(row.family) && row.family != MechanismFamily::kEddsa &&
          row.digest == DigestAlg::kNone;
+}
+
+// AcceptsKeyType: the mechanism works with keys of `key_type` (its row's
+// key type or second key type).
+constexpr bool AcceptsKeyType(const MechanismRow& row, CK_KEY_TYPE key_type) {
+  return key_type == row.key_type ||
+         (row.alt_key_type != CK_UNAVAILABLE_INFORMATION && key_type == row.alt_key_type);
 }
 
 // KeyPairGenFor returns the key-pair generation row for keys of `key_type`,

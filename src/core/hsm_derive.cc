@@ -9,12 +9,12 @@
 namespace signet::core {
 namespace {
 
-// CheckBaseKey: the base key is a private key of the mechanism's key type
-// (CKR_KEY_TYPE_INCONSISTENT), allows derivation (CKA_DERIVE, else
+// CheckBaseKey: the base key is a private key of a key type the mechanism
+// accepts (CKR_KEY_TYPE_INCONSISTENT), allows derivation (CKA_DERIVE, else
 // CKR_KEY_FUNCTION_NOT_PERMITTED) and this mechanism
 // (CKA_ALLOWED_MECHANISMS).
 Status CheckBaseKey(const ObjectRecord& base, const MechanismRow& rule) {
-  if (base.object_class() != CKO_PRIVATE_KEY || base.key_type() != rule.key_type) {
+  if (base.object_class() != CKO_PRIVATE_KEY || !AcceptsKeyType(rule, base.key_type())) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT,
                      std::string(rule.name) + " needs a private key of its key type");
   }

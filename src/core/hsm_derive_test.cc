@@ -2,7 +2,8 @@
 // NIST CAVS ECC CDH P-256 vector (COUNT = 0) through the whole object path,
 // the X9.63 KDF over that vector's shared secret, the public value raw and
 // DER-wrapped, the derived key's attributes (PKCS#11 v2.40 section 4.10)
-// and every refusal a caller can hit.
+// and every refusal a caller can hit. Then X25519 / X448 keys
+// (CKM_EC_MONTGOMERY_KEY_PAIR_GEN, PKCS#11 3.0) and RFC 7748 section 6.2.
 #include <gtest/gtest.h>
 
 #include "base/hex.h"
@@ -71,6 +72,16 @@ class HsmDeriveTest : public HsmFixture {
     auto got = hsm_->GetAttributeValue(*owner_, s_, key, {type}, &overall);
     EXPECT_TRUE(got.ok() && overall == CKR_OK) << type;
     return got.ok() ? (*got)[0].value : Bytes{};
+  }
+
+  // MontgomeryPair generates an X25519 / X448 pair whose private half
+  // derives.
+  std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> MontgomeryPair(const Bytes& ec_params) {
+    auto pair =
+        hsm_->GenerateKeyPair(*owner_, s_, Mechanism{CKM_EC_MONTGOMERY_KEY_PAIR_GEN},
+                              {{CKA_EC_PARAMS, ec_params}}, {{CKA_DERIVE, BoolBytes(true)}});
+    EXPECT_TRUE(pair.ok()) << pair.error().message;
+    return pair.ok() ? *pair : std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>{};
   }
 
   CK_RV DeriveRv(CK_OBJECT_HANDLE base, const Mechanism& m, const Template& t) {
@@ -222,6 +233,69 @@ TEST_F(HsmDeriveTest, ATokenKeyNeedsAReadWriteSessionAndTheUserLogin) {
   ASSERT_TRUE(hsm_->Logout(*owner_, s_).ok());
   EXPECT_NE(Code(hsm_->DeriveKey(*owner_, s_, Ecdh(CKD_NULL, Unhex(kPeer)), base, AesTemplate(32))),
             CKR_OK);
+}
+
+TEST_F(HsmDeriveTest, X25519PairsAgreeWithTheOidOrThePrintableCurveName) {
+  const Bytes curve25519 = {0x13, 0x0a, 'c', 'u', 'r', 'v', 'e', '2', '5', '5', '1', '9'};
+  auto [pub_a, priv_a] = MontgomeryPair(crypto::EcParamsDer(crypto::KeyType::kX25519));
+  auto [pub_b, priv_b] = MontgomeryPair(curve25519);
+  EXPECT_EQ(Attribute(priv_a, CKA_KEY_TYPE), UlongBytes(CKK_EC_MONTGOMERY));
+  EXPECT_EQ(Attribute(pub_b, CKA_KEY_GEN_MECHANISM), UlongBytes(CKM_EC_MONTGOMERY_KEY_PAIR_GEN));
+  EXPECT_EQ(Attribute(pub_b, CKA_EC_PARAMS), crypto::EcParamsDer(crypto::KeyType::kX25519));
+  const Bytes point_a = Attribute(pub_a, CKA_EC_POINT);  // DER OCTET STRING of 32 bytes
+  const Bytes point_b = Attribute(pub_b, CKA_EC_POINT);
+  ASSERT_EQ(point_a.size(), 34u);
+  EXPECT_EQ(point_a[0], 0x04);
+  EXPECT_EQ(point_a[1], 32);
+  // The raw value and the CKA_EC_POINT form both work as the peer's key.
+  auto ab = hsm_->DeriveKey(*owner_, s_, Ecdh(CKD_NULL, Bytes(point_b.begin() + 2, point_b.end())),
+                            priv_a, AesTemplate(32));
+  auto ba = hsm_->DeriveKey(*owner_, s_, Ecdh(CKD_NULL, point_a), priv_b, AesTemplate(32));
+  ASSERT_TRUE(ab.ok()) << ab.error().message;
+  ASSERT_TRUE(ba.ok()) << ba.error().message;
+  EXPECT_EQ(Attribute(*ab, CKA_VALUE), Attribute(*ba, CKA_VALUE));
+  // An X25519 key signs nothing, and the cofactor form is for CKK_EC only.
+  EXPECT_EQ(Code(hsm_->Sign(*owner_, s_, priv_a, Mechanism{CKM_ECDSA}, Bytes(32, 1))),
+            CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(
+      DeriveRv(priv_a, Ecdh(CKD_NULL, point_b, {}, CKM_ECDH1_COFACTOR_DERIVE), AesTemplate(32)),
+      CKR_KEY_TYPE_INCONSISTENT);
+  // A P-256 point is not an X25519 public value.
+  EXPECT_EQ(DeriveRv(priv_a, Ecdh(CKD_NULL, Unhex(kPeer)), AesTemplate(32)),
+            CKR_MECHANISM_PARAM_INVALID);
+  // The Montgomery mechanism makes no P-256 key, nor the EC one an X25519 key.
+  EXPECT_EQ(Code(hsm_->GenerateKeyPair(
+                *owner_, s_, Mechanism{CKM_EC_MONTGOMERY_KEY_PAIR_GEN},
+                {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}}, {})),
+            CKR_TEMPLATE_INCONSISTENT);
+  EXPECT_EQ(Code(hsm_->GenerateKeyPair(*owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
+                                       {{CKA_EC_PARAMS, curve25519}}, {})),
+            CKR_TEMPLATE_INCONSISTENT);
+}
+
+TEST_F(HsmDeriveTest, X448ImportedKeyGivesRfc7748Section62SharedSecret) {
+  auto alice = hsm_->CreateObject(
+      *owner_, s_,
+      {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)},
+       {CKA_KEY_TYPE, UlongBytes(CKK_EC_MONTGOMERY)},
+       {CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kX448)},
+       {CKA_VALUE, Unhex("9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf574a94197"
+                         "44897391006382a6f127ab1d9ac2d8c0a598726b")},
+       {CKA_DERIVE, BoolBytes(true)}});
+  ASSERT_TRUE(alice.ok()) << alice.error().message;
+  const Bytes bob_public = Unhex(
+      "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972fc3e34fb4232a13ca706dcb57aec"
+      "3d"
+      "ae07bdc1c67bf33609");
+  Template aes = {{CKA_KEY_TYPE, UlongBytes(CKK_AES)},
+                  {CKA_VALUE_LEN, UlongBytes(32)},
+                  {CKA_SENSITIVE, BoolBytes(false)},
+                  {CKA_EXTRACTABLE, BoolBytes(true)}};
+  auto key = hsm_->DeriveKey(*owner_, s_, Ecdh(CKD_NULL, bob_public), *alice, aes);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  // K is 56 bytes; a 32-byte key keeps its last 32 (docs/PKCS11.md).
+  EXPECT_EQ(ToHex(Attribute(*key, CKA_VALUE)),
+            "281d282bb60c0b56fd2464c335543936521c24403085d59a449a5037514a879d");
 }
 
 }  // namespace

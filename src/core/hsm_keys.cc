@@ -40,8 +40,7 @@ Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRow& rule, const Att
     return spec;
   }
   SIGNET_ASSIGN_OR_RETURN(spec.type, crypto::KeyTypeFromEcParams(params->second));
-  bool edwards = spec.type == crypto::KeyType::kEd25519;
-  if (edwards != (rule.key_type == CKK_EC_EDWARDS)) {
+  if (PkcsKeyType(spec.type) != rule.key_type) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "curve does not fit the mechanism");
   }
   return spec;

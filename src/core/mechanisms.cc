@@ -294,8 +294,9 @@ Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
   if (kdf->digest == DigestAlg::kNone && !m.ecdh->shared_data.empty()) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKD_NULL takes no shared data");
   }
-  if (!crypto::IsEc(base.spec().type)) {
-    return MakeError(CKR_KEY_TYPE_INCONSISTENT, std::string(row.name) + " needs an EC key");
+  if (!crypto::IsEc(base.spec().type) && !crypto::IsMontgomery(base.spec().type)) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT,
+                     std::string(row.name) + " needs an EC, X25519 or X448 key");
   }
   auto peer =
       crypto::PublicKey::FromEcPoint(crypto::EcParamsDer(base.spec().type), m.ecdh->public_data);

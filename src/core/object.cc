@@ -1,5 +1,7 @@
 #include "core/object.h"
 
+#include "signet/protocol.hpp"
+
 namespace signet::core {
 
 Bytes DerOctetString(ByteView bytes) {
@@ -22,6 +24,7 @@ Bytes DerOctetString(ByteView bytes) {
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type) {
   if (type == crypto::KeyType::kRsa) return CKK_RSA;
   if (type == crypto::KeyType::kEd25519) return CKK_EC_EDWARDS;
+  if (crypto::IsMontgomery(type)) return CKK_EC_MONTGOMERY;
   return CKK_EC;
 }
 
@@ -54,7 +57,7 @@ Result<crypto::PublicKey> PublicKeyFromAttributes(const AttributeMap& attrs) {
     const Bytes* n = get(CKA_MODULUS);
     const Bytes* e = get(CKA_PUBLIC_EXPONENT);
     if (n && e) return crypto::PublicKey::FromRsaComponents(*n, *e);
-  } else if (type == CKK_EC || type == CKK_EC_EDWARDS) {
+  } else if (type == CKK_EC || type == CKK_EC_EDWARDS || type == CKK_EC_MONTGOMERY) {
     const Bytes* params = get(CKA_EC_PARAMS);
     const Bytes* point = get(CKA_EC_POINT);
     if (params && point) return crypto::PublicKey::FromEcPoint(*params, *point);

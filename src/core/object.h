@@ -36,7 +36,8 @@ using RecordPtr = std::shared_ptr<const ObjectRecord>;
 // DerOctetString wraps `bytes` in a DER OCTET STRING (CKA_EC_POINT's form).
 Bytes DerOctetString(ByteView bytes);
 
-// PkcsKeyType maps a crypto key type to CKK_RSA / CKK_EC / CKK_EC_EDWARDS.
+// PkcsKeyType maps a crypto key type to CKK_RSA / CKK_EC / CKK_EC_EDWARDS /
+// CKK_EC_MONTGOMERY.
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type);
 
 // PublicKeyAttributes returns the attributes a public key determines:

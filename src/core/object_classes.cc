@@ -1,5 +1,7 @@
 #include "core/object_classes.h"
 
+#include "signet/protocol.hpp"
+
 namespace signet::core {
 namespace {
 
@@ -16,8 +18,8 @@ enum class Kind {
   kSecretKey,
   kRsaPublic,
   kRsaPrivate,
-  kEcPublic,   // CKK_EC and CKK_EC_EDWARDS
-  kEcPrivate,  // CKK_EC and CKK_EC_EDWARDS
+  kEcPublic,   // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
+  kEcPrivate,  // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
   kAes,
 };
 
@@ -154,7 +156,9 @@ constexpr CK_ULONG kUnknown = CK_UNAVAILABLE_INFORMATION;
 bool IsKeyClass(CK_OBJECT_CLASS c) {
   return c == CKO_PUBLIC_KEY || c == CKO_PRIVATE_KEY || c == CKO_SECRET_KEY;
 }
-bool IsEcType(CK_KEY_TYPE t) { return t == CKK_EC || t == CKK_EC_EDWARDS; }
+bool IsEcType(CK_KEY_TYPE t) {
+  return t == CKK_EC || t == CKK_EC_EDWARDS || t == CKK_EC_MONTGOMERY;
+}
 
 // Applies: does a row of `kind` hold for this class / key type / cert type?
 bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYPE cert) {

@@ -2,7 +2,8 @@
 // independent implementation: OpenSSL's EVP computes the same ECDH shared
 // secret from the other side (its own key, signet's public key) and runs
 // its "X963KDF" over it; the key signet derived must hold exactly those
-// bytes. Then the errors a caller of the C ABI can hit.
+// bytes. Then the errors a caller of the C ABI can hit, and X25519 / X448
+// pairs (CKM_EC_MONTGOMERY_KEY_PAIR_GEN) agreeing with OpenSSL's.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
@@ -191,6 +192,66 @@ TEST_F(DeriveTest, ErrorsReachTheCaller) {
   EXPECT_EQ(p11()->C_DeriveKey(session_, &mech, no_derive, tmpl, 3, &key),
             CKR_KEY_FUNCTION_NOT_PERMITTED);
   EXPECT_EQ(p11()->C_DeriveKey(session_, &mech, 0xbad, tmpl, 3, &key), CKR_KEY_HANDLE_INVALID);
+}
+
+// X25519 and X448: a pair made through the module, an OpenSSL key on the
+// other side; the CKA_EC_POINT (a DER OCTET STRING) is what OpenSSL reads
+// as the raw public key, and both sides reach the same secret.
+TEST_F(DeriveTest, MontgomeryPairsAgreeWithOpenssl) {
+  Start();
+  struct Curve {
+    const char* name;
+    std::vector<CK_BYTE> oid;
+    std::size_t size;
+  };
+  const Curve curves[] = {{"X25519", {0x06, 0x03, 0x2b, 0x65, 0x6e}, 32},
+                          {"X448", {0x06, 0x03, 0x2b, 0x65, 0x6f}, 56}};
+  for (const Curve& curve : curves) {
+    SCOPED_TRACE(curve.name);
+    CK_MECHANISM gen = {CKM_EC_MONTGOMERY_KEY_PAIR_GEN, nullptr, 0};
+    CK_ATTRIBUTE pub_tmpl[] = {
+        {CKA_EC_PARAMS, const_cast<CK_BYTE*>(curve.oid.data()), curve.oid.size()},
+        {CKA_TOKEN, const_cast<CK_BBOOL*>(&kFalse), 1}};
+    CK_ATTRIBUTE priv_tmpl[] = {{CKA_TOKEN, const_cast<CK_BBOOL*>(&kFalse), 1},
+                                {CKA_DERIVE, const_cast<CK_BBOOL*>(&kTrue), 1}};
+    CK_OBJECT_HANDLE pub = 0, priv = 0;
+    ASSERT_EQ(p11()->C_GenerateKeyPair(session_, &gen, pub_tmpl, 2, priv_tmpl, 2, &pub, &priv),
+              CKR_OK);
+    std::vector<CK_BYTE> point = ReadAttribute(session_, pub, CKA_EC_POINT);
+    ASSERT_EQ(point.size(), curve.size + 2);
+    EXPECT_EQ(point[0], 0x04);
+    Pkey signet_pub(
+        EVP_PKEY_new_raw_public_key_ex(nullptr, curve.name, nullptr, point.data() + 2, curve.size));
+    ASSERT_NE(signet_pub, nullptr);
+    Pkey peer(EVP_PKEY_Q_keygen(nullptr, nullptr, curve.name));
+    ASSERT_NE(peer, nullptr);
+    std::vector<CK_BYTE> peer_point(curve.size);
+    std::size_t len = peer_point.size();
+    ASSERT_EQ(EVP_PKEY_get_raw_public_key(peer.get(), peer_point.data(), &len), 1);
+    // OpenSSL's side.
+    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_pkey(nullptr, peer.get(), nullptr);
+    std::vector<CK_BYTE> z(curve.size);
+    len = z.size();
+    ASSERT_EQ(EVP_PKEY_derive_init(ctx), 1);
+    ASSERT_EQ(EVP_PKEY_derive_set_peer(ctx, signet_pub.get()), 1);
+    ASSERT_EQ(EVP_PKEY_derive(ctx, z.data(), &len), 1);
+    EVP_PKEY_CTX_free(ctx);
+    // signet's side, as a 32-byte AES key: all of the X25519 secret, the
+    // last 32 bytes of X448's 56 (CKD_NULL keeps the trailing bytes).
+    CK_ECDH1_DERIVE_PARAMS params = {CKD_NULL, 0, nullptr, peer_point.size(), peer_point.data()};
+    CK_MECHANISM mech = {CKM_ECDH1_DERIVE, &params, sizeof(params)};
+    CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
+    CK_KEY_TYPE aes = CKK_AES;
+    CK_ULONG key_len = 32;
+    CK_ATTRIBUTE tmpl[] = {{CKA_CLASS, &cls, sizeof(cls)},
+                           {CKA_KEY_TYPE, &aes, sizeof(aes)},
+                           {CKA_VALUE_LEN, &key_len, sizeof(key_len)},
+                           {CKA_SENSITIVE, const_cast<CK_BBOOL*>(&kFalse), 1},
+                           {CKA_EXTRACTABLE, const_cast<CK_BBOOL*>(&kTrue), 1}};
+    CK_OBJECT_HANDLE key = 0;
+    ASSERT_EQ(p11()->C_DeriveKey(session_, &mech, priv, tmpl, 5, &key), CKR_OK);
+    EXPECT_EQ(Value(key), std::vector<CK_BYTE>(z.end() - 32, z.end()));
+  }
 }
 
 }  // namespace
