@@ -94,13 +94,15 @@ Attribute StringAttribute(CK_ATTRIBUTE_TYPE type, std::string_view value);
 // UlongFromBytes / BoolFromBytes (signet/types.hpp) read a value back.
 
 // MechanismInfo: CK_MECHANISM_INFO of one mechanism the daemon offers, and
-// the key type it works with (CK_UNAVAILABLE_INFORMATION for none).
+// the key types it works with (CK_UNAVAILABLE_INFORMATION for none):
+// key_type, and alt_key_type when it takes a second one (HMAC).
 struct MechanismInfo {
   CK_MECHANISM_TYPE type = 0;
   CK_ULONG min_key_size = 0;
   CK_ULONG max_key_size = 0;
   CK_FLAGS flags = 0;
   CK_KEY_TYPE key_type = CK_UNAVAILABLE_INFORMATION;
+  CK_KEY_TYPE alt_key_type = CK_UNAVAILABLE_INFORMATION;
 };
 
 // SlotInfo: one slot and, when token_present, its token. The last slot is

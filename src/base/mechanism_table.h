@@ -173,6 +173,10 @@ enum class MechanismFamily : std::uint8_t {
   kEcdh,                  // ECDH, SEC 1 section 3.3.1, then CK_ECDH1_DERIVE_PARAMS' KDF
   kEcdhCofactor,          // cofactor ECDH (ECC CDH), then the KDF
   kMontgomeryKeyPairGen,  // X25519 / X448 (RFC 7748)
+  // Generic secrets and MACs.
+  kGenericSecretKeyGen,  // CKM_GENERIC_SECRET_KEY_GEN
+  kHmac,                 // HMAC (RFC 2104) with the row's digest
+  kAesCmac,              // AES-CMAC (NIST SP 800-38B)
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -198,16 +202,18 @@ enum class ParamKind : std::uint8_t {
   kPublicValue,        // the other party's public value, its bytes (DH)
 };
 
-// MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and in
-// bytes for AES (PKCS#11 v2.40 section 2: "ulMinKeySize ... in bits or bytes
-// depending on the mechanism"); zero for mechanisms without a key.
+// MechanismRow: one mechanism. Key sizes are in bits for RSA/EC/EdDSA and
+// CKM_GENERIC_SECRET_KEY_GEN, and in bytes for AES and the HMACs (PKCS#11
+// v2.40 section 2: "ulMinKeySize ... in bits or bytes depending on the
+// mechanism"); zero for mechanisms without a key.
 struct MechanismRow {
   CK_MECHANISM_TYPE type = 0;
   std::string_view name;  // "CKM_SHA256_RSA_PKCS": audit log, errors
   MechanismFamily family = MechanismFamily::kDigest;
   CK_KEY_TYPE key_type = CK_UNAVAILABLE_INFORMATION;  // the key it works with
   // A second key type the mechanism accepts: CKK_EC_MONTGOMERY (X25519,
-  // X448) beside CKK_EC for ECDH. AcceptsKeyType reads both.
+  // X448) beside CKK_EC for ECDH; an HMAC's PKCS#11 3.0 key type
+  // (CKK_SHA256_HMAC) beside CKK_GENERIC_SECRET. AcceptsKeyType reads both.
   CK_KEY_TYPE alt_key_type = CK_UNAVAILABLE_INFORMATION;
   CK_FLAGS flags = 0;  // CK_MECHANISM_INFO flags: CKF_SIGN | CKF_VERIFY ...
   CK_ULONG min_key_size = 0;
@@ -261,6 +267,15 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE,
      .min_key_size = 16,
      .max_key_size = 32},
+    // Generic secrets of 1-512 bytes, in bits as the specification counts
+    // them for this mechanism (docs/PKCS11.md "Generic secrets and MACs").
+    {.type = CKM_GENERIC_SECRET_KEY_GEN,
+     .name = "CKM_GENERIC_SECRET_KEY_GEN",
+     .family = MechanismFamily::kGenericSecretKeyGen,
+     .key_type = CKK_GENERIC_SECRET,
+     .flags = CKF_GENERATE,
+     .min_key_size = 8,
+     .max_key_size = 4096},
     // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built, and
     // encrypts and decrypts with PKCS#1 v1.5 padding (RFC 8017 section 7.2).
     {.type = CKM_RSA_PKCS,
@@ -514,6 +529,138 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 32},
+    {.type = CKM_AES_CMAC,
+     .name = "CKM_AES_CMAC",
+     .family = MechanismFamily::kAesCmac,
+     .key_type = CKK_AES,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 16,
+     .max_key_size = 32},
+    {.type = CKM_AES_CMAC_GENERAL,
+     .name = "CKM_AES_CMAC_GENERAL",
+     .family = MechanismFamily::kAesCmac,
+     .key_type = CKK_AES,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kMacLength},
+    // HMAC over generic secrets and the PKCS#11 3.0 HMAC key types, any
+    // length 1-512 bytes; the *_GENERAL forms take CK_MAC_GENERAL_PARAMS.
+    {.type = CKM_SHA_1_HMAC,
+     .name = "CKM_SHA_1_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA_1_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kSha1},
+    {.type = CKM_SHA_1_HMAC_GENERAL,
+     .name = "CKM_SHA_1_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA_1_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kSha1},
+    {.type = CKM_SHA224_HMAC,
+     .name = "CKM_SHA224_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA224_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kSha224},
+    {.type = CKM_SHA224_HMAC_GENERAL,
+     .name = "CKM_SHA224_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA224_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kSha224},
+    {.type = CKM_SHA256_HMAC,
+     .name = "CKM_SHA256_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA256_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kSha256},
+    {.type = CKM_SHA256_HMAC_GENERAL,
+     .name = "CKM_SHA256_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA256_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kSha256},
+    {.type = CKM_SHA384_HMAC,
+     .name = "CKM_SHA384_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA384_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kSha384},
+    {.type = CKM_SHA384_HMAC_GENERAL,
+     .name = "CKM_SHA384_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA384_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kSha384},
+    {.type = CKM_SHA512_HMAC,
+     .name = "CKM_SHA512_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA512_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kSha512},
+    {.type = CKM_SHA512_HMAC_GENERAL,
+     .name = "CKM_SHA512_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_SHA512_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kSha512},
+    // Legacy: HMAC-MD5 for old protocols only (docs/PKCS11.md).
+    {.type = CKM_MD5_HMAC,
+     .name = "CKM_MD5_HMAC",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_MD5_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .digest = DigestAlg::kMd5},
+    {.type = CKM_MD5_HMAC_GENERAL,
+     .name = "CKM_MD5_HMAC_GENERAL",
+     .family = MechanismFamily::kHmac,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_MD5_HMAC,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kMacLength,
+     .digest = DigestAlg::kMd5},
     // Key derivation. ECDH with CK_ECDH1_DERIVE_PARAMS: the KDF (CKD_NULL or
     // the ANSI X9.63 CKD_SHA*_KDF) and the other party's public point. With
     // X25519 / X448 keys (PKCS#11 3.0 section 2.3.6) CKM_ECDH1_DERIVE only.
@@ -534,7 +681,12 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 256,
      .max_key_size = 521,
      .param = ParamKind::kEcdh},
-    // Digests.
+    // Digests. MD5 is legacy (docs/PKCS11.md).
+    {.type = CKM_MD5,
+     .name = "CKM_MD5",
+     .family = MechanismFamily::kDigest,
+     .flags = CKF_DIGEST,
+     .digest = DigestAlg::kMd5},
     {.type = CKM_SHA_1,
      .name = "CKM_SHA_1",
      .family = MechanismFamily::kDigest,
@@ -584,6 +736,22 @@ constexpr const MechanismRow* FindMechanismByCliName(std::string_view name) {
 constexpr bool IsSignature(MechanismFamily family) {
   return family == MechanismFamily::kRsaPkcs1 || family == MechanismFamily::kRsaPss ||
          family == MechanismFamily::kEcdsa || family == MechanismFamily::kEddsa;
+}
+
+// IsMac: the family computes a MAC with a secret key (C_Sign / C_Verify).
+constexpr bool IsMac(MechanismFamily family) {
+  return family == MechanismFamily::kHmac || family == MechanismFamily::kAesCmac;
+}
+
+// IsGenericSecretKeyType: keys of `key_type` are generic secrets: a value of
+// any length that HMAC takes (CKK_GENERIC_SECRET, and the PKCS#11 3.0 HMAC
+// key types the HMAC rows name).
+constexpr bool IsGenericSecretKeyType(CK_KEY_TYPE key_type) {
+  if (key_type == CKK_GENERIC_SECRET) return true;
+  for (const MechanismRow& row : kMechanismTable) {
+    if (row.family == MechanismFamily::kHmac && row.alt_key_type == key_type) return true;
+  }
+  return false;
 }
 
 // SignsDigest: a signature mechanism whose input is already a digest (or,

@@ -60,6 +60,49 @@ TEST(MechanismTable, EverySignatureFamilyButEddsaHasOneDigestForm) {
   EXPECT_FALSE(SignsDigest(*FindMechanismRow(CKM_SHA256)));
 }
 
+TEST(MechanismTable, MacRowsPairEachFullFormWithItsGeneralForm) {
+  // Every MAC mechanism signs and verifies with a secret key; each full-length
+  // form's *_GENERAL twin (type + 1) differs only in taking CK_MAC_GENERAL_PARAMS.
+  int macs = 0;
+  for (const MechanismRow& row : kMechanismTable) {
+    if (!IsMac(row.family) || row.param == ParamKind::kMacLength) continue;
+    SCOPED_TRACE(std::string(row.name));
+    ++macs;
+    EXPECT_EQ(row.flags, mechanism_flags::kSignVerify);
+    EXPECT_EQ(row.param, ParamKind::kNone);
+    const MechanismRow* general = FindMechanismRow(row.type + 1);
+    ASSERT_NE(general, nullptr);
+    EXPECT_EQ(general->name, std::string(row.name) + "_GENERAL");
+    EXPECT_EQ(general->param, ParamKind::kMacLength);
+    EXPECT_EQ(general->family, row.family);
+    EXPECT_EQ(general->digest, row.digest);
+    EXPECT_EQ(general->key_type, row.key_type);
+    EXPECT_EQ(general->alt_key_type, row.alt_key_type);
+  }
+  EXPECT_EQ(macs, 7);  // HMAC with MD5, SHA-1, SHA-224/256/384/512; AES-CMAC
+}
+
+TEST(MechanismTable, HmacAcceptsGenericSecretsAndItsOwnKeyTypeOnly) {
+  const MechanismRow& hmac = *FindMechanismRow(CKM_SHA256_HMAC_GENERAL);
+  EXPECT_TRUE(AcceptsKeyType(hmac, CKK_GENERIC_SECRET));
+  EXPECT_TRUE(AcceptsKeyType(hmac, CKK_SHA256_HMAC));
+  EXPECT_FALSE(AcceptsKeyType(hmac, CKK_SHA384_HMAC));
+  EXPECT_FALSE(AcceptsKeyType(hmac, CKK_AES));
+  EXPECT_FALSE(AcceptsKeyType(hmac, CK_UNAVAILABLE_INFORMATION));
+  EXPECT_TRUE(AcceptsKeyType(*FindMechanismRow(CKM_AES_CMAC), CKK_AES));
+  EXPECT_FALSE(AcceptsKeyType(*FindMechanismRow(CKM_AES_CMAC), CKK_GENERIC_SECRET));
+  EXPECT_FALSE(AcceptsKeyType(*FindMechanismRow(CKM_AES_CBC), CK_UNAVAILABLE_INFORMATION));
+  EXPECT_EQ(FindMechanismRow(CKM_SHA_1_HMAC)->digest, DigestAlg::kSha1);
+  EXPECT_EQ(FindMechanismRow(CKM_MD5_HMAC)->alt_key_type, CKK_MD5_HMAC);
+  for (CK_KEY_TYPE type : {CKK_GENERIC_SECRET, CKK_SHA_1_HMAC, CKK_SHA224_HMAC, CKK_SHA256_HMAC,
+                           CKK_SHA384_HMAC, CKK_SHA512_HMAC, CKK_MD5_HMAC}) {
+    EXPECT_TRUE(IsGenericSecretKeyType(type)) << type;
+  }
+  EXPECT_FALSE(IsGenericSecretKeyType(CKK_AES));
+  EXPECT_FALSE(IsGenericSecretKeyType(CKK_RIPEMD160_HMAC));  // no RIPEMD-160 HMAC row
+  EXPECT_FALSE(IsGenericSecretKeyType(CK_UNAVAILABLE_INFORMATION));
+}
+
 TEST(MechanismTable, LookupsByNameAndKeyType) {
   ASSERT_NE(FindMechanismByCliName("rsa-pss-sha384"), nullptr);
   EXPECT_EQ(FindMechanismByCliName("rsa-pss-sha384")->type, CKM_SHA384_RSA_PKCS_PSS);

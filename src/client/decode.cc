@@ -73,8 +73,8 @@ Result<ServerInfo> DecodeInfo(const ReplyFrame& frame) {
   if (body->mechanisms() != nullptr) {
     for (const wire::MechanismInfo* mech : *body->mechanisms()) {
       info.mechanisms.push_back(MechanismInfo{mech->type(), mech->min_key_size(),
-                                              mech->max_key_size(), mech->flags(),
-                                              mech->key_type()});
+                                              mech->max_key_size(), mech->flags(), mech->key_type(),
+                                              mech->alt_key_type()});
     }
   }
   if (body->unavailable_tokens() != nullptr) {

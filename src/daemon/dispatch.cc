@@ -64,7 +64,7 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
   std::vector<fb::Offset<wire::MechanismInfo>> mechs;
   for (const MechanismRow& m : kMechanismTable) {
     mechs.push_back(wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size,
-                                              m.flags, m.key_type));
+                                              m.flags, m.key_type, m.alt_key_type));
   }
   std::vector<fb::Offset<wire::UnavailableToken>> unavailable;
   for (const core::UnavailableToken& u : c.hsm.unavailable_tokens()) {

@@ -107,6 +107,31 @@ TEST(ToMechanism, OaepParametersAndLabelAreCopied) {
   EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
 }
 
+TEST(ToMechanism, MacGeneralLengthIsCopiedForEveryGeneralMac) {
+  for (CK_MECHANISM_TYPE type :
+       {CKM_SHA_1_HMAC_GENERAL, CKM_SHA224_HMAC_GENERAL, CKM_SHA256_HMAC_GENERAL,
+        CKM_SHA384_HMAC_GENERAL, CKM_SHA512_HMAC_GENERAL, CKM_MD5_HMAC_GENERAL,
+        CKM_AES_CMAC_GENERAL}) {
+    SCOPED_TRACE(type);
+    CK_ULONG length = 12;  // CK_MAC_GENERAL_PARAMS
+    CK_MECHANISM m = {type, &length, sizeof(length)};
+    Result<client::Mechanism> got = ToMechanism(&m);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->mac_length, std::optional<CK_ULONG>(12));
+    EXPECT_TRUE(got->raw_params.empty());
+    // CK_MAC_GENERAL_PARAMS is one CK_ULONG: nothing else is accepted.
+    CK_MECHANISM none = {type, nullptr, 0};
+    EXPECT_EQ(ToMechanism(&none).error().code, CKR_MECHANISM_PARAM_INVALID);
+    CK_MECHANISM short_param = {type, &length, sizeof(length) - 1};
+    EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
+  }
+  // The full-length forms take none; a stray one travels as bytes and the
+  // daemon refuses it (core/mechanisms.cc MacLengthFor).
+  CK_MECHANISM plain = {CKM_SHA256_HMAC, nullptr, 0};
+  ASSERT_TRUE(ToMechanism(&plain).ok());
+  EXPECT_FALSE(ToMechanism(&plain)->mac_length.has_value());
+}
+
 TEST(ToMechanism, ParameterFormComesFromTheTable) {
   // The raw PSS form needs its parameter; the hashing forms default it.
   CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};

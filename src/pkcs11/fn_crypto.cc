@@ -45,11 +45,14 @@ Result<client::MechanismInfo> OfferedMechanism(ModuleState& state, const client:
   return MakeError(CKR_MECHANISM_INVALID, "mechanism not offered for this operation");
 }
 
-// KeyFits: the mechanism's key type (when it has one) is the key's, and
-// the key's CKA_ALLOWED_MECHANISMS (when not empty) lists the mechanism
+// KeyFits: the mechanism's key type (when it has one) or its second key
+// type (HMAC's 3.0 key type) is the key's, and the key's
+// CKA_ALLOWED_MECHANISMS (when not empty) lists the mechanism
 // (CKR_MECHANISM_INVALID, PKCS#11 v2.40 §4.7; the daemon checks it again).
 Status KeyFits(const Session::CheckedKey& key, const client::MechanismInfo& mech) {
-  if (mech.key_type != CK_UNAVAILABLE_INFORMATION && mech.key_type != key.key_type) {
+  const bool alt_fits =
+      mech.alt_key_type != CK_UNAVAILABLE_INFORMATION && mech.alt_key_type == key.key_type;
+  if (mech.key_type != CK_UNAVAILABLE_INFORMATION && mech.key_type != key.key_type && !alt_fits) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
   }
   if (!key.allowed.empty() &&
