@@ -1,4 +1,4 @@
-// Hsm: signatures, digests, AES-GCM, RSA encryption and random bytes (PKCS#11 §5.8-5.12).
+// Hsm: signatures, MACs, digests, AES-GCM, RSA encryption and random bytes (PKCS#11 §5.8-5.12).
 // The sign path is the hot one: session and object lookups are hash-map
 // hits under short locks, the key comes from the keystore's unwrapped-key
 // cache, and nothing is copied but the signature.
@@ -16,7 +16,7 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_
       !(cls == CKO_PUBLIC_KEY && rec.object_class() == CKO_PRIVATE_KEY)) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key class does not fit the operation");
   }
-  if (rec.key_type() != rule.key_type) {
+  if (!AcceptsKeyType(rule, rec.key_type())) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "key type does not fit the mechanism");
   }
   if (!BoolOr(rec.attributes, usage, false)) {
@@ -26,6 +26,16 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_
   return CheckMechanismAllowed(rec.attributes, rule.type);
 }
 
+// MacEach computes the MAC of each input under a secret key (C_Sign with
+// an HMAC or CMAC mechanism).
+std::vector<Result<Bytes>> MacEach(const MechanismRow& rule, const Mechanism& m, ByteView key,
+                                   const std::vector<ByteView>& inputs) {
+  std::vector<Result<Bytes>> out;
+  out.reserve(inputs.size());
+  for (ByteView input : inputs) out.push_back(MacWith(rule, m, key, input));
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<Result<Bytes>>> HsmImpl::SignBatch(ClientState& c, CK_SESSION_HANDLE s,
@@ -33,7 +43,14 @@ Result<std::vector<Result<Bytes>>> HsmImpl::SignBatch(ClientState& c, CK_SESSION
                                                       const std::vector<ByteView>& inputs) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_SIGN));
+  if (IsMac(rule->family)) SIGNET_TRY(MacLengthFor(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  if (IsMac(rule->family)) {
+    SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_SIGN));
+    SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+    ScopedPhase phase(counters_, Phase::kSign);
+    return MacEach(*rule, m, secret->value, inputs);
+  }
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PRIVATE_KEY, CKA_SIGN));
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
   if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
@@ -75,7 +92,14 @@ Status HsmImpl::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key
                        const Mechanism& m, ByteView data, ByteView signature) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_VERIFY));
+  if (IsMac(rule->family)) SIGNET_TRY(MacLengthFor(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
+  if (IsMac(rule->family)) {
+    SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, CKA_VERIFY));
+    SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, obj));
+    ScopedPhase phase(counters_, Phase::kVerify);
+    return VerifyMacWith(*rule, m, secret->value, data, signature);
+  }
   bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
   SIGNET_ASSIGN_OR_RETURN(crypto::SignParams params, SignParamsFor(*rule, m));

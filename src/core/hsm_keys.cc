@@ -5,7 +5,7 @@
 #include "core/key_defaults.h"
 #include "core/key_pair_attributes.h"
 #include "core/object_classes.h"
-#include "crypto/key_check_value.h"
+#include "core/secret_keys.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
@@ -153,14 +153,12 @@ Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE 
   SIGNET_TRY(CheckClassAttr(attrs, CKO_SECRET_KEY));
   SIGNET_TRY(CheckKeyTypeAttr(attrs, rule->key_type));
   SIGNET_TRY(CheckFitsGeneratedClass(attrs, CKO_SECRET_KEY, rule->key_type));
-  auto len = FindUlong(attrs, CKA_VALUE_LEN);
-  if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
-  if (*len != 16 && *len != 24 && *len != 32)
-    return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
+  SIGNET_ASSIGN_OR_RETURN(std::size_t len, GeneratedSecretLength(*rule, attrs));
   auto secret = std::make_shared<keystore::UnwrappedKey>();
-  SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(*len));
-  attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
-  SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE], crypto::AesKeyCheckValue(secret->value));
+  SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(len));
+  attrs[CKA_KEY_TYPE] = UlongBytes(rule->key_type);
+  SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE],
+                          SecretKeyCheckValue(rule->key_type, secret->value));
   ApplyObjectDefaults(attrs, CKO_SECRET_KEY, KeyOrigin{true, m.type});
   return StoreObject(c, s, r, std::move(attrs), std::move(secret));
 }

@@ -3,8 +3,8 @@
 #include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/object_classes.h"
+#include "core/secret_keys.h"
 #include "crypto/digest.h"
-#include "crypto/key_check_value.h"
 #include "crypto/private_components.h"
 
 namespace signet::core {
@@ -76,19 +76,17 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   auto key = std::make_shared<keystore::UnwrappedKey>();
   if (cls == CKO_SECRET_KEY) {
     std::optional<SecureBytes> value = TakeBytes(attrs, CKA_VALUE);
-    if (!value) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE is required for an AES key");
+    if (!value) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE is required for a secret key");
     key->value.assign(value->begin(), value->end());
-    auto type = FindUlong(attrs, CKA_KEY_TYPE);
-    if (type && *type != CKK_AES)
-      return MakeError(CKR_KEY_TYPE_INCONSISTENT, "only AES secret keys");
-    std::size_t n = key->value.size();
-    if (n != 16 && n != 24 && n != 32) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "AES keys are 16, 24 or 32 bytes");
-    }
-    attrs[CKA_KEY_TYPE] = UlongBytes(CKK_AES);
-    attrs[CKA_VALUE_LEN] = UlongBytes(n);
-    // CKA_CHECK_VALUE (§2.8.2): computed; a given one must match the key.
-    SIGNET_ASSIGN_OR_RETURN(Bytes check, crypto::AesKeyCheckValue(key->value));
+    // An unwrapped key without CKA_KEY_TYPE is taken for AES, as before
+    // generic secrets existed.
+    const CK_KEY_TYPE type = FindUlong(attrs, CKA_KEY_TYPE).value_or(CKK_AES);
+    SIGNET_TRY(CheckSecretKeyValue(type, key->value));
+    attrs[CKA_KEY_TYPE] = UlongBytes(type);
+    attrs[CKA_VALUE_LEN] = UlongBytes(key->value.size());
+    // CKA_CHECK_VALUE (AES §2.8.2, generic secrets: SHA-1): computed; a
+    // given one must match the key.
+    SIGNET_ASSIGN_OR_RETURN(Bytes check, SecretKeyCheckValue(type, key->value));
     auto given = attrs.find(CKA_CHECK_VALUE);
     if (given != attrs.end() && given->second != check) {
       return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "CKA_CHECK_VALUE does not match the key");

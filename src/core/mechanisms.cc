@@ -120,6 +120,18 @@ Result<crypto::RsaCipherParams> RsaCipherParamsFor(const MechanismRow& row, cons
   return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " is not an RSA cipher");
 }
 
+// MacAlgOf: the crypto/ MAC of a MAC family.
+std::optional<crypto::MacAlg> MacAlgOf(const MechanismRow& row) {
+  switch (row.family) {
+    case MechanismFamily::kHmac:
+      return crypto::MacAlg{crypto::MacKind::kHmac, row.digest};
+    case MechanismFamily::kAesCmac:
+      return crypto::MacAlg{crypto::MacKind::kCmac, DigestAlg::kNone};
+    default:
+      return std::nullopt;
+  }
+}
+
 Error NotBound(const MechanismRow& row) {
   return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " does not do this operation");
 }
@@ -233,6 +245,57 @@ Result<SecureBytes> DecryptWithPrivate(const MechanismRow& row, const Mechanism&
                                        const crypto::PrivateKey& key, ByteView data) {
   SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
   return crypto::RsaDecrypt(key, params, data);
+}
+
+Result<std::size_t> MacLengthFor(const MechanismRow& row, const Mechanism& m) {
+  const std::optional<crypto::MacAlg> alg = MacAlgOf(row);
+  if (!alg) return NotBound(row);
+  const std::size_t full = crypto::MacSize(*alg);
+  if (row.param != ParamKind::kMacLength) {
+    if (m.mac_length || !m.raw_params.empty()) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + " takes no parameter");
+    }
+    return full;
+  }
+  // PKCS#11 allows 0 here; an empty MAC authenticates nothing, so signet
+  // starts at 1 (docs/PKCS11.md "Generic secrets and MACs").
+  if (!m.mac_length || *m.mac_length < 1 || *m.mac_length > full) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + " needs a length of 1-" +
+                                                      std::to_string(full) + " bytes");
+  }
+  return static_cast<std::size_t>(*m.mac_length);
+}
+
+Result<crypto::MacStream> StartMac(const MechanismRow& row, ByteView key) {
+  const std::optional<crypto::MacAlg> alg = MacAlgOf(row);
+  if (!alg) return NotBound(row);
+  // HMAC key sizes are bytes in the row; CMAC's are the AES key sizes,
+  // which crypto/ checks.
+  if (key.size() < row.min_key_size || key.size() > row.max_key_size) {
+    return MakeError(CKR_KEY_SIZE_RANGE, std::string(row.name) + ": key size out of range");
+  }
+  return crypto::MacStream::Start(*alg, key);
+}
+
+Result<Bytes> MacWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data) {
+  SIGNET_ASSIGN_OR_RETURN(std::size_t length, MacLengthFor(row, m));
+  SIGNET_ASSIGN_OR_RETURN(crypto::MacStream stream, StartMac(row, key));
+  SIGNET_TRY(stream.Update(data));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes mac, stream.Finish());
+  return Bytes(mac.begin(), mac.begin() + static_cast<std::ptrdiff_t>(length));
+}
+
+Status VerifyMacWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data,
+                     ByteView mac) {
+  SIGNET_ASSIGN_OR_RETURN(std::size_t length, MacLengthFor(row, m));
+  if (mac.size() != length) {
+    return MakeError(CKR_SIGNATURE_LEN_RANGE, "the MAC is " + std::to_string(length) + " bytes");
+  }
+  SIGNET_ASSIGN_OR_RETURN(Bytes expected, MacWith(row, m, key, data));
+  if (!EqualConstantTime(expected, mac)) {
+    return MakeError(CKR_SIGNATURE_INVALID, "the MAC does not match");
+  }
+  return OkStatus();
 }
 
 Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,

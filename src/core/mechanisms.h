@@ -8,6 +8,7 @@
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
 #include "crypto/keys.h"
+#include "crypto/mac.h"
 #include "crypto/sign.h"
 #include "signet/result.hpp"
 #include "signet/types.hpp"
@@ -56,6 +57,28 @@ Result<Bytes> EncryptWithPublic(const MechanismRow& row, const Mechanism& m,
                                 const crypto::PublicKey& key, ByteView data);
 Result<SecureBytes> DecryptWithPrivate(const MechanismRow& row, const Mechanism& m,
                                        const crypto::PrivateKey& key, ByteView data);
+
+// MacLengthFor returns the length of the MAC a MAC mechanism (IsMac)
+// produces: the full length for the plain forms, CK_MAC_GENERAL_PARAMS'
+// length for the *_GENERAL ones. CKR_MECHANISM_PARAM_INVALID for a
+// *_GENERAL length outside 1..full or missing, and for a parameter given to
+// a plain form; CKR_MECHANISM_INVALID for a row that is not a MAC.
+Result<std::size_t> MacLengthFor(const MechanismRow& row, const Mechanism& m);
+
+// StartMac starts a MAC computation of a MAC row under `key` (the secret
+// key's value), for a caller that feeds the data in pieces; it produces the
+// full-length MAC, which the caller truncates to MacLengthFor.
+// CKR_KEY_SIZE_RANGE for a key outside the row's sizes.
+Result<crypto::MacStream> StartMac(const MechanismRow& row, ByteView key);
+
+// MacWith computes the MAC of `data` (one shot), MacLengthFor bytes long.
+Result<Bytes> MacWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data);
+
+// VerifyMacWith checks `mac` against the MAC of `data`:
+// CKR_SIGNATURE_LEN_RANGE when its length is not MacLengthFor,
+// CKR_SIGNATURE_INVALID when it differs (compared in constant time).
+Status VerifyMacWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data,
+                     ByteView mac);
 
 // WrapWith / UnwrapWith run a key-wrapping mechanism (with its parameter,
 // an IV for the AES modes) under `kek`. UnwrapWith:

@@ -1,5 +1,6 @@
 #include "core/object_classes.h"
 
+#include "base/mechanism_table.h"
 #include "signet/protocol.hpp"
 
 namespace signet::core {
@@ -21,6 +22,7 @@ enum class Kind {
   kEcPublic,   // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
   kEcPrivate,  // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
   kAes,
+  kGenericSecret,  // CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types
 };
 
 // Default: the value an attribute has when nobody gave one.
@@ -149,6 +151,10 @@ constexpr ClassAttribute kClassAttributes[] = {
     // AES (§2.8.2).
     {K::kAes, CKA_VALUE, D::kNone, kReq},
     {K::kAes, CKA_VALUE_LEN, D::kNone, kTok},
+    // Generic secrets (v2.40 "Generic secret key objects"; 3.0 gives its HMAC
+    // key types the same attributes).
+    {K::kGenericSecret, CKA_VALUE, D::kNone, kReq},
+    {K::kGenericSecret, CKA_VALUE_LEN, D::kNone, kTok},
 };
 
 constexpr CK_ULONG kUnknown = CK_UNAVAILABLE_INFORMATION;
@@ -189,6 +195,8 @@ bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYP
       return cls == CKO_PRIVATE_KEY && IsEcType(key);
     case K::kAes:
       return cls == CKO_SECRET_KEY && key == CKK_AES;
+    case K::kGenericSecret:
+      return cls == CKO_SECRET_KEY && IsGenericSecretKeyType(key);
   }
   return false;
 }

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "crypto/digest.h"
 #include "crypto/ossl_error.h"
 #include "crypto/ossl_ptr.h"
 
@@ -39,6 +40,12 @@ Result<Bytes> AesKeyCheckValue(ByteView key) {
     return internal::OsslError(CKR_FUNCTION_FAILED, "AES-ECB check value");
   }
   return Bytes(block.begin(), block.begin() + 3);
+}
+
+Result<Bytes> GenericSecretCheckValue(ByteView key) {
+  SIGNET_ASSIGN_OR_RETURN(Bytes hash, Digest(DigestAlg::kSha1, key));
+  hash.resize(3);
+  return hash;
 }
 
 }  // namespace signet::crypto

@@ -1,7 +1,7 @@
-// AesKeyCheckValue: PKCS#11's CKA_CHECK_VALUE of an AES key (v2.40 §2.8.2,
-// 3.0 §6.7.2: the first three bytes of the ECB encryption of one block of
-// zero bytes under the key), so applications can tell keys apart without
-// seeing them. Pure function: safe from any thread.
+// PKCS#11's CKA_CHECK_VALUE of secret keys, so applications can tell keys
+// apart without seeing them: AES keys (v2.40 §2.8.2, 3.0 §6.7.2: the first
+// three bytes of the ECB encryption of one block of zero bytes under the
+// key) and generic secrets. Pure functions: safe from any thread.
 #pragma once
 
 #include "base/secure_bytes.h"
@@ -13,5 +13,10 @@ namespace signet::crypto {
 // bytes). CKR_KEY_SIZE_RANGE for other lengths, CKR_FUNCTION_FAILED when
 // OpenSSL fails.
 Result<Bytes> AesKeyCheckValue(ByteView key);
+
+// GenericSecretCheckValue returns the 3-byte check value of a generic secret
+// or HMAC key (v2.40 "Generic secret key objects": the first three bytes of
+// the SHA-1 hash of the value). CKR_FUNCTION_FAILED when OpenSSL fails.
+Result<Bytes> GenericSecretCheckValue(ByteView key);
 
 }  // namespace signet::crypto

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/hex.h"
+#include "crypto/key_check_value.h"
 
 namespace signet::crypto {
 namespace {
@@ -204,6 +205,14 @@ TEST(Mac, RefusesKeysItCannotUse) {
             CKR_KEY_SIZE_RANGE);
   EXPECT_EQ(Mac({MacKind::kHmac, DigestAlg::kNone}, Bytes(16, 1), Text("x")).error().code,
             CKR_MECHANISM_INVALID);
+}
+
+// The check value of a generic secret is the start of its SHA-1 hash:
+// SHA-1("abc") is a9993e36... (FIPS 180-2 appendix A).
+TEST(GenericSecretCheckValue, IsTheFirstThreeBytesOfSha1) {
+  Result<Bytes> check = GenericSecretCheckValue(Text("abc"));
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(ToHex(*check), "a9993e");
 }
 
 }  // namespace

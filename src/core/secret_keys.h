@@ -1,0 +1,36 @@
+// Secret key types: which key types signet keeps as secret keys and what
+// each one's value must be - AES (16, 24 or 32 bytes) and generic secrets
+// (CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types, 1-512 bytes) -
+// with the CKA_CHECK_VALUE each gets. Read by C_CreateObject / C_UnwrapKey
+// (an imported value) and C_GenerateKey (the length to make).
+// Pure functions: safe from any thread.
+#pragma once
+
+#include <cstddef>
+
+#include "base/mechanism_table.h"
+#include "core/attributes.h"
+#include "signet/result.hpp"
+
+namespace signet::core {
+
+// kMaxGenericSecretBytes: the longest generic secret signet stores (the
+// HMAC rows' and CKM_GENERIC_SECRET_KEY_GEN's maximum).
+inline constexpr std::size_t kMaxGenericSecretBytes = 512;
+
+// CheckSecretKeyValue: `value` can be a secret key of `type`.
+// CKR_KEY_TYPE_INCONSISTENT for a type signet does not keep as a secret key;
+// CKR_ATTRIBUTE_VALUE_INVALID for a length the type does not have.
+Status CheckSecretKeyValue(CK_KEY_TYPE type, ByteView value);
+
+// SecretKeyCheckValue returns CKA_CHECK_VALUE of a secret key of `type`
+// whose value CheckSecretKeyValue accepted.
+Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value);
+
+// GeneratedSecretLength reads how many bytes C_GenerateKey makes for the
+// key-generation row `rule` from the template's CKA_VALUE_LEN:
+// CKR_TEMPLATE_INCOMPLETE without it, CKR_KEY_SIZE_RANGE outside the row's
+// range (AES: 16, 24 or 32 bytes; generic secrets: 8-4096 bits, whole bytes).
+Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const AttributeMap& attrs);
+
+}  // namespace signet::core
