@@ -358,9 +358,18 @@ TEST_F(ApiTest, DigestMatchesPublishedVector) {
   ASSERT_EQ(p11()->C_DigestUpdate(s, abc + 1, 2), CKR_OK);
   ASSERT_EQ(p11()->C_DigestFinal(s, out, &len), CKR_OK);
   EXPECT_EQ(std::memcmp(out, expected, 32), 0);
-  CK_MECHANISM bogus = {CKM_MD5, nullptr, 0};
+  CK_MECHANISM bogus = {CKM_RIPEMD160, nullptr, 0};  // not offered
   EXPECT_EQ(p11()->C_DigestInit(s, &bogus), CKR_MECHANISM_INVALID);
   EXPECT_EQ(p11()->C_DigestFinal(s, out, &len), CKR_OPERATION_NOT_INITIALIZED);
+  // MD5 is offered as legacy (docs/PKCS11.md): RFC 1321's "abc".
+  CK_MECHANISM md5 = {CKM_MD5, nullptr, 0};
+  const CK_BYTE md5_abc[] = {0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0,
+                             0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f, 0x72};
+  len = sizeof(out);
+  ASSERT_EQ(p11()->C_DigestInit(s, &md5), CKR_OK);
+  ASSERT_EQ(p11()->C_Digest(s, abc, sizeof(abc), out, &len), CKR_OK);
+  ASSERT_EQ(len, 16u);
+  EXPECT_EQ(std::memcmp(out, md5_abc, 16), 0);
 }
 
 // OpenSslGcmEncrypt: the independent AES-256-GCM reference.
