@@ -28,10 +28,18 @@ int KeyIndex(std::size_t key_size) {
   }
 }
 
+// DesKeyIndex: 0/1 for two-key / three-key triple DES, -1 for another size.
+int DesKeyIndex(std::size_t key_size) { return key_size == 16 ? 0 : key_size == 24 ? 1 : -1; }
+
+int KeyIndex(BlockCipher cipher, std::size_t key_size) {
+  return cipher == BlockCipher::kAes ? KeyIndex(key_size) : DesKeyIndex(key_size);
+}
+
 // Ciphers fetched once per process (docs/DESIGN.md "Crypto").
 struct FetchedModes {
   std::array<std::array<EvpCipherPtr, 3>, 4> mode;  // [AesMode][key size]
   std::array<EvpCipherPtr, 3> wrap;                 // AES-n-WRAP (RFC 3394)
+  std::array<std::array<EvpCipherPtr, 2>, 3> des3;  // [ECB, CBC, CBC_PAD][DES2, DES3]
 
   FetchedModes() {
     static constexpr const char* kNames[4][3] = {
@@ -47,6 +55,23 @@ struct FetchedModes {
       }
     }
     for (std::size_t k = 0; k < 3; ++k) wrap[k].reset(EVP_CIPHER_fetch(nullptr, kWrap[k], nullptr));
+    static constexpr const char* kDes3[3][2] = {
+        {"DES-EDE-ECB", "DES-EDE3-ECB"},
+        {"DES-EDE-CBC", "DES-EDE3-CBC"},
+        {"DES-EDE-CBC", "DES-EDE3-CBC"},  // kCbcPad: CBC with padding on
+    };
+    for (std::size_t m = 0; m < des3.size(); ++m) {
+      for (std::size_t k = 0; k < 2; ++k) {
+        des3[m][k].reset(EVP_CIPHER_fetch(nullptr, kDes3[m][k], nullptr));
+      }
+    }
+  }
+
+  const EVP_CIPHER* Get(BlockCipher cipher, BlockMode mode, int key_index) const {
+    const auto m = static_cast<std::size_t>(mode);
+    const auto k = static_cast<std::size_t>(key_index);
+    if (cipher == BlockCipher::kAes) return this->mode[m][k].get();
+    return m < des3.size() ? des3[m][k].get() : nullptr;
   }
 };
 
@@ -79,24 +104,34 @@ Status CheckCounter(ByteView block, std::size_t counter_bits, std::size_t data_s
   return OkStatus();
 }
 
-Status CheckModeParams(AesMode mode, ByteView key, const AesModeParams& params) {
-  if (KeyIndex(key.size()) < 0)
-    return MakeError(CKR_KEY_SIZE_RANGE, "AES keys are 16, 24 or 32 bytes");
-  const std::size_t want_iv = mode == AesMode::kEcb ? 0 : kAesBlockSize;
+Status CheckModeParams(BlockCipher cipher, BlockMode mode, ByteView key,
+                       const AesModeParams& params) {
+  const bool aes = cipher == BlockCipher::kAes;
+  if (!aes && mode == BlockMode::kCtr) {
+    return MakeError(CKR_MECHANISM_INVALID, "triple DES has no CTR mode here");
+  }
+  if (KeyIndex(cipher, key.size()) < 0) {
+    return MakeError(CKR_KEY_SIZE_RANGE, aes ? "AES keys are 16, 24 or 32 bytes"
+                                             : "triple-DES keys are 16 or 24 bytes");
+  }
+  const std::size_t want_iv = mode == BlockMode::kEcb ? 0 : BlockSize(cipher);
   if (params.iv.size() != want_iv) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID,
-                     mode == AesMode::kEcb ? "AES-ECB takes no IV" : "the IV must be 16 bytes");
+                     mode == BlockMode::kEcb ? "ECB takes no IV" : "the IV must be one block");
   }
   return OkStatus();
 }
 
 // AesStream: one multi-part ECB/CBC/CBC_PAD/CTR operation on an EVP
-// context. `processed_` counts the input so far: the CTR counter check and
-// the whole-block checks at Finish need it.
+// context, AES or triple DES (`block_` bytes per block). `processed_`
+// counts the input so far: the CTR counter check and the whole-block checks
+// at Finish need it.
 class AesStream final : public MultiPart {
  public:
-  AesStream(AesMode mode, const AesModeParams& params, bool encrypt, EvpCipherCtxPtr ctx)
+  AesStream(BlockCipher cipher, AesMode mode, const AesModeParams& params, bool encrypt,
+            EvpCipherCtxPtr ctx)
       : mode_(mode),
+        block_(BlockSize(cipher)),
         encrypt_(encrypt),
         counter_block_(params.iv.begin(), params.iv.end()),
         counter_bits_(params.counter_bits),
@@ -107,11 +142,11 @@ class AesStream final : public MultiPart {
     if (mode_ == AesMode::kCtr) {
       SIGNET_TRY(CheckCounter(counter_block_, counter_bits_, processed_ + part.size()));
     }
-    SecureBytes out(part.size() + kAesBlockSize);
+    SecureBytes out(part.size() + block_);
     int len = 0;
     if (EVP_CipherUpdate(ctx_.get(), out.data(), &len, part.data(),
                          static_cast<int>(part.size())) != 1) {
-      return MakeError(CKR_FUNCTION_FAILED, "AES update failed");
+      return MakeError(CKR_FUNCTION_FAILED, "block cipher update failed");
     }
     processed_ += part.size();
     out.resize(static_cast<std::size_t>(len));
@@ -119,13 +154,13 @@ class AesStream final : public MultiPart {
   }
 
   Result<SecureBytes> Finish() override {
-    const bool whole_blocks = processed_ % kAesBlockSize == 0;
+    const bool whole_blocks = processed_ % block_ == 0;
     if (mode_ != AesMode::kCtr && !(encrypt_ && mode_ == AesMode::kCbcPad) &&
         (!whole_blocks || (mode_ == AesMode::kCbcPad && processed_ == 0))) {
-      return MakeError(LengthCode(), encrypt_ ? "AES-ECB and AES-CBC encrypt whole 16-byte blocks"
-                                              : "the data is not whole 16-byte blocks");
+      return MakeError(LengthCode(), encrypt_ ? "ECB and CBC encrypt whole blocks"
+                                              : "the data is not whole blocks");
     }
-    SecureBytes out(kAesBlockSize);
+    SecureBytes out(block_);
     int len = 0;
     if (EVP_CipherFinal_ex(ctx_.get(), out.data(), &len) != 1) {
       // Only CBC_PAD decryption can fail here (the lengths were checked):
@@ -140,6 +175,7 @@ class AesStream final : public MultiPart {
   CK_RV LengthCode() const { return encrypt_ ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE; }
 
   const AesMode mode_;
+  const std::size_t block_;
   const bool encrypt_;
   const Bytes counter_block_;  // CTR: the initial counter block
   const std::size_t counter_bits_;
@@ -149,9 +185,10 @@ class AesStream final : public MultiPart {
 
 // RunOnce runs a whole input through a multi-part operation.
 template <typename Buffer>
-Result<Buffer> RunOnce(AesMode mode, ByteView key, const AesModeParams& params, ByteView in,
-                       bool encrypt) {
-  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<MultiPart> op, StartAes(mode, key, params, encrypt));
+Result<Buffer> RunOnce(BlockCipher cipher, AesMode mode, ByteView key, const AesModeParams& params,
+                       ByteView in, bool encrypt) {
+  SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<MultiPart> op,
+                          StartBlockCipher(cipher, mode, key, params, encrypt));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes body, op->Update(in));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes tail, op->Finish());
   Buffer out(body.begin(), body.end());
@@ -199,31 +236,51 @@ Result<Buffer> RunWrap(ByteView kek, ByteView iv, ByteView in, bool wrap) {
 
 }  // namespace
 
+std::size_t BlockSize(BlockCipher cipher) {
+  return cipher == BlockCipher::kAes ? kAesBlockSize : kDesBlockSize;
+}
+
 Result<std::unique_ptr<MultiPart>> StartAes(AesMode mode, ByteView key, const AesModeParams& params,
                                             bool encrypt) {
-  SIGNET_TRY(CheckModeParams(mode, key, params));
+  return StartBlockCipher(BlockCipher::kAes, mode, key, params, encrypt);
+}
+
+Result<std::unique_ptr<MultiPart>> StartBlockCipher(BlockCipher block_cipher, BlockMode mode,
+                                                    ByteView key, const AesModeParams& params,
+                                                    bool encrypt) {
+  SIGNET_TRY(CheckModeParams(block_cipher, mode, key, params));
   if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, 0));
-  const EVP_CIPHER* cipher =
-      Fetched().mode[static_cast<std::size_t>(mode)][KeyIndex(key.size())].get();
-  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "AES mode unavailable");
+  const EVP_CIPHER* cipher = Fetched().Get(block_cipher, mode, KeyIndex(block_cipher, key.size()));
+  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "cipher mode unavailable");
   EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
   if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(),
                          params.iv.empty() ? nullptr : params.iv.data(), encrypt ? 1 : 0,
                          nullptr) != 1 ||
       EVP_CIPHER_CTX_set_padding(ctx.get(), mode == AesMode::kCbcPad ? 1 : 0) != 1) {
-    return MakeError(CKR_FUNCTION_FAILED, "AES initialisation failed");
+    return MakeError(CKR_FUNCTION_FAILED, "block cipher initialisation failed");
   }
-  return std::unique_ptr<MultiPart>(new AesStream(mode, params, encrypt, std::move(ctx)));
+  return std::unique_ptr<MultiPart>(
+      new AesStream(block_cipher, mode, params, encrypt, std::move(ctx)));
 }
 
 Result<Bytes> AesEncrypt(AesMode mode, ByteView key, const AesModeParams& params, ByteView data) {
-  return RunOnce<Bytes>(mode, key, params, data, true);
+  return RunOnce<Bytes>(BlockCipher::kAes, mode, key, params, data, true);
 }
 
 Result<SecureBytes> AesDecrypt(AesMode mode, ByteView key, const AesModeParams& params,
                                ByteView data) {
-  return RunOnce<SecureBytes>(mode, key, params, data, false);
+  return RunOnce<SecureBytes>(BlockCipher::kAes, mode, key, params, data, false);
+}
+
+Result<Bytes> BlockEncrypt(BlockCipher cipher, BlockMode mode, ByteView key,
+                           const AesModeParams& params, ByteView data) {
+  return RunOnce<Bytes>(cipher, mode, key, params, data, true);
+}
+
+Result<SecureBytes> BlockDecrypt(BlockCipher cipher, BlockMode mode, ByteView key,
+                                 const AesModeParams& params, ByteView data) {
+  return RunOnce<SecureBytes>(cipher, mode, key, params, data, false);
 }
 
 Result<Bytes> AesKeyWrap(ByteView kek, ByteView iv, bool pkcs7_pad, ByteView plaintext) {

@@ -1,6 +1,8 @@
-// AES block-cipher modes behind the PKCS#11 cipher and key-wrap mechanisms:
-// ECB, CBC, CBC with PKCS#7 padding (CKM_AES_CBC_PAD), CTR with a counter
-// that must not wrap (CKM_AES_CTR), and AES key wrap without padding
+// Block-cipher modes behind the PKCS#11 cipher and key-wrap mechanisms: for
+// AES, ECB, CBC, CBC with PKCS#7 padding (CKM_AES_CBC_PAD), CTR with a
+// counter that must not wrap (CKM_AES_CTR); for triple DES (CKM_DES3_ECB,
+// CKM_DES3_CBC, CKM_DES3_CBC_PAD) the same ECB and CBC modes over its 8-byte
+// block, one implementation for both ciphers; and AES key wrap without padding
 // (RFC 3394, CKM_AES_KEY_WRAP) and with PKCS#7 padding first
 // (CKM_AES_KEY_WRAP_PAD, PKCS#11 v2.40 section 2.14.3). AES-GCM and
 // RFC 5649's key wrap with padding are in symmetric.h.
@@ -19,8 +21,20 @@
 namespace signet::crypto {
 
 inline constexpr std::size_t kAesBlockSize = 16;
+inline constexpr std::size_t kDesBlockSize = 8;
 
-enum class AesMode : std::uint8_t { kEcb, kCbc, kCbcPad, kCtr };
+// BlockCipher: the cipher under a mode. kAes: 16/24/32-byte keys. kDes3:
+// triple DES (EDE), a 16-byte two-key (CKK_DES2) or 24-byte three-key
+// (CKK_DES3) key; DES parity bits are ignored, as DES itself ignores them.
+enum class BlockCipher : std::uint8_t { kAes, kDes3 };
+
+// BlockMode: the mode (AesMode, its name from when AES was the only cipher).
+// Triple DES takes kEcb, kCbc and kCbcPad.
+enum class BlockMode : std::uint8_t { kEcb, kCbc, kCbcPad, kCtr };
+using AesMode = BlockMode;
+
+// BlockSize returns the cipher's block size in bytes.
+std::size_t BlockSize(BlockCipher cipher);
 
 // AesModeParams: `iv` is the 16-byte IV (CBC modes) or initial counter
 // block (CTR), empty for ECB. For CTR, `counter_bits` (1..128) is how many
@@ -53,6 +67,19 @@ Result<SecureBytes> AesDecrypt(AesMode mode, ByteView key, const AesModeParams& 
 // is copied.
 Result<std::unique_ptr<MultiPart>> StartAes(AesMode mode, ByteView key, const AesModeParams& params,
                                             bool encrypt);
+
+// BlockEncrypt / BlockDecrypt / StartBlockCipher: AesEncrypt, AesDecrypt
+// and StartAes for `cipher`, with the same codes; the IV is one block
+// (8 bytes for triple DES), a triple-DES key 16 or 24 bytes
+// (CKR_KEY_SIZE_RANGE otherwise), and triple DES has no CTR mode
+// (CKR_MECHANISM_INVALID).
+Result<Bytes> BlockEncrypt(BlockCipher cipher, BlockMode mode, ByteView key,
+                           const AesModeParams& params, ByteView data);
+Result<SecureBytes> BlockDecrypt(BlockCipher cipher, BlockMode mode, ByteView key,
+                                 const AesModeParams& params, ByteView data);
+Result<std::unique_ptr<MultiPart>> StartBlockCipher(BlockCipher cipher, BlockMode mode,
+                                                    ByteView key, const AesModeParams& params,
+                                                    bool encrypt);
 
 // AesKeyWrap wraps `plaintext` under `kek` per RFC 3394 with the 8-byte
 // initial value `iv` (empty: RFC 3394's default, eight bytes of 0xa6). With

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/hex.h"
+#include "crypto/crypto_test_util.h"
 
 namespace signet::crypto {
 namespace {
@@ -242,6 +243,102 @@ TEST(AesModes, MultiPartChecksLengthsAtFinishAndTheCounterAtEachPart) {
   EXPECT_EQ((*ctr)->Update(Bytes(1)).error().code, CKR_DATA_LEN_RANGE);
   EXPECT_EQ(StartAes(AesMode::kCbc, key, {Bytes(15)}, true).error().code,
             CKR_MECHANISM_PARAM_INVALID);
+}
+
+// NIST SP 800-67 Rev. 1 appendix B: TDEA ECB with three keys over
+// "The qufck brown fox jump".
+TEST(TripleDes, Sp800_67KnownAnswer) {
+  const Bytes key = Unhex("0123456789abcdef23456789abcdef01456789abcdef0123");
+  const Bytes plain = Unhex("54686520717566636b2062726f776e20666f78206a756d70");
+  Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, plain);
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  EXPECT_EQ(ToHex(*enc), "a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900");
+  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, *enc);
+  ASSERT_TRUE(dec.ok()) << dec.error().message;
+  EXPECT_EQ(Bytes(dec->begin(), dec->end()), plain);
+}
+
+// NIST SP 800-20 table A.1 (variable plaintext known answers, every key
+// 0101...01, so K1 = K2 = K3 and TDEA is single DES), first entries.
+TEST(TripleDes, Sp800_20VariablePlaintextKnownAnswers) {
+  const Bytes key = Unhex("010101010101010101010101010101010101010101010101");
+  const std::pair<const char*, const char*> vectors[] = {
+      {"8000000000000000", "95f8a5e5dd31d900"},
+      {"4000000000000000", "dd7f121ca5015619"},
+  };
+  for (const auto& [plain, cipher] : vectors) {
+    Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, Unhex(plain));
+    ASSERT_TRUE(enc.ok()) << enc.error().message;
+    EXPECT_EQ(ToHex(*enc), cipher);
+    // Two-key triple DES with K1 = K2 is the same single DES.
+    Result<Bytes> two_key = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb,
+                                         ByteView(key).first(16), {}, Unhex(plain));
+    ASSERT_TRUE(two_key.ok());
+    EXPECT_EQ(ToHex(*two_key), cipher);
+  }
+}
+
+TEST(TripleDes, TwoKeyIsThreeKeyWithK3EqualToK1) {
+  const Bytes k12 = Unhex("0123456789abcdef23456789abcdef01");
+  Bytes k121 = k12;
+  k121.insert(k121.end(), k12.begin(), k12.begin() + 8);
+  const Bytes iv = Unhex("0001020304050607");
+  const Bytes plain = Unhex("00112233445566778899aabbccddeeff0011");
+  Result<Bytes> two = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, k12, {iv}, plain);
+  Result<Bytes> three = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, k121, {iv}, plain);
+  ASSERT_TRUE(two.ok() && three.ok());
+  EXPECT_EQ(*two, *three);
+  EXPECT_EQ(two->size(), 24u);  // 18 bytes padded to three 8-byte blocks
+}
+
+// CBC_PAD equals `openssl enc -des-ede3-cbc` (PKCS#7 padding) both ways.
+TEST(TripleDes, CbcPadAgreesWithOpenSslEncBothWays) {
+  testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string key_hex = "9e2ff7a1d0b1c4e3f80d5b6a7c1e2f3a4b5c6d7e8f901a2b";
+  const std::string iv_hex = "a1b2c3d4e5f60718";
+  const Bytes key = Unhex(key_hex), iv = Unhex(iv_hex);
+  Bytes plain(1000);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<std::uint8_t>(i * 31 + 7);
+  testing::WriteFile(dir.File("plain"), plain);
+  ASSERT_EQ(testing::RunOpenssl({"enc", "-des-ede3-cbc", "-K", key_hex, "-iv", iv_hex, "-in",
+                                 dir.File("plain"), "-out", dir.File("openssl.enc")}),
+            0);
+  Result<Bytes> ours = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv}, plain);
+  ASSERT_TRUE(ours.ok()) << ours.error().message;
+  EXPECT_EQ(*ours, testing::ReadFile(dir.File("openssl.enc")));
+  // The other way: openssl decrypts what signet encrypted.
+  testing::WriteFile(dir.File("ours.enc"), *ours);
+  ASSERT_EQ(testing::RunOpenssl({"enc", "-d", "-des-ede3-cbc", "-K", key_hex, "-iv", iv_hex, "-in",
+                                 dir.File("ours.enc"), "-out", dir.File("openssl.dec")}),
+            0);
+  EXPECT_EQ(testing::ReadFile(dir.File("openssl.dec")), plain);
+  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv},
+                                         testing::ReadFile(dir.File("openssl.enc")));
+  ASSERT_TRUE(dec.ok()) << dec.error().message;
+  EXPECT_EQ(Bytes(dec->begin(), dec->end()), plain);
+}
+
+TEST(TripleDes, RefusesWhatItCannotDo) {
+  const Bytes key(24, 0x5b), iv(8, 1);
+  const Bytes block(8, 2);
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, Bytes(8, 1), {}, block).error().code,
+            CKR_KEY_SIZE_RANGE);
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, Bytes(32, 1), {}, block).error().code,
+            CKR_KEY_SIZE_RANGE);
+  EXPECT_EQ(
+      BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {Bytes(16, 1)}, block).error().code,
+      CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(
+      BlockEncrypt(BlockCipher::kDes3, BlockMode::kCtr, key, {Bytes(8, 1)}, block).error().code,
+      CKR_MECHANISM_INVALID);
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {iv}, Bytes(12, 1)).error().code,
+            CKR_DATA_LEN_RANGE);
+  EXPECT_EQ(
+      BlockDecrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv}, Bytes(12, 1)).error().code,
+      CKR_ENCRYPTED_DATA_LEN_RANGE);
+  // An 8-byte block is whole for triple DES (not for AES).
+  EXPECT_TRUE(BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {iv}, block).ok());
 }
 
 }  // namespace
