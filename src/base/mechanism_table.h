@@ -177,6 +177,10 @@ enum class MechanismFamily : std::uint8_t {
   kGenericSecretKeyGen,  // CKM_GENERIC_SECRET_KEY_GEN
   kHmac,                 // HMAC (RFC 2104) with the row's digest
   kAesCmac,              // AES-CMAC (NIST SP 800-38B)
+  kDes3KeyGen,           // CKM_DES2_KEY_GEN, CKM_DES3_KEY_GEN (odd parity)
+  kDes3Ecb,
+  kDes3Cbc,
+  kDes3CbcPad,  // PKCS#7 padding
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -213,7 +217,8 @@ struct MechanismRow {
   CK_KEY_TYPE key_type = CK_UNAVAILABLE_INFORMATION;  // the key it works with
   // A second key type the mechanism accepts: CKK_EC_MONTGOMERY (X25519,
   // X448) beside CKK_EC for ECDH; an HMAC's PKCS#11 3.0 key type
-  // (CKK_SHA256_HMAC) beside CKK_GENERIC_SECRET. AcceptsKeyType reads both.
+  // (CKK_SHA256_HMAC) beside CKK_GENERIC_SECRET; triple DES's CKK_DES2
+  // beside CKK_DES3. AcceptsKeyType reads both.
   CK_KEY_TYPE alt_key_type = CK_UNAVAILABLE_INFORMATION;
   CK_FLAGS flags = 0;  // CK_MECHANISM_INFO flags: CKF_SIGN | CKF_VERIFY ...
   CK_ULONG min_key_size = 0;
@@ -267,6 +272,21 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE,
      .min_key_size = 16,
      .max_key_size = 32},
+    // Triple DES keys: 16 bytes (two-key, CKK_DES2) and 24 (three-key).
+    {.type = CKM_DES2_KEY_GEN,
+     .name = "CKM_DES2_KEY_GEN",
+     .family = MechanismFamily::kDes3KeyGen,
+     .key_type = CKK_DES2,
+     .flags = CKF_GENERATE,
+     .min_key_size = 16,
+     .max_key_size = 16},
+    {.type = CKM_DES3_KEY_GEN,
+     .name = "CKM_DES3_KEY_GEN",
+     .family = MechanismFamily::kDes3KeyGen,
+     .key_type = CKK_DES3,
+     .flags = CKF_GENERATE,
+     .min_key_size = 24,
+     .max_key_size = 24},
     // Generic secrets of 1-512 bytes, in bits as the specification counts
     // them for this mechanism (docs/PKCS11.md "Generic secrets and MACs").
     {.type = CKM_GENERIC_SECRET_KEY_GEN,
@@ -529,6 +549,34 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 32},
+    // Triple DES (legacy: payment systems; docs/PKCS11.md "Triple DES")
+    // with two-key and three-key keys, key sizes in bytes.
+    {.type = CKM_DES3_ECB,
+     .name = "CKM_DES3_ECB",
+     .family = MechanismFamily::kDes3Ecb,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 24},
+    {.type = CKM_DES3_CBC,
+     .name = "CKM_DES3_CBC",
+     .family = MechanismFamily::kDes3Cbc,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 24,
+     .param = ParamKind::kIv},
+    {.type = CKM_DES3_CBC_PAD,
+     .name = "CKM_DES3_CBC_PAD",
+     .family = MechanismFamily::kDes3CbcPad,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .min_key_size = 16,
+     .max_key_size = 24,
+     .param = ParamKind::kIv},
     {.type = CKM_AES_CMAC,
      .name = "CKM_AES_CMAC",
      .family = MechanismFamily::kAesCmac,

@@ -101,6 +101,21 @@ TEST(MechanismTable, HmacAcceptsGenericSecretsAndItsOwnKeyTypeOnly) {
   EXPECT_FALSE(IsGenericSecretKeyType(CKK_AES));
   EXPECT_FALSE(IsGenericSecretKeyType(CKK_RIPEMD160_HMAC));  // no RIPEMD-160 HMAC row
   EXPECT_FALSE(IsGenericSecretKeyType(CK_UNAVAILABLE_INFORMATION));
+  EXPECT_FALSE(IsGenericSecretKeyType(CKK_DES2));
+}
+
+TEST(MechanismTable, TripleDesModesTakeTwoAndThreeKeyKeys) {
+  for (CK_MECHANISM_TYPE type : {CKM_DES3_ECB, CKM_DES3_CBC, CKM_DES3_CBC_PAD}) {
+    const MechanismRow& row = *FindMechanismRow(type);
+    EXPECT_TRUE(AcceptsKeyType(row, CKK_DES3)) << row.name;
+    EXPECT_TRUE(AcceptsKeyType(row, CKK_DES2)) << row.name;
+    EXPECT_FALSE(AcceptsKeyType(row, CKK_AES)) << row.name;
+    EXPECT_EQ(row.flags, CKF_ENCRYPT | CKF_DECRYPT) << row.name;
+  }
+  EXPECT_EQ(FindMechanismRow(CKM_DES3_ECB)->param, ParamKind::kNone);
+  EXPECT_EQ(FindMechanismRow(CKM_DES3_CBC_PAD)->param, ParamKind::kIv);
+  EXPECT_EQ(FindMechanismRow(CKM_DES2_KEY_GEN)->key_type, CKK_DES2);
+  EXPECT_EQ(FindMechanismRow(CKM_DES3_KEY_GEN)->key_type, CKK_DES3);
 }
 
 TEST(MechanismTable, LookupsByNameAndKeyType) {

@@ -155,7 +155,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::GenerateKey(ClientState& c, CK_SESSION_HANDLE 
   SIGNET_TRY(CheckFitsGeneratedClass(attrs, CKO_SECRET_KEY, rule->key_type));
   SIGNET_ASSIGN_OR_RETURN(std::size_t len, GeneratedSecretLength(*rule, attrs));
   auto secret = std::make_shared<keystore::UnwrappedKey>();
-  SIGNET_ASSIGN_OR_RETURN(secret->value, crypto::RandomBytes(len));
+  SIGNET_ASSIGN_OR_RETURN(secret->value, NewSecretValue(rule->key_type, len));
   attrs[CKA_KEY_TYPE] = UlongBytes(rule->key_type);
   SIGNET_ASSIGN_OR_RETURN(attrs[CKA_CHECK_VALUE],
                           SecretKeyCheckValue(rule->key_type, secret->value));

@@ -83,7 +83,9 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     const CK_KEY_TYPE type = FindUlong(attrs, CKA_KEY_TYPE).value_or(CKK_AES);
     SIGNET_TRY(CheckSecretKeyValue(type, key->value));
     attrs[CKA_KEY_TYPE] = UlongBytes(type);
-    attrs[CKA_VALUE_LEN] = UlongBytes(key->value.size());
+    // CKA_VALUE_LEN where the type has it (not triple DES).
+    if (ClassHasAttribute(attrs, CKA_VALUE_LEN))
+      attrs[CKA_VALUE_LEN] = UlongBytes(key->value.size());
     // CKA_CHECK_VALUE (AES §2.8.2, generic secrets: SHA-1): computed; a
     // given one must match the key.
     SIGNET_ASSIGN_OR_RETURN(Bytes check, SecretKeyCheckValue(type, key->value));

@@ -37,36 +37,54 @@ Result<std::size_t> GcmTagBytes(const Mechanism& m) {
   return static_cast<std::size_t>(m.gcm->tag_bits / 8);
 }
 
-// AesModeOf: the crypto/ mode of an AES block-mode family.
-std::optional<crypto::AesMode> AesModeOf(MechanismFamily family) {
+// BlockModeFamily: a block-mode family's cipher and mode.
+struct BlockModeFamily {
+  crypto::BlockCipher cipher;
+  crypto::BlockMode mode;
+};
+
+// BlockModeOf: the crypto/ cipher and mode of an AES or triple-DES
+// block-mode family.
+std::optional<BlockModeFamily> BlockModeOf(MechanismFamily family) {
+  using crypto::BlockCipher;
+  using crypto::BlockMode;
   switch (family) {
     case MechanismFamily::kAesEcb:
-      return crypto::AesMode::kEcb;
+      return BlockModeFamily{BlockCipher::kAes, BlockMode::kEcb};
     case MechanismFamily::kAesCbc:
-      return crypto::AesMode::kCbc;
+      return BlockModeFamily{BlockCipher::kAes, BlockMode::kCbc};
     case MechanismFamily::kAesCbcPad:
-      return crypto::AesMode::kCbcPad;
+      return BlockModeFamily{BlockCipher::kAes, BlockMode::kCbcPad};
     case MechanismFamily::kAesCtr:
-      return crypto::AesMode::kCtr;
+      return BlockModeFamily{BlockCipher::kAes, BlockMode::kCtr};
+    case MechanismFamily::kDes3Ecb:
+      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kEcb};
+    case MechanismFamily::kDes3Cbc:
+      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kCbc};
+    case MechanismFamily::kDes3CbcPad:
+      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kCbcPad};
     default:
       return std::nullopt;
   }
 }
 
-// AesModeParamsOf reads the IV (CBC modes: raw_params) or the counter block
-// (CTR: CK_AES_CTR_PARAMS) of `m`; CKR_MECHANISM_PARAM_INVALID when the
-// mechanism's parameter is missing or of the wrong form.
-Result<crypto::AesModeParams> AesModeParamsOf(crypto::AesMode mode, const Mechanism& m) {
+// AesModeParamsOf reads the IV (CBC modes: raw_params, one block of the
+// cipher) or the counter block (CTR: CK_AES_CTR_PARAMS) of `m`;
+// CKR_MECHANISM_PARAM_INVALID when the mechanism's parameter is missing or
+// of the wrong form.
+Result<crypto::AesModeParams> AesModeParamsOf(
+    crypto::AesMode mode, const Mechanism& m,
+    crypto::BlockCipher cipher = crypto::BlockCipher::kAes) {
   switch (mode) {
     case crypto::AesMode::kEcb:
       if (!m.raw_params.empty()) {
-        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_AES_ECB takes no parameter");
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "ECB takes no parameter");
       }
       return crypto::AesModeParams{};
     case crypto::AesMode::kCbc:
     case crypto::AesMode::kCbcPad:
-      if (m.raw_params.size() != crypto::kAesBlockSize) {
-        return MakeError(CKR_MECHANISM_PARAM_INVALID, "AES-CBC needs a 16-byte IV");
+      if (m.raw_params.size() != crypto::BlockSize(cipher)) {
+        return MakeError(CKR_MECHANISM_PARAM_INVALID, "CBC needs a one-block IV");
       }
       return crypto::AesModeParams{m.raw_params};
     case crypto::AesMode::kCtr:
@@ -178,8 +196,8 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
 }
 
 Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
-  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
-    SIGNET_TRY(AesModeParamsOf(*mode, m));
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_TRY(AesModeParamsOf(block->mode, m, block->cipher));
     return OkStatus();
   }
   switch (row.family) {
@@ -200,9 +218,10 @@ Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
 
 Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                           ByteView data) {
-  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
-    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
-    return crypto::AesEncrypt(*mode, key, params, data);
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                            AesModeParamsOf(block->mode, m, block->cipher));
+    return crypto::BlockEncrypt(block->cipher, block->mode, key, params, data);
   }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {
@@ -216,9 +235,10 @@ Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView 
 
 Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                                 ByteView data) {
-  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
-    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
-    return crypto::AesDecrypt(*mode, key, params, data);
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                            AesModeParamsOf(block->mode, m, block->cipher));
+    return crypto::BlockDecrypt(block->cipher, block->mode, key, params, data);
   }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {

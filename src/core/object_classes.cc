@@ -23,6 +23,7 @@ enum class Kind {
   kEcPrivate,  // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
   kAes,
   kGenericSecret,  // CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types
+  kDes3,           // CKK_DES2 and CKK_DES3
 };
 
 // Default: the value an attribute has when nobody gave one.
@@ -155,6 +156,9 @@ constexpr ClassAttribute kClassAttributes[] = {
     // key types the same attributes).
     {K::kGenericSecret, CKA_VALUE, D::kNone, kReq},
     {K::kGenericSecret, CKA_VALUE_LEN, D::kNone, kTok},
+    // Triple DES (v2.40 "DES2 / DES3 secret key objects": CKA_VALUE only, no
+    // CKA_VALUE_LEN, the length is the type's).
+    {K::kDes3, CKA_VALUE, D::kNone, kReq},
 };
 
 constexpr CK_ULONG kUnknown = CK_UNAVAILABLE_INFORMATION;
@@ -197,6 +201,8 @@ bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYP
       return cls == CKO_SECRET_KEY && key == CKK_AES;
     case K::kGenericSecret:
       return cls == CKO_SECRET_KEY && IsGenericSecretKeyType(key);
+    case K::kDes3:
+      return cls == CKO_SECRET_KEY && (key == CKK_DES2 || key == CKK_DES3);
   }
   return false;
 }

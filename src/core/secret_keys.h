@@ -1,7 +1,8 @@
 // Secret key types: which key types signet keeps as secret keys and what
-// each one's value must be - AES (16, 24 or 32 bytes) and generic secrets
-// (CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types, 1-512 bytes) -
-// with the CKA_CHECK_VALUE each gets. Read by C_CreateObject / C_UnwrapKey
+// each one's value must be - AES (16, 24 or 32 bytes), triple DES (CKK_DES2
+// 16 bytes, CKK_DES3 24) and generic secrets (CKK_GENERIC_SECRET and the
+// PKCS#11 3.0 HMAC key types, 1-512 bytes) - with the CKA_CHECK_VALUE each
+// gets and how a new value is made. Read by C_CreateObject / C_UnwrapKey
 // (an imported value) and C_GenerateKey (the length to make).
 // Pure functions: safe from any thread.
 #pragma once
@@ -31,6 +32,13 @@ Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value);
 // key-generation row `rule` from the template's CKA_VALUE_LEN:
 // CKR_TEMPLATE_INCOMPLETE without it, CKR_KEY_SIZE_RANGE outside the row's
 // range (AES: 16, 24 or 32 bytes; generic secrets: 8-4096 bits, whole bytes).
+// Triple-DES keys have their type's length (the template has no
+// CKA_VALUE_LEN).
 Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const AttributeMap& attrs);
+
+// NewSecretValue draws `length` random bytes for a new key of `type`. A
+// triple-DES key gets odd parity in every byte (FIPS 46-3) and never two
+// equal neighbouring DES keys (K1 = K2 or K2 = K3 would make it single DES).
+Result<SecureBytes> NewSecretValue(CK_KEY_TYPE type, std::size_t length);
 
 }  // namespace signet::core

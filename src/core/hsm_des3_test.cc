@@ -1,0 +1,162 @@
+// Hsm's triple DES: CKM_DES2_KEY_GEN / CKM_DES3_KEY_GEN (odd parity, check
+// value, no CKA_VALUE_LEN), imported DES2 and DES3 keys, and CKM_DES3_ECB /
+// CBC / CBC_PAD against NIST SP 800-67's known answer, through the mechanism
+// table, core's binding and crypto/.
+#include <gtest/gtest.h>
+
+#include <bit>
+
+#include "base/hex.h"
+#include "core/hsm_fixture_test_util.h"
+#include "crypto/aes_modes.h"
+
+namespace signet::core {
+namespace {
+
+Bytes Unhex(std::string_view hex) { return FromHex(hex).value(); }
+
+// NIST SP 800-67 Rev. 1 appendix B.
+constexpr const char* kSp800_67Key = "0123456789abcdef23456789abcdef01456789abcdef0123";
+constexpr const char* kSp800_67Plain = "54686520717566636b2062726f776e20666f78206a756d70";
+constexpr const char* kSp800_67Cipher = "a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900";
+
+Mechanism WithIv(CK_MECHANISM_TYPE type, Bytes iv) {
+  Mechanism m{type};
+  m.raw_params = std::move(iv);
+  return m;
+}
+
+class HsmDes3Test : public HsmFixture {
+ protected:
+  void SetUp() override {
+    HsmFixture::SetUp();
+    s_ = LoggedIn(*owner_);
+  }
+
+  Result<CK_OBJECT_HANDLE> Import(CK_KEY_TYPE type, const Bytes& value) {
+    return hsm_->CreateObject(*owner_, s_,
+                              {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                               {CKA_KEY_TYPE, UlongBytes(type)},
+                               {CKA_VALUE, value},
+                               {CKA_ENCRYPT, BoolBytes(true)},
+                               {CKA_DECRYPT, BoolBytes(true)}});
+  }
+
+  CK_OBJECT_HANDLE Key(CK_KEY_TYPE type, const Bytes& value) {
+    auto h = Import(type, value);
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : 0;
+  }
+
+  Result<Bytes> Attribute(CK_OBJECT_HANDLE key, CK_ATTRIBUTE_TYPE type) {
+    CK_RV overall = CKR_OK;
+    auto got = hsm_->GetAttributeValue(*owner_, s_, key, {type}, &overall);
+    if (!got.ok()) return std::move(got).error();
+    if (overall != CKR_OK) return MakeError(overall, "attribute");
+    return (*got)[0].value;
+  }
+
+  CK_SESSION_HANDLE s_ = 0;
+};
+
+TEST_F(HsmDes3Test, EcbMatchesSp800_67AndCbcModesRoundTrip) {
+  const CK_OBJECT_HANDLE key = Key(CKK_DES3, Unhex(kSp800_67Key));
+  const Bytes plain = Unhex(kSp800_67Plain);
+  auto enc = hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_DES3_ECB}, plain);
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  EXPECT_EQ(ToHex(*enc), kSp800_67Cipher);
+  auto dec = hsm_->Decrypt(*owner_, s_, key, Mechanism{CKM_DES3_ECB}, *enc);
+  ASSERT_TRUE(dec.ok()) << dec.error().message;
+  EXPECT_EQ(*dec, plain);
+  // CBC with a zero IV: the first block equals ECB's.
+  const Mechanism cbc = WithIv(CKM_DES3_CBC, Bytes(8, 0));
+  auto cbc_enc = hsm_->Encrypt(*owner_, s_, key, cbc, plain);
+  ASSERT_TRUE(cbc_enc.ok()) << cbc_enc.error().message;
+  EXPECT_EQ(ToHex(ByteView(*cbc_enc).first(8)), std::string(kSp800_67Cipher).substr(0, 16));
+  auto cbc_dec = hsm_->Decrypt(*owner_, s_, key, cbc, *cbc_enc);
+  ASSERT_TRUE(cbc_dec.ok());
+  EXPECT_EQ(*cbc_dec, plain);
+  // CBC_PAD adds a whole block of padding to aligned input.
+  const Mechanism pad = WithIv(CKM_DES3_CBC_PAD, Unhex("0102030405060708"));
+  auto pad_enc = hsm_->Encrypt(*owner_, s_, key, pad, plain);
+  ASSERT_TRUE(pad_enc.ok());
+  EXPECT_EQ(pad_enc->size(), plain.size() + 8);
+  auto pad_dec = hsm_->Decrypt(*owner_, s_, key, pad, *pad_enc);
+  ASSERT_TRUE(pad_dec.ok());
+  EXPECT_EQ(*pad_dec, plain);
+}
+
+TEST_F(HsmDes3Test, TwoKeyKeysWorkAsK1K2K1) {
+  const Bytes k12 = Unhex(std::string(kSp800_67Key).substr(0, 32));
+  Bytes k121 = k12;
+  k121.insert(k121.end(), k12.begin(), k12.begin() + 8);
+  const CK_OBJECT_HANDLE des2 = Key(CKK_DES2, k12);
+  const CK_OBJECT_HANDLE des3 = Key(CKK_DES3, k121);
+  const Bytes plain = Unhex(kSp800_67Plain);
+  auto a = hsm_->Encrypt(*owner_, s_, des2, Mechanism{CKM_DES3_ECB}, plain);
+  auto b = hsm_->Encrypt(*owner_, s_, des3, Mechanism{CKM_DES3_ECB}, plain);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+}
+
+TEST_F(HsmDes3Test, ParametersKeysAndLengthsAreChecked) {
+  const CK_OBJECT_HANDLE key = Key(CKK_DES3, Unhex(kSp800_67Key));
+  const Bytes block(8, 1);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, WithIv(CKM_DES3_CBC, Bytes(16, 0)), block)),
+            CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_DES3_CBC}, block)),
+            CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, WithIv(CKM_DES3_ECB, Bytes(8, 0)), block)),
+            CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_DES3_ECB}, Bytes(12, 1))),
+            CKR_DATA_LEN_RANGE);
+  EXPECT_EQ(
+      Code(hsm_->Decrypt(*owner_, s_, key, WithIv(CKM_DES3_CBC_PAD, Bytes(8, 0)), Bytes(12, 1))),
+      CKR_ENCRYPTED_DATA_LEN_RANGE);
+  const CK_OBJECT_HANDLE aes = Key(CKK_AES, Bytes(24, 3));
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, aes, Mechanism{CKM_DES3_ECB}, block)),
+            CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_AES_ECB}, Bytes(16, 1))),
+            CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(Code(Import(CKK_DES3, Bytes(16, 1))), CKR_ATTRIBUTE_VALUE_INVALID);
+  EXPECT_EQ(Code(Import(CKK_DES2, Bytes(24, 1))), CKR_ATTRIBUTE_VALUE_INVALID);
+  // Triple-DES keys have no CKA_VALUE_LEN: the type fixes the length.
+  EXPECT_EQ(Code(Attribute(key, CKA_VALUE_LEN)), CKR_ATTRIBUTE_TYPE_INVALID);
+}
+
+TEST_F(HsmDes3Test, KeyGenerationSetsParityAndCheckValue) {
+  for (const auto& [mechanism, type, length] :
+       {std::tuple{CKM_DES2_KEY_GEN, CKK_DES2, 16u}, std::tuple{CKM_DES3_KEY_GEN, CKK_DES3, 24u}}) {
+    SCOPED_TRACE(mechanism);
+    auto key = hsm_->GenerateKey(*owner_, s_, Mechanism{mechanism},
+                                 {{CKA_SENSITIVE, BoolBytes(false)},
+                                  {CKA_EXTRACTABLE, BoolBytes(true)},
+                                  {CKA_ENCRYPT, BoolBytes(true)}});
+    ASSERT_TRUE(key.ok()) << key.error().message;
+    EXPECT_EQ(*Attribute(*key, CKA_KEY_TYPE), UlongBytes(type));
+    EXPECT_EQ(*Attribute(*key, CKA_KEY_GEN_MECHANISM), UlongBytes(mechanism));
+    const Bytes value = *Attribute(*key, CKA_VALUE);
+    ASSERT_EQ(value.size(), length);
+    for (std::uint8_t byte : value) EXPECT_EQ(std::popcount(byte) % 2, 1) << int(byte);
+    EXPECT_NE(Bytes(value.begin(), value.begin() + 8),
+              Bytes(value.begin() + 8, value.begin() + 16));
+    // The check value: ECB of a zero block, first three bytes.
+    auto block = crypto::BlockEncrypt(crypto::BlockCipher::kDes3, crypto::BlockMode::kEcb, value,
+                                      {}, Bytes(8, 0));
+    ASSERT_TRUE(block.ok());
+    EXPECT_EQ(*Attribute(*key, CKA_CHECK_VALUE), Bytes(block->begin(), block->begin() + 3));
+    // A template may not ask for a length: the type has one.
+    EXPECT_EQ(Code(hsm_->GenerateKey(*owner_, s_, Mechanism{mechanism},
+                                     {{CKA_VALUE_LEN, UlongBytes(length)}})),
+              CKR_TEMPLATE_INCONSISTENT);
+  }
+  // The check value of an imported key is computed the same way.
+  const CK_OBJECT_HANDLE imported = Key(CKK_DES3, Unhex(kSp800_67Key));
+  auto zero = crypto::BlockEncrypt(crypto::BlockCipher::kDes3, crypto::BlockMode::kEcb,
+                                   Unhex(kSp800_67Key), {}, Bytes(8, 0));
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(*Attribute(imported, CKA_CHECK_VALUE), Bytes(zero->begin(), zero->begin() + 3));
+}
+
+}  // namespace
+}  // namespace signet::core
