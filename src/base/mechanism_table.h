@@ -817,6 +817,24 @@ constexpr bool AcceptsKeyType(const MechanismRow& row, CK_KEY_TYPE key_type) {
          (row.alt_key_type != CK_UNAVAILABLE_INFORMATION && key_type == row.alt_key_type);
 }
 
+// MultiPartInDaemon: the daemon keeps the state of this mechanism's
+// multi-part operations (C_*Update), so input of any length passes through
+// in bounded memory. The module buffers the input of the others up to one
+// frame (single-part mechanisms such as RSA encryption, and signatures).
+constexpr bool MultiPartInDaemon(const MechanismRow& row) {
+  switch (row.family) {
+    case MechanismFamily::kAesEcb:
+    case MechanismFamily::kAesCbc:
+    case MechanismFamily::kAesCbcPad:
+    case MechanismFamily::kAesCtr:
+    case MechanismFamily::kAesGcm:
+    case MechanismFamily::kDigest:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // KeyPairGenFor returns the key-pair generation row for keys of `key_type`,
 // nullptr if none.
 constexpr const MechanismRow* KeyPairGenFor(CK_KEY_TYPE key_type) {

@@ -18,11 +18,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
+#include "base/mechanism_table.h"
 #include "base/mutex.h"
 #include "core/object.h"
+#include "crypto/multi_part.h"
 
 namespace signet::core {
 
@@ -35,6 +38,18 @@ struct Session {
   // signature has used it yet: the next one with a CKA_ALWAYS_AUTHENTICATE
   // key may go ahead (PKCS#11 §5.6.3).
   bool context_authorized = false;
+};
+
+// MultiPartState: one multi-part operation the daemon runs for a session
+// (Hsm::StreamUpdate). `op` is empty while a request is working on it
+// outside the lock; `generation` tells that request whether the entry it
+// took the operation from is still the one it finds when it puts it back.
+struct MultiPartState {
+  const MechanismRow* row = nullptr;
+  std::unique_ptr<crypto::MultiPart> op;
+  std::size_t mac_length = 0;  // the *_GENERAL MACs: bytes kept; 0: all
+  std::size_t held = 0;        // op->HeldBytes(), as counted in multi_part_held_bytes
+  std::uint64_t generation = 0;
 };
 
 // HandleEntry: what one object handle of this connection refers to.
@@ -73,6 +88,12 @@ class ClientState {
   // Limits::max_session_objects / max_session_object_bytes.
   std::size_t session_objects GUARDED_BY(mu) = 0;
   std::size_t session_object_bytes GUARDED_BY(mu) = 0;
+  // The multi-part operations of this connection's sessions, one per
+  // session and kind; dropped with the session, at logout, on any error.
+  // Their held bytes count against Limits::max_multi_part_held_bytes.
+  std::map<std::pair<CK_SESSION_HANDLE, OperationKind>, MultiPartState> multi_parts GUARDED_BY(mu);
+  std::size_t multi_part_held_bytes GUARDED_BY(mu) = 0;
+  std::uint64_t multi_part_generation GUARDED_BY(mu) = 0;
 
  private:
   const std::uint64_t id_;

@@ -286,6 +286,7 @@ void HsmImpl::ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry
 }
 
 void HsmImpl::EndLoginLocked(ClientState& c, const TokenSlot& slot) {
+  DropMultiPartsLocked(c, 0, slot.id());
   for (auto& [h, session] : c.sessions) {
     if (session.slot == slot.id()) session.context_authorized = false;
   }

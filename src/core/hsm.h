@@ -226,6 +226,27 @@ class Hsm {
                                 const Mechanism& m, ByteView data) = 0;
   virtual Result<Bytes> Decrypt(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
                                 const Mechanism& m, ByteView data) = 0;
+  // --- multi-part operations kept in the daemon (hsm_multi_part.cc)
+  // StreamUpdate feeds one part of the session's multi-part operation of
+  // `kind` and returns what the part releases. With `start` it first
+  // begins one with `key` (ignored for digests) and `m`, under the checks
+  // of the single-part call (session, mechanism and its parameter, key
+  // class, type and usage flag), replacing any operation of that kind the
+  // session had. Only mechanisms MultiPartInDaemon accepts
+  // (CKR_MECHANISM_INVALID otherwise). Without `start`:
+  // CKR_OPERATION_NOT_INITIALIZED when none is active,
+  // CKR_OPERATION_ACTIVE when another request is feeding it right now.
+  // Any error ends the operation. The bytes operations hold back are
+  // bounded (Limits::max_multi_part_held_bytes, max_held_per_operation).
+  virtual Result<Bytes> StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, OperationKind kind,
+                                     bool start, CK_OBJECT_HANDLE key, const Mechanism& m,
+                                     ByteView part) = 0;
+  // StreamFinal ends the operation and returns its last output (the
+  // digest, MAC, padded last block, GCM tag or verified plaintext); for
+  // kVerify it checks `signature` instead and returns nothing.
+  virtual Result<Bytes> StreamFinal(ClientState& c, CK_SESSION_HANDLE s, OperationKind kind,
+                                    ByteView signature) = 0;
+
   virtual Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) = 0;
   // SeedRandom mixes `seed` into the DRBG as additional input
   // (crypto::MixIntoRandom; PKCS#11 v2.40 §5.15 C_SeedRandom).

@@ -7,9 +7,7 @@
 #include "crypto/symmetric.h"
 
 namespace signet::core {
-namespace {
 
-// CheckKeyUse verifies the key's class, type and usage flag for `usage`.
 Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_CLASS cls,
                    CK_ATTRIBUTE_TYPE usage) {
   if (rec.object_class() != cls &&
@@ -25,6 +23,8 @@ Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_
   }
   return CheckMechanismAllowed(rec.attributes, rule.type);
 }
+
+namespace {
 
 // MacEach computes the MAC of each input under a secret key (C_Sign with
 // an HMAC or CMAC mechanism).

@@ -47,6 +47,14 @@ CK_ULONG UnusedHandle(const HandleMap& taken) {
   return h;
 }
 
+// CheckKeyUse verifies a key for an operation: its class `cls` (a private
+// key also does for CKO_PUBLIC_KEY: its public half), its CKA_KEY_TYPE
+// against the row's, its usage flag `usage`, and CKA_ALLOWED_MECHANISMS.
+// CKR_KEY_TYPE_INCONSISTENT, CKR_KEY_FUNCTION_NOT_PERMITTED or
+// CKR_MECHANISM_INVALID.
+Status CheckKeyUse(const ObjectRecord& rec, const MechanismRow& rule, CK_OBJECT_CLASS cls,
+                   CK_ATTRIBUTE_TYPE usage);
+
 // CommonLabel returns the CKA_LABEL shared by every map in `maps` that has
 // one (the label a unique_label request checks). CKR_TEMPLATE_INCOMPLETE
 // when none has a label; CKR_TEMPLATE_INCONSISTENT when two differ.
@@ -129,6 +137,10 @@ class HsmImpl final : public Hsm {
                         const Mechanism& m, ByteView data) override;
   Result<Bytes> GenerateRandom(ClientState& c, CK_SESSION_HANDLE s, std::size_t length) override;
   Status SeedRandom(ClientState& c, CK_SESSION_HANDLE s, ByteView seed) override;
+  Result<Bytes> StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, OperationKind kind, bool start,
+                             CK_OBJECT_HANDLE key, const Mechanism& m, ByteView part) override;
+  Result<Bytes> StreamFinal(ClientState& c, CK_SESSION_HANDLE s, OperationKind kind,
+                            ByteView signature) override;
 
   // --- shared by the hsm_*.cc files
 
@@ -246,8 +258,15 @@ class HsmImpl final : public Hsm {
   // EndLoginLocked is what a logout does to the connection's state on
   // `slot` (PKCS#11 §5.6.4): private session objects are destroyed, handles
   // to private token objects become invalid (a later login finds them again
-  // under new handles), and unused context-specific logins are dropped.
+  // under new handles), unused context-specific logins are dropped, and so
+  // are the multi-part operations of the token's sessions (a key they use
+  // may need the login).
   static void EndLoginLocked(ClientState& c, const TokenSlot& slot) REQUIRES(c.mu);
+  // DropMultiPartsLocked ends the connection's multi-part operations of
+  // session `s` (0: of every session on `slot`) and gives their held
+  // bytes back.
+  static void DropMultiPartsLocked(ClientState& c, CK_SESSION_HANDLE s, CK_SLOT_ID slot)
+      REQUIRES(c.mu);
   // ContextLogin is C_Login(CKU_CONTEXT_SPECIFIC): the user PIN again, for
   // the session's next signature with a CKA_ALWAYS_AUTHENTICATE key.
   Status ContextLogin(ClientState& c, CK_SESSION_HANDLE s, const Resolved& r, ByteView pin)

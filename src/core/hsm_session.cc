@@ -68,11 +68,13 @@ Result<CK_SESSION_HANDLE> HsmImpl::OpenSession(ClientState& c, CK_SLOT_ID slot_i
   return h;
 }
 
-// CloseSessionLocked removes a session, its session objects, and — when it
+// CloseSessionLocked removes a session, its multi-part operations, its
+// session objects, and — when it
 // was the connection's last session on the token — its login (PKCS#11 §5.6:
 // closing the last session logs the application out). REQUIRES: c.mu held.
 void HsmImpl::CloseSessionLocked(ClientState& c, CK_SESSION_HANDLE s,
                                  std::vector<keystore::UserType>* logouts, TokenSlot** slot_out) {
+  DropMultiPartsLocked(c, s, 0);
   auto it = c.sessions.find(s);
   Session session = it->second;
   c.sessions.erase(it);

@@ -6,7 +6,9 @@
 // not, cannot hold more than max_sessions sessions, nor more than
 // max_session_objects session objects of max_session_object_bytes in total;
 // a token cannot grow past max_token_objects objects of max_token_bytes;
-// failed logins slow down (login_delay_*) per token and per peer.
+// failed logins slow down (login_delay_*) per token and per peer; the
+// multi-part operations of a connection hold at most
+// max_multi_part_held_bytes.
 #pragma once
 
 #include <chrono>
@@ -28,6 +30,13 @@ struct Limits {
   // kObjectOverhead for objects loaded from disk). CKR_DEVICE_MEMORY.
   std::size_t max_token_objects = 100000;
   std::size_t max_token_bytes = std::size_t{64} << 20;
+  // Multi-part operations the daemon runs (Hsm::StreamUpdate): what one
+  // connection's operations may hold back at once, over all its sessions
+  // (AES-GCM decryption holds its plaintext until the tag checks out), and
+  // what one operation may hold: its Final returns it in one reply frame.
+  // CKR_DEVICE_MEMORY / CKR_ENCRYPTED_DATA_LEN_RANGE beyond.
+  std::size_t max_multi_part_held_bytes = std::size_t{16} << 20;
+  std::size_t max_held_per_operation = (std::size_t{1} << 20) - 4096;
   // Failed-login throttle (login_throttle.h): after the n-th consecutive
   // failure of a token (or of a peer), n > login_free_failures, further PIN
   // checks of that token (or from that peer) are refused for

@@ -5,6 +5,7 @@
 
 #include "base/hex.h"
 #include "crypto/aes_modes.h"
+#include "crypto/digest.h"
 #include "crypto/key_agreement.h"
 #include "crypto/rsa_encrypt.h"
 #include "crypto/symmetric.h"
@@ -245,6 +246,25 @@ Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, Byt
       SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
       return crypto::AesGcmDecrypt(key, m.gcm->iv, m.gcm->aad, data, tag);
     }
+    default:
+      return NotBound(row);
+  }
+}
+
+Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& row,
+                                                          const Mechanism& m, ByteView key,
+                                                          bool encrypt) {
+  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
+    return crypto::StartAes(*mode, key, params, encrypt);
+  }
+  switch (row.family) {
+    case MechanismFamily::kAesGcm: {
+      SIGNET_ASSIGN_OR_RETURN(std::size_t tag, GcmTagBytes(m));
+      return crypto::StartAesGcm(key, m.gcm->iv, m.gcm->aad, tag, encrypt);
+    }
+    case MechanismFamily::kDigest:
+      return crypto::StartDigest(row.digest);
     default:
       return NotBound(row);
   }

@@ -5,10 +5,13 @@
 // Pure functions over static data: safe from any thread.
 #pragma once
 
+#include <memory>
+
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
 #include "crypto/keys.h"
 #include "crypto/mac.h"
+#include "crypto/multi_part.h"
 #include "crypto/sign.h"
 #include "signet/result.hpp"
 #include "signet/types.hpp"
@@ -43,6 +46,14 @@ Status CheckCipherParams(const MechanismRow& row, const Mechanism& m);
 Result<Bytes> EncryptWith(const MechanismRow& row, const Mechanism& m, ByteView key, ByteView data);
 Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, ByteView key,
                                 ByteView data);
+
+// StartMultiPart begins a multi-part operation of a row that
+// MultiPartInDaemon accepts: a cipher (whose parameter CheckCipherParams
+// accepted) under `key`, the secret key's value, encrypting or decrypting;
+// a digest (no key).
+Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& row,
+                                                          const Mechanism& m, ByteView key,
+                                                          bool encrypt);
 
 // UsesKeyPair: the cipher encrypts with a public key and decrypts with the
 // private key (the RSA families: CKM_RSA_PKCS, CKM_RSA_X_509,
