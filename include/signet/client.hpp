@@ -303,6 +303,9 @@ class Client {
                                         const Template& key_template);
   Result<Pending<Handle>> SendDeriveKey(Handle session, const Mechanism& mechanism, Handle base_key,
                                         const Template& key_template);
+  Result<Pending<Bytes>> SendStreamUpdate(Handle session, OperationKind kind, bool start,
+                                          Handle key, const Mechanism& mechanism, ByteView part);
+  Result<Pending<Bytes>> SendStreamFinal(Handle session, OperationKind kind, ByteView signature);
   Result<Pending<Bytes>> SendGenerateRandom(Handle session, std::size_t length);
   Result<Pending<void>> SendSeedRandom(Handle session, ByteView seed);
   Result<Pending<ServerStats>> SendGetStats();
@@ -410,9 +413,9 @@ class Client {
   Result<Bytes> Digest(Handle session, const Mechanism& mechanism, ByteView data) {
     return Call(SendDigest(session, mechanism, data));
   }
-  // Encrypt / Decrypt: CKM_AES_GCM (mechanism.gcm); ciphertext is data||tag.
-  // Decrypt's plaintext is returned in an ordinary vector: wipe it yourself
-  // when it is secret.
+  // Encrypt / Decrypt: single-part, with any cipher mechanism the daemon
+  // lists (AES-GCM's ciphertext is data||tag). Decrypt's plaintext is
+  // returned in an ordinary vector: wipe it yourself when it is secret.
   Result<Bytes> Encrypt(Handle session, Handle key, const Mechanism& mechanism,
                         ByteView plaintext) {
     return Call(SendEncrypt(session, key, mechanism, plaintext));
@@ -434,6 +437,18 @@ class Client {
   Result<Handle> DeriveKey(Handle session, const Mechanism& mechanism, Handle base_key,
                            const Template& key_template) {
     return Call(SendDeriveKey(session, mechanism, base_key, key_template));
+  }
+  // StreamUpdate / StreamFinal: a multi-part operation the daemon keeps
+  // for the session (C_EncryptUpdate ... C_EncryptFinal and their likes,
+  // for the mechanisms MultiPartInDaemon accepts). The first part says
+  // `start` with the key and mechanism; each call returns the output it
+  // releases; StreamFinal the rest, or for kVerify checks `signature`.
+  Result<Bytes> StreamUpdate(Handle session, OperationKind kind, bool start, Handle key,
+                             const Mechanism& mechanism, ByteView part) {
+    return Call(SendStreamUpdate(session, kind, start, key, mechanism, part));
+  }
+  Result<Bytes> StreamFinal(Handle session, OperationKind kind, ByteView signature = {}) {
+    return Call(SendStreamFinal(session, kind, signature));
   }
   // GenerateRandom: up to 64 KiB per call from the daemon's DRBG.
   Result<Bytes> GenerateRandom(Handle session, std::size_t length) {

@@ -103,6 +103,30 @@ Result<Pending<Handle>> Client::SendDeriveKey(Handle session, const Mechanism& m
   return request.Enqueue(RequestBody::DeriveKeyRequest, body.Union(), DecodeObject);
 }
 
+Result<Pending<Bytes>> Client::SendStreamUpdate(Handle session, OperationKind kind, bool start,
+                                                Handle key, const Mechanism& mechanism,
+                                                ByteView part) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  flatbuffers::Offset<wire::Mechanism> mech = 0;
+  if (start) mech = EncodeMechanism(fbb, mechanism);
+  auto input = EncodeBytes(fbb, part);
+  auto body = wire::CreateStreamUpdateRequest(fbb, session, static_cast<wire::OperationKind>(kind),
+                                              start, key, mech, input);
+  return request.Enqueue(RequestBody::StreamUpdateRequest, body.Union(), DecodeData,
+                         /*secret=*/true);
+}
+
+Result<Pending<Bytes>> Client::SendStreamFinal(Handle session, OperationKind kind,
+                                               ByteView signature) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto sig = EncodeBytes(fbb, signature);
+  auto body =
+      wire::CreateStreamFinalRequest(fbb, session, static_cast<wire::OperationKind>(kind), sig);
+  return request.Enqueue(RequestBody::StreamFinalRequest, body.Union(), DecodeData);
+}
+
 Result<Pending<Bytes>> Client::SendGenerateRandom(Handle session, std::size_t length) {
   Impl::Request request = impl_->NewRequest();
   auto& fbb = request.builder();

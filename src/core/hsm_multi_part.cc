@@ -98,7 +98,9 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
     // only when it has none: the old one was abandoned).
     if (auto old = c.multi_parts.find(at); old != c.multi_parts.end()) ForgetLocked(c, old);
     taken.generation = ++c.multi_part_generation;
-    c.multi_parts[at] = MultiPartState{rule, nullptr, 0, 0, taken.generation};
+    const std::size_t mac_length =
+        rule->param == ParamKind::kMacLength ? m.mac_length.value_or(0) : 0;
+    c.multi_parts[at] = MultiPartState{rule, nullptr, mac_length, 0, taken.generation};
   } else {
     base::MutexLock lock(&c.mu);
     auto it = c.multi_parts.find(at);
@@ -117,7 +119,8 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
   // input): per operation, and over the connection's operations.
   const Limits& limits = options_.limits;
   const std::size_t held_after = taken.op->HeldBytes() + part.size();
-  const bool holds = taken.row->family == MechanismFamily::kAesGcm && kind == OperationKind::kDecrypt;
+  const bool holds =
+      taken.row->family == MechanismFamily::kAesGcm && kind == OperationKind::kDecrypt;
   if (holds) {
     base::MutexLock lock(&c.mu);
     Error too_much{CKR_OK, {}};

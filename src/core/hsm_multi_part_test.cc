@@ -104,14 +104,15 @@ TEST_F(HsmMultiPartTest, TheSinglePartChecksApplyAtTheStart) {
                                     Mechanism{CKM_AES_CBC}, part)),
             CKR_MECHANISM_PARAM_INVALID);
   const CK_OBJECT_HANDLE decrypt_only = AesKey(false, true);
-  EXPECT_EQ(Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, decrypt_only,
-                                    Cbc(), part)),
-            CKR_KEY_FUNCTION_NOT_PERMITTED);
-  EXPECT_EQ(Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, 12345, Cbc(),
+  EXPECT_EQ(Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, decrypt_only, Cbc(),
                                     part)),
-            CKR_OBJECT_HANDLE_INVALID);
+            CKR_KEY_FUNCTION_NOT_PERMITTED);
+  EXPECT_EQ(
+      Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, 12345, Cbc(), part)),
+      CKR_OBJECT_HANDLE_INVALID);
   // Another connection cannot feed this session's operation.
-  ASSERT_TRUE(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, key_, Cbc(), part).ok());
+  ASSERT_TRUE(
+      hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, key_, Cbc(), part).ok());
   EXPECT_EQ(Code(hsm_->StreamUpdate(*stranger_, s_, OperationKind::kEncrypt, false, 0, {}, part)),
             CKR_SESSION_HANDLE_INVALID);
 }
@@ -138,7 +139,8 @@ TEST_F(HsmMultiPartTest, AnErrorEndsTheOperation) {
 TEST_F(HsmMultiPartTest, OperationsDieWithTheirSessionAndAtLogout) {
   const CK_SESSION_HANDLE other = Session(*owner_);
   ASSERT_TRUE(
-      hsm_->StreamUpdate(*owner_, other, OperationKind::kEncrypt, true, key_, Cbc(), Bytes(5)).ok());
+      hsm_->StreamUpdate(*owner_, other, OperationKind::kEncrypt, true, key_, Cbc(), Bytes(5))
+          .ok());
   ASSERT_TRUE(
       hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, key_, Cbc(), Bytes(5)).ok());
   ASSERT_TRUE(hsm_->CloseSession(*owner_, other).ok());
@@ -163,24 +165,23 @@ TEST_F(HsmMultiPartTest, HeldBytesAreBounded) {
   const CK_SESSION_HANDLE other = Session(*owner_);
   Mechanism gcm{CKM_AES_GCM};
   gcm.gcm = GcmParams{Bytes(12, 3), {}, 128};
-  EXPECT_EQ(Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kDecrypt, true, key_, gcm,
-                                    Bytes(1001))),
-            CKR_ENCRYPTED_DATA_LEN_RANGE);
+  EXPECT_EQ(
+      Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kDecrypt, true, key_, gcm, Bytes(1001))),
+      CKR_ENCRYPTED_DATA_LEN_RANGE);
   ASSERT_TRUE(
       hsm_->StreamUpdate(*owner_, other, OperationKind::kDecrypt, true, key_, gcm, Bytes(900))
           .ok());
-  EXPECT_EQ(Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kDecrypt, true, key_, gcm,
-                                    Bytes(700))),
-            CKR_DEVICE_MEMORY);
+  EXPECT_EQ(
+      Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kDecrypt, true, key_, gcm, Bytes(700))),
+      CKR_DEVICE_MEMORY);
   // Closing the other session gives its bytes back (the key is a session
   // object of s_, so s_ stays).
   ASSERT_TRUE(hsm_->CloseSession(*owner_, other).ok());
   EXPECT_TRUE(
       hsm_->StreamUpdate(*owner_, s_, OperationKind::kDecrypt, true, key_, gcm, Bytes(700)).ok());
   // Encryption holds nothing: no bound applies.
-  EXPECT_TRUE(hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, key_, gcm,
-                                 Bytes(5000))
-                  .ok());
+  EXPECT_TRUE(
+      hsm_->StreamUpdate(*owner_, s_, OperationKind::kEncrypt, true, key_, gcm, Bytes(5000)).ok());
 }
 
 }  // namespace

@@ -281,6 +281,19 @@ Reply SeedRandom(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_SeedRandomRequest();
   return FromStatus(c.hsm.SeedRandom(c.client, r->session(), View(r->seed())));
 }
+Reply StreamUpdate(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_StreamUpdateRequest();
+  std::optional<OperationKind> kind = ToOperationKind(r->kind());
+  if (!kind) return FromError(MakeError(CKR_ARGUMENTS_BAD, "unknown operation kind"));
+  return DataReply(c, c.hsm.StreamUpdate(c.client, r->session(), *kind, r->start(), r->key(),
+                                         ToMechanism(r->mechanism()), View(r->data())));
+}
+Reply StreamFinal(Ctx& c, const wire::Request& req) {
+  auto* r = req.body_as_StreamFinalRequest();
+  std::optional<OperationKind> kind = ToOperationKind(r->kind());
+  if (!kind) return FromError(MakeError(CKR_ARGUMENTS_BAD, "unknown operation kind"));
+  return DataReply(c, c.hsm.StreamFinal(c.client, r->session(), *kind, View(r->signature())));
+}
 Reply GetStats(Ctx& c, const wire::Request&) {
   std::vector<fb::Offset<wire::PhaseStat>> phases;
   for (int i = 0; i < static_cast<int>(core::Phase::kCount); ++i) {
@@ -347,6 +360,8 @@ constexpr auto kHandlers = [] {
   set(RequestBody::DestroyObjectsRequest, DestroyObjects);
   set(RequestBody::SeedRandomRequest, SeedRandom);
   set(RequestBody::DeriveKeyRequest, DeriveKey);
+  set(RequestBody::StreamUpdateRequest, StreamUpdate);
+  set(RequestBody::StreamFinalRequest, StreamFinal);
   return t;
 }();
 
@@ -392,6 +407,16 @@ std::size_t ReplySizeBound(const wire::Request& request, std::size_t max_frame_s
       bound = (data ? data->size() : 0) + 64 + kEnvelope;
       break;
     }
+    case RequestBody::StreamUpdateRequest:
+      if (auto* r = request.body_as_StreamUpdateRequest(); r && r->data()) {
+        bound = r->data()->size() + 64 + kEnvelope;
+      }
+      break;
+    case RequestBody::StreamFinalRequest:
+      // GCM decryption releases all its held plaintext here (at most
+      // Limits::max_held_per_operation, under one frame).
+      bound = max_frame_size;
+      break;
     case RequestBody::GetAttributeValueRequest:
     case RequestBody::FindObjectsRequest:
     case RequestBody::GetInfoRequest:

@@ -406,6 +406,67 @@ void SeedRandomRefused(DispatchFixture& t) {
                 CKR_ARGUMENTS_BAD);
 }
 
+// CbcPad: CKM_AES_CBC_PAD with an IV of sixteen 0x24 bytes.
+fb::Offset<wire::Mechanism> CbcPad(fb::FlatBufferBuilder& fbb) {
+  return wire::CreateMechanism(fbb, CKM_AES_CBC_PAD, 0, 0,
+                               fbb.CreateVector(std::vector<std::uint8_t>(16, 0x24)));
+}
+
+void StreamUpdateOk(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  CK_OBJECT_HANDLE key = t.AesKey(s);
+  Ran ran = t.Run(RequestBody::StreamUpdateRequest, [&](auto& fbb) {
+    return wire::CreateStreamUpdateRequest(fbb, s, wire::OperationKind::Encrypt, true, key,
+                                           CbcPad(fbb), t.Bytes(fbb, "twenty bytes of text"));
+  });
+  ExpectOk(ran);
+  auto* data = ran.body<wire::DataResponse>();
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->data()->size(), 16u);  // one whole block; four bytes wait
+}
+void StreamUpdateRefused(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  ExpectRefused(t.Run(RequestBody::StreamUpdateRequest,
+                      [&](auto& fbb) {
+                        return wire::CreateStreamUpdateRequest(fbb, s, wire::OperationKind::Encrypt,
+                                                               false, 0, 0, t.Bytes(fbb, "x"));
+                      }),
+                CKR_OPERATION_NOT_INITIALIZED);
+  ExpectRefused(t.Run(RequestBody::StreamUpdateRequest,
+                      [&](auto& fbb) {
+                        return wire::CreateStreamUpdateRequest(
+                            fbb, s, static_cast<wire::OperationKind>(9), true, 0, 0);
+                      }),
+                CKR_ARGUMENTS_BAD);
+}
+
+void StreamFinalOk(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  CK_OBJECT_HANDLE key = t.AesKey(s);
+  signet::Mechanism cbc_pad{CKM_AES_CBC_PAD};
+  cbc_pad.raw_params = std::vector<std::uint8_t>(16, 0x24);
+  auto first = t.hsm_->StreamUpdate(*t.owner_, s, OperationKind::kEncrypt, true, key, cbc_pad,
+                                    S("twenty bytes of text"));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  Ran ran = t.Run(RequestBody::StreamFinalRequest, [&](auto& fbb) {
+    return wire::CreateStreamFinalRequest(fbb, s, wire::OperationKind::Encrypt);
+  });
+  ExpectOk(ran);
+  auto* data = ran.body<wire::DataResponse>();
+  ASSERT_NE(data, nullptr);
+  std::vector<std::uint8_t> joined = *first;
+  joined.insert(joined.end(), data->data()->begin(), data->data()->end());
+  EXPECT_EQ(joined, t.hsm_->Encrypt(*t.owner_, s, key, cbc_pad, S("twenty bytes of text")).value());
+}
+void StreamFinalRefused(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
+  ExpectRefused(t.Run(RequestBody::StreamFinalRequest,
+                      [&](auto& fbb) {
+                        return wire::CreateStreamFinalRequest(fbb, s, wire::OperationKind::Digest);
+                      }),
+                CKR_OPERATION_NOT_INITIALIZED);
+}
+
 }  // namespace
 
 ScenarioTable CryptoScenarios() {
@@ -421,6 +482,8 @@ ScenarioTable CryptoScenarios() {
       {RequestBody::GenerateRandomRequest, {GenerateRandomOk, GenerateRandomRefused}},
       {RequestBody::SeedRandomRequest, {SeedRandomOk, SeedRandomRefused}},
       {RequestBody::DeriveKeyRequest, {DeriveKeyOk, DeriveKeyRefused}},
+      {RequestBody::StreamUpdateRequest, {StreamUpdateOk, StreamUpdateRefused}},
+      {RequestBody::StreamFinalRequest, {StreamFinalOk, StreamFinalRefused}},
   };
 }
 

@@ -179,6 +179,17 @@ TEST(ReplySizeBound, SmallRepliesAndTheSizeDependentOnes) {
                         fbb, 1, 2, 0, fbb.CreateVector(std::vector<std::uint8_t>(500)));
                   }),
             500 + 64 + 256u);
+  EXPECT_EQ(bound(RequestBody::StreamUpdateRequest,
+                  [](auto& fbb) {
+                    return wire::CreateStreamUpdateRequest(
+                        fbb, 1, wire::OperationKind::Encrypt, false, 0, 0,
+                        fbb.CreateVector(std::vector<std::uint8_t>(700)));
+                  }),
+            700 + 64 + 256u);
+  // A GCM decryption's Final releases everything it held: up to a frame.
+  EXPECT_EQ(bound(RequestBody::StreamFinalRequest,
+                  [](auto& fbb) { return wire::CreateStreamFinalRequest(fbb, 1); }),
+            proto::kDefaultMaxFrameSize);
 }
 
 // ---------------------------------------------------------------- connections

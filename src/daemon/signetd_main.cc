@@ -89,6 +89,10 @@ void AddLimitOptions(CLI::App& app, Args& args) {
   app.add_option("--max-session-object-bytes", l.max_session_object_bytes,
                  "total size of one connection's session objects")
       ->capture_default_str();
+  app.add_option("--max-multi-part-held-bytes", l.max_multi_part_held_bytes,
+                 "bytes one connection's multi-part operations may hold back (AES-GCM "
+                 "decryption holds its plaintext until the tag checks; CKR_DEVICE_MEMORY beyond)")
+      ->capture_default_str();
   app.add_option("--token-max-objects", l.max_token_objects, "objects per token (quota)")
       ->capture_default_str();
   app.add_option("--token-max-bytes", l.max_token_bytes, "total object size per token (quota)")
@@ -135,6 +139,9 @@ int Run(const Args& args) {
   hsm_options.limits = args.limits;
   hsm_options.limits.login_delay_base = std::chrono::milliseconds(args.login_delay_base_ms);
   hsm_options.limits.login_delay_cap = std::chrono::milliseconds(args.login_delay_cap_ms);
+  // One operation's held bytes come back in one reply: at most a frame.
+  hsm_options.limits.max_held_per_operation =
+      std::min(hsm_options.limits.max_held_per_operation, args.server.max_frame_size - 4096);
   hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
   hsm_options.strict = args.strict;
   auto hsm = signet::core::Hsm::Open(hsm_options);

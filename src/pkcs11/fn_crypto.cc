@@ -1,14 +1,18 @@
 // Cryptographic operations (PKCS#11 v2.40 §5.8-5.12): sign, verify, digest,
-// and AES-GCM encrypt/decrypt, single- and multi-part. The protocol is
-// one-shot, so C_*Update buffers input (bounded by kMaxBufferedInput) and
-// the Final call sends it. Which call may follow which is op_state.h's
-// table, the same for every kind. Init checks what PKCS#11 reports at init time
+// encrypt and decrypt, single- and multi-part. A single-part call is one
+// round trip. Multi-part: for the mechanisms whose state the daemon keeps
+// (MultiPartInDaemon: the AES modes, digests), each C_*Update is one
+// StreamUpdate round trip that returns its output, and Final one
+// StreamFinal; for the others C_*Update buffers input (bounded by
+// kMaxBufferedInput) and the Final call sends it single-part. Which call may follow which is
+// op_state.h's table, the same for every kind. Init checks what PKCS#11 reports at init time
 // (mechanism, key handle, key type, usage flag) once per key and kind per
 // session; the daemon enforces policy again on every use.
 #include <string.h>
 
 #include <algorithm>
 
+#include "base/mechanism_table.h"
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
 #include "pkcs11/op_state.h"
@@ -117,15 +121,19 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
     op.phase = OpPhase::kReady;
     op.mechanism = std::move(*mech);
     op.key = key;
+    const MechanismRow* row = FindMechanismRow(op.mechanism.type);
+    op.in_daemon = row != nullptr && MultiPartInDaemon(*row);
     return CKR_OK;
   });
 }
 
-// Execute runs a one-shot request for `kind` over `data`.
+// Execute runs a one-shot request for `kind` over `data`, or ends the
+// daemon's multi-part operation when one was started.
 Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteView data)
     REQUIRES(s.mu) {
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
     s.mu.AssertHeld();  // called right here, under Execute's s.mu
+    if (op.streaming) return s.conn->StreamFinal(s.remote, kind);
     switch (kind) {
       case OpKind::kSign:
         return s.conn->Sign(s.remote, op.key, op.mechanism, data);
@@ -185,24 +193,57 @@ CK_RV Buffer(Operation& op, CK_BYTE_PTR data, CK_ULONG data_len) {
   return CKR_OK;
 }
 
+// SendPart gives one Update's input to the daemon's multi-part operation
+// (starting it with the first part) and keeps what it releases in
+// op.update_output until the caller has taken it. A retry after a length
+// query or a too-small buffer (§5.2: the same input again) sends nothing.
+CK_RV SendPart(Session& s, OpKind kind, Operation& op, CK_BYTE_PTR data, CK_ULONG data_len)
+    REQUIRES(s.mu) {
+  if (op.update_output) return CKR_OK;
+  if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
+  Result<client::Bytes> out = s.conn->StreamUpdate(s.remote, kind, !op.streaming, op.key,
+                                                   op.mechanism, ToView(data, data_len));
+  if (!out.ok()) return KeyHandleRv(out.error().code);
+  op.streaming = true;
+  op.update_output = SecureBytes(out->begin(), out->end());
+  if (!out->empty()) explicit_bzero(out->data(), out->size());  // decrypt output is secret
+  return CKR_OK;
+}
+
+// Update: C_SignUpdate, C_VerifyUpdate, C_DigestUpdate (no output).
 CK_RV Update(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     s.mu.AssertHeld();
-    return RunOpCall(s.op(kind), OpCall::kUpdate,
-                     [&](Operation& op, bool&) -> CK_RV { return Buffer(op, data, data_len); });
+    return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool&) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
+      if (!op.in_daemon) return Buffer(op, data, data_len);
+      const CK_RV rv = SendPart(s, kind, op, data, data_len);
+      op.update_output.reset();  // a digest part releases nothing
+      return rv;
+    });
   });
 }
 
-// UpdateWithOutput: C_EncryptUpdate / C_DecryptUpdate. GCM releases nothing
-// before Final (PKCS#11 v3.0 §2.14.4 allows it), so the output is empty.
-CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data,
-                       CK_ULONG data_len, CK_ULONG_PTR out_len) {
+// UpdateWithOutput: C_EncryptUpdate / C_DecryptUpdate. A mechanism the
+// daemon runs in parts returns what each part releases (AES-GCM decryption
+// releases nothing before Final: PKCS#11 v3.0 §2.14.4 allows it); a
+// buffered one returns nothing before Final.
+CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
+                       CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
     s.mu.AssertHeld();
-    return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool&) -> CK_RV {
+    return RunOpCall(s.op(kind), OpCall::kUpdate, [&](Operation& op, bool& kept) -> CK_RV {
+      s.mu.AssertHeld();  // RunOpCall calls it at once
       if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
-      const CK_RV rv = Buffer(op, data, data_len);
-      if (rv == CKR_OK) *out_len = 0;
+      if (!op.in_daemon) {
+        const CK_RV rv = Buffer(op, data, data_len);
+        if (rv == CKR_OK) *out_len = 0;
+        return rv;
+      }
+      if (const CK_RV rv = SendPart(s, kind, op, data, data_len); rv != CKR_OK) return rv;
+      const CK_RV rv = WriteOutput(*op.update_output, out, out_len);
+      kept = KeepsOperation(rv, out);
+      if (!kept) op.update_output.reset();
       return rv;
     });
   });
@@ -291,9 +332,9 @@ CK_RV C_Encrypt(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR
                 CK_ULONG_PTR out_len) {
   return SinglePart(h, OpKind::kEncrypt, data, len, out, out_len);
 }
-CK_RV C_EncryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR,
+CK_RV C_EncryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
                       CK_ULONG_PTR out_len) {
-  return UpdateWithOutput(h, OpKind::kEncrypt, data, len, out_len);
+  return UpdateWithOutput(h, OpKind::kEncrypt, data, len, out, out_len);
 }
 CK_RV C_EncryptFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return Final(h, OpKind::kEncrypt, out, out_len);
@@ -306,9 +347,9 @@ CK_RV C_Decrypt(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR
                 CK_ULONG_PTR out_len) {
   return SinglePart(h, OpKind::kDecrypt, data, len, out, out_len);
 }
-CK_RV C_DecryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR,
+CK_RV C_DecryptUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR out,
                       CK_ULONG_PTR out_len) {
-  return UpdateWithOutput(h, OpKind::kDecrypt, data, len, out_len);
+  return UpdateWithOutput(h, OpKind::kDecrypt, data, len, out, out_len);
 }
 CK_RV C_DecryptFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
   return Final(h, OpKind::kDecrypt, out, out_len);

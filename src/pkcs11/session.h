@@ -31,14 +31,16 @@
 
 namespace signet::pkcs11 {
 
-// kMaxBufferedInput bounds what C_*Update may accumulate before the Final
-// call sends it: one frame (1 MiB) minus room for the request's other fields.
+// kMaxBufferedInput bounds what C_*Update may accumulate, for a mechanism
+// whose multi-part state the daemon does not keep, before the Final call
+// sends it: one frame (1 MiB) minus room for the request's other fields.
 inline constexpr std::size_t kMaxBufferedInput = (1u << 20) - 4096;
 
 // OpKind: the multi-part operations a session may have active at once
-// (one of each, PKCS#11 v2.40 §5.12-5.13 "dual-function" rules aside).
-enum class OpKind : std::size_t { kSign, kVerify, kDigest, kEncrypt, kDecrypt };
-inline constexpr std::size_t kOpKindCount = 5;
+// (one of each, PKCS#11 v2.40 §5.12-5.13 "dual-function" rules aside); the
+// daemon's kinds (signet/types.hpp).
+using OpKind = OperationKind;
+inline constexpr std::size_t kOpKindCount = kOperationKindCount;
 
 // OpPhase: where an operation is in its life (op_state.h has the rules):
 // kIdle none active; kReady after C_*Init; kSinglePending after a
@@ -46,15 +48,21 @@ inline constexpr std::size_t kOpKindCount = 5;
 // small a buffer); kMultiPart after C_*Update or a C_*Final length query.
 enum class OpPhase : std::uint8_t { kIdle, kReady, kSinglePending, kMultiPart };
 
-// Operation: one active cryptographic operation. Update data is buffered and
-// sent in one request at Final (the protocol is one-shot). `output` keeps a
-// computed result when the caller's buffer was missing or too small, so the
-// retry returns the same bytes without another round trip (PKCS#11 §5.2).
+// Operation: one active cryptographic operation. For a mechanism the daemon
+// runs in parts (MultiPartInDaemon), each C_*Update is one StreamUpdate
+// round trip (`in_daemon`; `streaming` once the daemon has started it);
+// for the others, Update data is buffered and sent in one request at
+// Final. `output` keeps a computed result, and `update_output` an Update's,
+// when the caller's buffer was missing or too small, so the retry returns
+// the same bytes without another round trip (PKCS#11 §5.2).
 struct Operation {
   OpPhase phase = OpPhase::kIdle;
   client::Mechanism mechanism;
   client::Handle key = 0;
+  bool in_daemon = false;
+  bool streaming = false;
   SecureBytes buffered;
+  std::optional<SecureBytes> update_output;
   std::optional<SecureBytes> output;
 };
 

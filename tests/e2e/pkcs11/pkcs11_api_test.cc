@@ -473,6 +473,81 @@ TEST_F(ApiTest, AesBlockModesAndKeyWrapAgreeWithOpenSsl) {
                                    ReadAttribute(s, wrapped_key, CKA_VALUE), false, true));
 }
 
+// Multi-part operations keep their state in signetd: an input three times
+// the size of a protocol frame passes through C_EncryptUpdate /
+// C_DecryptUpdate / C_DigestUpdate in parts, every part returning its
+// output at once, and the result is EVP's. A C_EncryptUpdate length query
+// (NULL output) followed by the real call feeds the part only once.
+TEST_F(ApiTest, MultiPartOperationsPassInputsLargerThanAFrame) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ULONG bytes = 32;
+  CK_MECHANISM gen = {CKM_AES_KEY_GEN, nullptr, 0};
+  CK_ATTRIBUTE tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)},
+                         {CKA_ENCRYPT, &yes, 1},
+                         {CKA_DECRYPT, &yes, 1},
+                         {CKA_EXTRACTABLE, &yes, 1},
+                         {CKA_SENSITIVE, &no, 1},
+                         {CKA_TOKEN, &no, 1}};
+  CK_OBJECT_HANDLE key = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 6, &key), CKR_OK);
+  const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
+  std::vector<CK_BYTE> plain(3 * 1024 * 1024 + 5);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<CK_BYTE>(i * 13 + i / 4096);
+  CK_BYTE iv[16] = {};
+  CK_AES_CTR_PARAMS ctr = {32, {}};
+  constexpr std::size_t kPart = 100'000;
+
+  // Runs C_<Op>Update over `in` in kPart pieces, then C_<Op>Final.
+  auto in_parts = [&](bool encrypt, const std::vector<CK_BYTE>& in, bool query_first) {
+    std::vector<CK_BYTE> out;
+    for (std::size_t at = 0; at < in.size(); at += kPart) {
+      CK_BYTE_PTR part = const_cast<CK_BYTE_PTR>(in.data() + at);
+      const CK_ULONG part_len = std::min(kPart, in.size() - at);
+      CK_ULONG len = part_len + 16;
+      if (query_first) {
+        EXPECT_EQ((encrypt ? p11()->C_EncryptUpdate : p11()->C_DecryptUpdate)(s, part, part_len,
+                                                                              nullptr, &len),
+                  CKR_OK);
+      }
+      std::vector<CK_BYTE> piece(len);
+      EXPECT_EQ((encrypt ? p11()->C_EncryptUpdate : p11()->C_DecryptUpdate)(s, part, part_len,
+                                                                            piece.data(), &len),
+                CKR_OK);
+      EXPECT_EQ(len, part_len);  // CTR releases every byte at once
+      out.insert(out.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(len));
+    }
+    CK_BYTE last[16];
+    CK_ULONG last_len = sizeof last;
+    EXPECT_EQ((encrypt ? p11()->C_EncryptFinal : p11()->C_DecryptFinal)(s, last, &last_len),
+              CKR_OK);
+    out.insert(out.end(), last, last + last_len);
+    return out;
+  };
+  CK_MECHANISM m = {CKM_AES_CTR, &ctr, sizeof ctr};
+  ASSERT_EQ(p11()->C_EncryptInit(s, &m, key), CKR_OK);
+  const std::vector<CK_BYTE> ct = in_parts(true, plain, true);
+  EXPECT_EQ(ct, OpenSslCipher(EVP_aes_256_ctr(), value, iv, plain, false));
+  ASSERT_EQ(p11()->C_DecryptInit(s, &m, key), CKR_OK);
+  EXPECT_EQ(in_parts(false, ct, false), plain);
+
+  CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
+  ASSERT_EQ(p11()->C_DigestInit(s, &sha), CKR_OK);
+  for (std::size_t at = 0; at < plain.size(); at += kPart) {
+    ASSERT_EQ(p11()->C_DigestUpdate(s, plain.data() + at, std::min(kPart, plain.size() - at)),
+              CKR_OK);
+  }
+  CK_BYTE digest[32];
+  CK_ULONG digest_len = sizeof digest;
+  ASSERT_EQ(p11()->C_DigestFinal(s, digest, &digest_len), CKR_OK);
+  CK_BYTE expected[32];
+  unsigned int expected_len = 0;
+  EVP_Digest(plain.data(), plain.size(), expected, &expected_len, EVP_sha256(), nullptr);
+  EXPECT_EQ(std::vector<CK_BYTE>(digest, digest + digest_len),
+            std::vector<CK_BYTE>(expected, expected + expected_len));
+}
+
 TEST_F(ApiTest, AesGcmAndKeyWrapRoundTrip) {
   CK_SESSION_HANDLE s = OpenSession();
   LoginUser(s);
