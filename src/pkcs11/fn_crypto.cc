@@ -154,12 +154,38 @@ Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteVi
   return secure;
 }
 
+// FinalOutputBound: how many bytes the daemon's multi-part operation can
+// release at its Final (§5.2 lets a length query answer "a number of bytes
+// which would suffice", so it need not end the operation to learn the
+// exact one): a digest's size, a GCM tag or GCM's held plaintext, at most
+// one block for the other AES modes.
+std::size_t FinalOutputBound(const Operation& op, OpKind kind) {
+  const MechanismRow* row = FindMechanismRow(op.mechanism.type);
+  if (row == nullptr) return 0;
+  switch (row->family) {
+    case MechanismFamily::kDigest:
+      return FactsOf(row->digest).size;
+    case MechanismFamily::kAesGcm:
+      if (kind == OpKind::kDecrypt) return op.streamed;
+      return op.mechanism.gcm ? op.mechanism.gcm->tag_bits / 8 : 16;
+    default:
+      return 16;  // the AES block
+  }
+}
+
 // Finish computes (once) the operation's output over `data` (the
 // single-part input or the buffered one) and returns it by §5.2's rules;
-// `kept` tells RunOpCall the caller only learnt the length.
+// `kept` tells RunOpCall the caller only learnt the length. A length query
+// on the daemon's multi-part operation answers its bound and leaves the
+// operation going (more Updates may follow).
 CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR out,
              CK_ULONG_PTR out_len, bool& kept) REQUIRES(s.mu) {
   if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
+  if (op.streaming && !op.output && out == nullptr) {
+    *out_len = FinalOutputBound(op, kind);
+    kept = true;
+    return CKR_OK;
+  }
   if (!op.output) {
     Result<SecureBytes> result = Execute(s, kind, op, data);
     if (!result.ok()) return result.error().code;
@@ -205,6 +231,7 @@ CK_RV SendPart(Session& s, OpKind kind, Operation& op, CK_BYTE_PTR data, CK_ULON
                                                    op.mechanism, ToView(data, data_len));
   if (!out.ok()) return KeyHandleRv(out.error().code);
   op.streaming = true;
+  op.streamed += data_len;
   op.update_output = SecureBytes(out->begin(), out->end());
   if (!out->empty()) explicit_bzero(out->data(), out->size());  // decrypt output is secret
   return CKR_OK;

@@ -61,6 +61,7 @@ struct Operation {
   client::Handle key = 0;
   bool in_daemon = false;
   bool streaming = false;
+  std::size_t streamed = 0;  // input bytes the daemon's operation has taken
   SecureBytes buffered;
   std::optional<SecureBytes> update_output;
   std::optional<SecureBytes> output;
