@@ -819,8 +819,9 @@ constexpr bool AcceptsKeyType(const MechanismRow& row, CK_KEY_TYPE key_type) {
 
 // MultiPartInDaemon: the daemon keeps the state of this mechanism's
 // multi-part operations (C_*Update), so input of any length passes through
-// in bounded memory. The module buffers the input of the others up to one
-// frame (single-part mechanisms such as RSA encryption, and signatures).
+// in bounded memory: the block ciphers, AES-GCM, MACs and digests. The
+// module buffers the input of the others up to one frame (single-part
+// mechanisms such as RSA encryption, and signatures).
 constexpr bool MultiPartInDaemon(const MechanismRow& row) {
   switch (row.family) {
     case MechanismFamily::kAesEcb:
@@ -828,6 +829,11 @@ constexpr bool MultiPartInDaemon(const MechanismRow& row) {
     case MechanismFamily::kAesCbcPad:
     case MechanismFamily::kAesCtr:
     case MechanismFamily::kAesGcm:
+    case MechanismFamily::kDes3Ecb:
+    case MechanismFamily::kDes3Cbc:
+    case MechanismFamily::kDes3CbcPad:
+    case MechanismFamily::kHmac:
+    case MechanismFamily::kAesCmac:
     case MechanismFamily::kDigest:
       return true;
     default:

@@ -83,6 +83,10 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
     if (kind == OperationKind::kEncrypt || kind == OperationKind::kDecrypt) {
       SIGNET_TRY(CheckCipherParams(*rule, m));
     }
+    std::size_t mac_length = 0;  // a MAC's length, checked before the key
+    if (IsMac(rule->family)) {
+      SIGNET_ASSIGN_OR_RETURN(mac_length, MacLengthFor(*rule, m));
+    }
     ByteView secret_value;
     std::shared_ptr<const keystore::UnwrappedKey> secret;
     if (usage.key_flag != 0) {
@@ -98,8 +102,6 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
     // only when it has none: the old one was abandoned).
     if (auto old = c.multi_parts.find(at); old != c.multi_parts.end()) ForgetLocked(c, old);
     taken.generation = ++c.multi_part_generation;
-    const std::size_t mac_length =
-        rule->param == ParamKind::kMacLength ? m.mac_length.value_or(0) : 0;
     c.multi_parts[at] = MultiPartState{rule, nullptr, mac_length, 0, taken.generation};
   } else {
     base::MutexLock lock(&c.mu);

@@ -4,6 +4,7 @@
 // session, at logout and on any error.
 #include <gtest/gtest.h>
 
+#include "base/hex.h"
 #include "core/hsm_fixture_test_util.h"
 
 namespace signet::core {
@@ -79,6 +80,44 @@ TEST_F(HsmMultiPartTest, PartsJoinedAreTheSinglePartResult) {
   Mechanism sha{CKM_SHA256};
   EXPECT_EQ(InParts(OperationKind::kDigest, sha, message, 333).value(),
             hsm_->Digest(*owner_, s_, sha, message).value());
+}
+
+// HMAC in parts: RFC 4231 test case 2 whatever the split, verification in
+// parts, and the _GENERAL form's truncation.
+TEST_F(HsmMultiPartTest, MacsRunInParts) {
+  auto key = hsm_->CreateObject(*owner_, s_,
+                                {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                                 {CKA_KEY_TYPE, UlongBytes(CKK_GENERIC_SECRET)},
+                                 {CKA_VALUE, Bytes{'J', 'e', 'f', 'e'}},
+                                 {CKA_SIGN, BoolBytes(true)},
+                                 {CKA_VERIFY, BoolBytes(true)}});
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  key_ = *key;
+  const std::string text = "what do ya want for nothing?";
+  const Bytes message(text.begin(), text.end());
+  const Bytes expected = FromHex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+                             .value();  // RFC 4231 section 4.3, HMAC-SHA-256
+  const Mechanism hmac{CKM_SHA256_HMAC};
+  for (std::size_t part : {1u, 5u, 100u}) {
+    EXPECT_EQ(InParts(OperationKind::kSign, hmac, message, part).value(), expected) << part;
+  }
+  ASSERT_TRUE(
+      hsm_->StreamUpdate(*owner_, s_, OperationKind::kVerify, true, key_, hmac, message).ok());
+  EXPECT_TRUE(hsm_->StreamFinal(*owner_, s_, OperationKind::kVerify, expected).ok());
+  Bytes wrong = expected;
+  wrong[0] ^= 1;
+  ASSERT_TRUE(
+      hsm_->StreamUpdate(*owner_, s_, OperationKind::kVerify, true, key_, hmac, message).ok());
+  EXPECT_EQ(Code(hsm_->StreamFinal(*owner_, s_, OperationKind::kVerify, wrong)),
+            CKR_SIGNATURE_INVALID);
+  Mechanism general{CKM_SHA256_HMAC_GENERAL};
+  general.mac_length = 10;
+  EXPECT_EQ(InParts(OperationKind::kSign, general, message, 7).value(),
+            Bytes(expected.begin(), expected.begin() + 10));
+  general.mac_length = 33;
+  EXPECT_EQ(
+      Code(hsm_->StreamUpdate(*owner_, s_, OperationKind::kSign, true, key_, general, message)),
+      CKR_MECHANISM_PARAM_INVALID);
 }
 
 TEST_F(HsmMultiPartTest, UpdatesReleaseOutputAsTheyGo) {

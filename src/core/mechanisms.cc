@@ -254,9 +254,14 @@ Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, Byt
 Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& row,
                                                           const Mechanism& m, ByteView key,
                                                           bool encrypt) {
-  if (std::optional<crypto::AesMode> mode = AesModeOf(row.family)) {
-    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params, AesModeParamsOf(*mode, m));
-    return crypto::StartAes(*mode, key, params, encrypt);
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                            AesModeParamsOf(block->mode, m, block->cipher));
+    return crypto::StartBlockCipher(block->cipher, block->mode, key, params, encrypt);
+  }
+  if (IsMac(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::MacStream mac, StartMac(row, key));
+    return crypto::AsMultiPart(std::move(mac));
   }
   switch (row.family) {
     case MechanismFamily::kAesGcm: {

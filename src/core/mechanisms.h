@@ -50,7 +50,8 @@ Result<SecureBytes> DecryptWith(const MechanismRow& row, const Mechanism& m, Byt
 // StartMultiPart begins a multi-part operation of a row that
 // MultiPartInDaemon accepts: a cipher (whose parameter CheckCipherParams
 // accepted) under `key`, the secret key's value, encrypting or decrypting;
-// a digest (no key).
+// a MAC under `key` (full length: the caller truncates to MacLengthFor); a
+// digest (no key).
 Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& row,
                                                           const Mechanism& m, ByteView key,
                                                           bool encrypt);

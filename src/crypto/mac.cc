@@ -100,4 +100,25 @@ Result<SecureBytes> Mac(const MacAlg& alg, ByteView key, ByteView data) {
   return stream.Finish();
 }
 
+namespace {
+
+class MacPart final : public MultiPart {
+ public:
+  explicit MacPart(MacStream stream) : stream_(std::move(stream)) {}
+  Result<SecureBytes> Update(ByteView part) override {
+    SIGNET_TRY(stream_.Update(part));
+    return SecureBytes{};
+  }
+  Result<SecureBytes> Finish() override { return stream_.Finish(); }
+
+ private:
+  MacStream stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<MultiPart> AsMultiPart(MacStream stream) {
+  return std::make_unique<MacPart>(std::move(stream));
+}
+
 }  // namespace signet::crypto

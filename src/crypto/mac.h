@@ -9,9 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
+#include "crypto/multi_part.h"
 #include "crypto/ossl_ptr.h"
 #include "signet/result.hpp"
 
@@ -61,6 +63,11 @@ class MacStream {
   EvpMacCtxPtr ctx_;
   std::size_t size_ = 0;
 };
+
+// AsMultiPart gives a MacStream the multi-part shape the daemon keeps per
+// session (crypto/multi_part.h): Update releases nothing, Finish returns
+// the full-length MAC.
+std::unique_ptr<MultiPart> AsMultiPart(MacStream stream);
 
 // Mac computes the full-length MAC of `data` under `key` in one call
 // (MacStream's errors).

@@ -1,7 +1,7 @@
 // Cryptographic operations (PKCS#11 v2.40 §5.8-5.12): sign, verify, digest,
 // encrypt and decrypt, single- and multi-part. A single-part call is one
 // round trip. Multi-part: for the mechanisms whose state the daemon keeps
-// (MultiPartInDaemon: the AES modes, digests), each C_*Update is one
+// (MultiPartInDaemon: block ciphers, AES-GCM, MACs, digests), each C_*Update is one
 // StreamUpdate round trip that returns its output, and Final one
 // StreamFinal; for the others C_*Update buffers input (bounded by
 // kMaxBufferedInput) and the Final call sends it single-part. Which call may follow which is
@@ -157,8 +157,8 @@ Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteVi
 // FinalOutputBound: how many bytes the daemon's multi-part operation can
 // release at its Final (§5.2 lets a length query answer "a number of bytes
 // which would suffice", so it need not end the operation to learn the
-// exact one): a digest's size, a GCM tag or GCM's held plaintext, at most
-// one block for the other AES modes.
+// exact one): a digest's or MAC's size, a GCM tag or GCM's held plaintext,
+// at most one block for the other cipher modes.
 std::size_t FinalOutputBound(const Operation& op, OpKind kind) {
   const MechanismRow* row = FindMechanismRow(op.mechanism.type);
   if (row == nullptr) return 0;
@@ -168,8 +168,12 @@ std::size_t FinalOutputBound(const Operation& op, OpKind kind) {
     case MechanismFamily::kAesGcm:
       if (kind == OpKind::kDecrypt) return op.streamed;
       return op.mechanism.gcm ? op.mechanism.gcm->tag_bits / 8 : 16;
+    case MechanismFamily::kHmac:
+      return op.mechanism.mac_length.value_or(FactsOf(row->digest).size);
+    case MechanismFamily::kAesCmac:
+      return op.mechanism.mac_length.value_or(16);
     default:
-      return 16;  // the AES block
+      return 16;  // a cipher's last block (8 or 16 bytes)
   }
 }
 
@@ -333,6 +337,12 @@ CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
     s.mu.AssertHeld();
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kFinal, [&](Operation& op, bool&) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
+      if (op.streaming) {
+        if (sig == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
+        Result<client::Bytes> done =
+            s.conn->StreamFinal(s.remote, OpKind::kVerify, ToView(sig, sig_len));
+        return done.ok() ? CKR_OK : KeyHandleRv(done.error().code);
+      }
       return VerifyWith(s, op, op.buffered, sig, sig_len);
     });
   });

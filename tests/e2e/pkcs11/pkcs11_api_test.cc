@@ -4,6 +4,7 @@
 // checked against OpenSSL (EVP) or published vectors.
 #include <dlfcn.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdlib.h>
 
 #include <cstring>
@@ -475,7 +476,7 @@ TEST_F(ApiTest, AesBlockModesAndKeyWrapAgreeWithOpenSsl) {
 
 // Multi-part operations keep their state in signetd: an input three times
 // the size of a protocol frame passes through C_EncryptUpdate /
-// C_DecryptUpdate / C_DigestUpdate in parts, every part returning its
+// C_DecryptUpdate / C_SignUpdate (HMAC) / C_DigestUpdate in parts, every part returning its
 // output at once, and the result is EVP's. A C_EncryptUpdate length query
 // (NULL output) followed by the real call feeds the part only once.
 TEST_F(ApiTest, MultiPartOperationsPassInputsLargerThanAFrame) {
@@ -531,6 +532,35 @@ TEST_F(ApiTest, MultiPartOperationsPassInputsLargerThanAFrame) {
   EXPECT_EQ(ct, OpenSslCipher(EVP_aes_256_ctr(), value, iv, plain, false));
   ASSERT_EQ(p11()->C_DecryptInit(s, &m, key), CKR_OK);
   EXPECT_EQ(in_parts(false, ct, false), plain);
+
+  // HMAC-SHA256 in parts, under the AES key's value imported as a generic
+  // secret, equals OpenSSL's HMAC.
+  CK_OBJECT_CLASS secret_class = CKO_SECRET_KEY;
+  CK_KEY_TYPE generic = CKK_GENERIC_SECRET;
+  CK_ATTRIBUTE mac_tmpl[] = {{CKA_CLASS, &secret_class, sizeof secret_class},
+                             {CKA_KEY_TYPE, &generic, sizeof generic},
+                             {CKA_VALUE, const_cast<CK_BYTE*>(value.data()), value.size()},
+                             {CKA_SIGN, &yes, 1},
+                             {CKA_TOKEN, &no, 1}};
+  CK_OBJECT_HANDLE mac_key = 0;
+  ASSERT_EQ(p11()->C_CreateObject(s, mac_tmpl, 5, &mac_key), CKR_OK);
+  CK_MECHANISM hmac = {CKM_SHA256_HMAC, nullptr, 0};
+  ASSERT_EQ(p11()->C_SignInit(s, &hmac, mac_key), CKR_OK);
+  for (std::size_t at = 0; at < plain.size(); at += kPart) {
+    ASSERT_EQ(p11()->C_SignUpdate(s, plain.data() + at, std::min(kPart, plain.size() - at)),
+              CKR_OK);
+  }
+  CK_ULONG mac_len = 0;
+  ASSERT_EQ(p11()->C_SignFinal(s, nullptr, &mac_len), CKR_OK);
+  ASSERT_EQ(mac_len, 32u);
+  CK_BYTE mac[32];
+  ASSERT_EQ(p11()->C_SignFinal(s, mac, &mac_len), CKR_OK);
+  CK_BYTE reference[32];
+  unsigned int reference_len = 0;
+  HMAC(EVP_sha256(), value.data(), static_cast<int>(value.size()), plain.data(), plain.size(),
+       reference, &reference_len);
+  EXPECT_EQ(std::vector<CK_BYTE>(mac, mac + mac_len),
+            std::vector<CK_BYTE>(reference, reference + reference_len));
 
   CK_MECHANISM sha = {CKM_SHA256, nullptr, 0};
   ASSERT_EQ(p11()->C_DigestInit(s, &sha), CKR_OK);
