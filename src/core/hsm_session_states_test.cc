@@ -167,12 +167,12 @@ std::vector<std::pair<StateRow, bool>> AllRows() {
 }
 
 INSTANTIATE_TEST_SUITE_P(States, SessionStateTable, ::testing::ValuesIn(AllRows()),
-                         [](const auto& info) {
-                           std::string name = info.param.first.name;
+                         [](const auto& row) {
+                           std::string name = row.param.first.name;
                            for (char& ch : name) {
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            }
-                           return name + (info.param.second ? "_compat" : "");
+                           return name + (row.param.second ? "_compat" : "");
                          });
 
 }  // namespace

@@ -156,7 +156,9 @@ TEST_F(TcpAuthTest, AdminCertificateMakesTheTlsPeerAnAdministrator) {
     client::ConnectOptions options = TlsClientOptions(name);
     auto client = client::Client::Connect(options);
     EXPECT_TRUE(client.ok()) << client.error().message;
-    if (client.ok()) EXPECT_TRUE((*client)->GetInfo().ok());
+    if (client.ok()) {
+      EXPECT_TRUE((*client)->GetInfo().ok());
+    }
   };
   connect_as("other-client");
   EXPECT_TRUE(LogEventually(daemon_, "admin=no")) << daemon_.log();
