@@ -12,35 +12,13 @@
 // closed meanwhile is dropped.
 #include <openssl/crypto.h>
 
+#include "base/operation_rules.h"
 #include "core/hsm_internal.h"
 
 namespace signet::core {
 namespace {
 
 using Key = std::pair<CK_SESSION_HANDLE, OperationKind>;
-
-// Usage: what the single-part call of each kind checks.
-struct Usage {
-  CK_FLAGS mechanism_flag;
-  CK_ATTRIBUTE_TYPE key_flag;  // 0: no key
-  bool encrypt;
-};
-
-Usage UsageOf(OperationKind kind) {
-  switch (kind) {
-    case OperationKind::kEncrypt:
-      return {CKF_ENCRYPT, CKA_ENCRYPT, true};
-    case OperationKind::kDecrypt:
-      return {CKF_DECRYPT, CKA_DECRYPT, false};
-    case OperationKind::kSign:
-      return {CKF_SIGN, CKA_SIGN, true};
-    case OperationKind::kVerify:
-      return {CKF_VERIFY, CKA_VERIFY, true};
-    case OperationKind::kDigest:
-      break;
-  }
-  return {CKF_DIGEST, 0, true};
-}
 
 // LengthCode: the code for an input that is too long for `kind`.
 CK_RV LengthCode(OperationKind kind) {
@@ -75,7 +53,7 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
   const Key at{s, kind};
   MultiPartState taken;
   if (start) {
-    const Usage usage = UsageOf(kind);
+    const OperationRule& usage = RuleFor(kind);  // what the single-part call checks
     SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, usage.mechanism_flag));
     if (!MultiPartInDaemon(*rule)) {
       return MakeError(CKR_MECHANISM_INVALID, std::string(rule->name) + " is single-part only");
@@ -89,13 +67,14 @@ Result<Bytes> HsmImpl::StreamUpdate(ClientState& c, CK_SESSION_HANDLE s, Operati
     }
     ByteView secret_value;
     std::shared_ptr<const keystore::UnwrappedKey> secret;
-    if (usage.key_flag != 0) {
+    if (usage.key_usage != 0) {
       SIGNET_ASSIGN_OR_RETURN(ResolvedObject obj, ResolveObject(c, r, key));
-      SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, usage.key_flag));
+      SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_SECRET_KEY, usage.key_usage));
       SIGNET_ASSIGN_OR_RETURN(secret, FetchSecret(r, obj));
       secret_value = secret->value;
     }
-    SIGNET_ASSIGN_OR_RETURN(taken.op, StartMultiPart(*rule, m, secret_value, usage.encrypt));
+    SIGNET_ASSIGN_OR_RETURN(
+        taken.op, StartMultiPart(*rule, m, secret_value, kind != OperationKind::kDecrypt));
     taken.row = rule;
     base::MutexLock lock(&c.mu);
     // A new operation replaces the kind's old one (the module starts one

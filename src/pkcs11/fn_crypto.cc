@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "base/mechanism_table.h"
+#include "base/operation_rules.h"
 #include "pkcs11/abi.h"
 #include "pkcs11/entry_points.h"
 #include "pkcs11/op_state.h"
@@ -21,22 +22,9 @@
 namespace signet::pkcs11::entry {
 namespace {
 
-// OpRules: what each operation kind requires of its mechanism and key.
-struct OpRules {
-  OpKind kind;
-  CK_FLAGS mechanism_flag;      // CK_MECHANISM_INFO.flags bit
-  CK_ATTRIBUTE_TYPE key_usage;  // the key's permission attribute; 0: no key
-};
-
-constexpr OpRules kRules[kOpKindCount] = {
-    {OpKind::kSign, CKF_SIGN, CKA_SIGN},
-    {OpKind::kVerify, CKF_VERIFY, CKA_VERIFY},
-    {OpKind::kDigest, CKF_DIGEST, 0},
-    {OpKind::kEncrypt, CKF_ENCRYPT, CKA_ENCRYPT},
-    {OpKind::kDecrypt, CKF_DECRYPT, CKA_DECRYPT},
-};
-
-const OpRules& RulesFor(OpKind kind) { return kRules[static_cast<std::size_t>(kind)]; }
+// OpRules: what each operation kind requires of its mechanism and key
+// (base/operation_rules.h, the daemon's multi-part start reads it too).
+using OpRules = OperationRule;
 
 // OfferedMechanism returns the daemon's description of `mech` when it
 // offers it for this operation (CKR_MECHANISM_INVALID otherwise).
@@ -111,7 +99,7 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
     if (std::optional<CK_RV> done = BeginInit(op, mechanism)) return *done;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
-    const OpRules& rules = RulesFor(kind);
+    const OpRules& rules = RuleFor(kind);
     Result<client::MechanismInfo> offered = OfferedMechanism(state, *mech, rules);
     if (!offered.ok()) return offered.error().code;
     if (rules.key_usage != 0) {
