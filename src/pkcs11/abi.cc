@@ -93,6 +93,21 @@ Error BadParam(const MechanismRow& row) {
   return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + ": bad parameter");
 }
 
+// WithCbcEncryptData copies CK_AES_CBC_ENCRYPT_DATA_PARAMS or
+// CK_DES_CBC_ENCRYPT_DATA_PARAMS (`Params`): the same shape, an IV of the
+// cipher's block and the data.
+template <typename Params>
+Result<client::Mechanism> WithCbcEncryptData(client::Mechanism out, const CK_MECHANISM& in,
+                                             const MechanismRow& row) {
+  const auto* p = ParamAs<Params>(in);
+  if (p == nullptr) return BadParam(row);
+  auto data = Copy(p->pData, p->length);
+  if (!data) return BadParam(row);
+  out.derivation =
+      client::DerivationData{client::Bytes(std::begin(p->iv), std::end(p->iv)), std::move(*data)};
+  return out;
+}
+
 // WithStructure copies the 3.0-era parameter structures (derivation, MAC
 // length, EdDSA, RSA-AES wrap) into their typed forms. The daemon checks
 // their values; the module only checks sizes and pointers.
@@ -159,24 +174,10 @@ Result<client::Mechanism> WithStructure(client::Mechanism out, const CK_MECHANIS
       out.derivation = client::DerivationData{{}, std::move(*data)};
       return out;
     }
-    case ParamKind::kAesCbcEncryptData: {
-      const auto* p = ParamAs<CK_AES_CBC_ENCRYPT_DATA_PARAMS>(in);
-      if (p == nullptr) return BadParam(row);
-      auto data = Copy(p->pData, p->length);
-      if (!data) return BadParam(row);
-      out.derivation = client::DerivationData{client::Bytes(std::begin(p->iv), std::end(p->iv)),
-                                              std::move(*data)};
-      return out;
-    }
-    case ParamKind::kDesCbcEncryptData: {
-      const auto* p = ParamAs<CK_DES_CBC_ENCRYPT_DATA_PARAMS>(in);
-      if (p == nullptr) return BadParam(row);
-      auto data = Copy(p->pData, p->length);
-      if (!data) return BadParam(row);
-      out.derivation = client::DerivationData{client::Bytes(std::begin(p->iv), std::end(p->iv)),
-                                              std::move(*data)};
-      return out;
-    }
+    case ParamKind::kAesCbcEncryptData:
+      return WithCbcEncryptData<CK_AES_CBC_ENCRYPT_DATA_PARAMS>(std::move(out), in, row);
+    case ParamKind::kDesCbcEncryptData:
+      return WithCbcEncryptData<CK_DES_CBC_ENCRYPT_DATA_PARAMS>(std::move(out), in, row);
     default:
       return out;
   }

@@ -104,10 +104,7 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism, CK_OBJEC
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
     Result<client::Handle> made = s.conn->DeriveKey(s.remote, *mech, base_key, *attrs);
-    if (!made.ok()) {
-      const CK_RV rv = made.error().code;
-      return rv == CKR_OBJECT_HANDLE_INVALID ? CKR_KEY_HANDLE_INVALID : rv;
-    }
+    if (!made.ok()) return KeyHandleRv(made.error().code);
     *key = *made;
     return CKR_OK;
   });
