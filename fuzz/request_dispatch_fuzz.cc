@@ -163,9 +163,9 @@ void BuildWorld() {
                                                {CKA_LABEL, Text("fuzz-aes")},
                                                {CKA_VALUE_LEN, Ulong(32)},
                                                {CKA_ENCRYPT, Bool(true)},
-                                               {CKA_DECRYPT, Bool(true)},
-                                               {CKA_WRAP, Bool(true)},
-                                               {CKA_UNWRAP, Bool(true)}}),
+                                               // Data role only: a key
+                                               // either encrypts or wraps.
+                                               {CKA_DECRYPT, Bool(true)}}),
                      frame)));
   FUZZ_CHECK(Ok(Call(*setup,
                      fuzz::CreateObjectRequest(s, {{CKA_CLASS, Ulong(CKO_DATA)},

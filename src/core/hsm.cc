@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/hsm_internal.h"
+#include "core/key_policy.h"
 #include "crypto/symmetric.h"
 #include "keystore/data_dir.h"
 
@@ -261,7 +262,7 @@ Status HsmImpl::CheckMayStore(const Resolved& r, const AttributeMap& attrs) {
   if (BoolOr(attrs, CKA_TRUSTED, false) && !r.logged_in_so) {
     return MakeError(CKR_ATTRIBUTE_READ_ONLY, "only the SO may set CKA_TRUSTED");
   }
-  return OkStatus();
+  return CheckKeyRoles(attrs);
 }
 
 Status HsmImpl::CheckSessionObjectRoomLocked(const ClientState& c, std::size_t objects,

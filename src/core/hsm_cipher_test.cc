@@ -24,13 +24,12 @@ class HsmCipherTest : public HsmFixture {
     s_ = LoggedIn(*owner_);
   }
 
-  // AesKey imports a session AES key with a known value.
+  // AesKey imports a session AES key with a known value; it encrypts and
+  // decrypts unless `extra` asks for the wrapping role (key_policy.h).
   CK_OBJECT_HANDLE AesKey(const Bytes& value, Template extra = {}) {
     Template t = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
                   {CKA_KEY_TYPE, UlongBytes(CKK_AES)},
-                  {CKA_VALUE, value},
-                  {CKA_ENCRYPT, BoolBytes(true)},
-                  {CKA_DECRYPT, BoolBytes(true)}};
+                  {CKA_VALUE, value}};
     t.insert(t.end(), extra.begin(), extra.end());
     auto h = hsm_->CreateObject(*owner_, s_, t);
     EXPECT_TRUE(h.ok()) << h.error().message;
@@ -110,7 +109,8 @@ TEST_F(HsmCipherTest, Rfc3394WrapOfASecretKeyAndBack) {
   const CK_OBJECT_HANDLE kek = AesKey(Unhex("000102030405060708090a0b0c0d0e0f"),
                                       {{CKA_WRAP, BoolBytes(true)}, {CKA_UNWRAP, BoolBytes(true)}});
   const CK_OBJECT_HANDLE key =
-      AesKey(Unhex("00112233445566778899aabbccddeeff"), {{CKA_EXTRACTABLE, BoolBytes(true)}});
+      AesKey(Unhex("00112233445566778899aabbccddeeff"),
+             {{CKA_EXTRACTABLE, BoolBytes(true)}, {CKA_SENSITIVE, BoolBytes(false)}});
   auto wrapped = hsm_->WrapKey(*owner_, s_, Mechanism{CKM_AES_KEY_WRAP}, kek, key);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
   EXPECT_EQ(ToHex(*wrapped), "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5");  // RFC 3394 4.1
@@ -143,7 +143,10 @@ TEST_F(HsmCipherTest, CbcPadWrapsAPrivateKeyThatStillSigns) {
   auto pair = hsm_->GenerateKeyPair(
       *owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
       {{CKA_EC_PARAMS, Unhex("06082a8648ce3d030107")}, {CKA_VERIFY, BoolBytes(true)}},
-      {{CKA_SIGN, BoolBytes(true)}, {CKA_EXTRACTABLE, BoolBytes(true)}});
+      // Not sensitive: an imported key (the KEK here) wraps no sensitive key.
+      {{CKA_SIGN, BoolBytes(true)},
+       {CKA_EXTRACTABLE, BoolBytes(true)},
+       {CKA_SENSITIVE, BoolBytes(false)}});
   ASSERT_TRUE(pair.ok()) << pair.error().message;
   Mechanism cbc_pad = WithIv(CKM_AES_CBC_PAD, "0f0e0d0c0b0a09080706050403020100");
   auto wrapped = hsm_->WrapKey(*owner_, s_, cbc_pad, kek, pair->second);

@@ -4,6 +4,7 @@
 #include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/key_pair_attributes.h"
+#include "core/key_policy.h"
 #include "core/object_classes.h"
 #include "core/secret_keys.h"
 #include "crypto/symmetric.h"
@@ -177,11 +178,20 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   }
   if (!BoolOr(wa, CKA_WRAP, false))
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_WRAP is false");
+  if (!CheckKeyRoles(wa).ok()) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "the wrapping key also encrypts data");
+  }
   SIGNET_TRY(CheckMechanismAllowed(wa, m.type));
   if (!target.record->has_secret)
     return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
   if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
     return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
+  }
+  // A sensitive key wraps only under a key whose value no one outside knows
+  // (key_policy.h: the wrap-with-a-known-key attack).
+  if (BoolOr(target.record->attributes, CKA_SENSITIVE, false) && !MayWrapSensitiveKeys(wa)) {
+    return MakeError(CKR_KEY_NOT_WRAPPABLE,
+                     "a sensitive key wraps only under a CKA_NEVER_EXTRACTABLE or CKA_TRUSTED key");
   }
   // CKA_WRAP_WITH_TRUSTED (§4.9, §4.10): such a key wraps only under a
   // CKA_TRUSTED key.
@@ -215,6 +225,9 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   if (!BoolOr(unwrapper->record->attributes, CKA_UNWRAP, false)) {
     return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_UNWRAP is false");
   }
+  if (!CheckKeyRoles(unwrapper->record->attributes).ok()) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "the unwrapping key also encrypts data");
+  }
   SIGNET_TRY(CheckMechanismAllowed(unwrapper->record->attributes, m.type));
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   // CKA_UNWRAP_TEMPLATE (§4.9, §4.10) applies first; the caller's template
@@ -233,6 +246,9 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   if (!cls || (*cls != CKO_PRIVATE_KEY && *cls != CKO_SECRET_KEY)) {
     return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_CLASS (private or secret key) is required");
   }
+  // The re-import attack (key_policy.h): what this key unwraps may be a
+  // sensitive key it wrapped.
+  SIGNET_TRY(CheckUnwrapSensitivity(unwrapper->record->attributes, attrs));
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *unwrapper));
   SecureBytes plain;
   {

@@ -226,7 +226,10 @@ TEST_F(HsmMacTest, GenericSecretsWrapAndUnwrapWithTheirType) {
   const CK_OBJECT_HANDLE kek =
       Key(CKK_AES, Bytes(32, 9), {{CKA_WRAP, BoolBytes(true)}, {CKA_UNWRAP, BoolBytes(true)}});
   const Bytes value(24, 0x5a);
-  const CK_OBJECT_HANDLE secret = Key(CKK_SHA256_HMAC, value, {{CKA_EXTRACTABLE, BoolBytes(true)}});
+  // Not sensitive: an imported KEK wraps no sensitive key (key_policy.h).
+  const CK_OBJECT_HANDLE secret =
+      Key(CKK_SHA256_HMAC, value,
+          {{CKA_EXTRACTABLE, BoolBytes(true)}, {CKA_SENSITIVE, BoolBytes(false)}});
   auto wrapped = hsm_->WrapKey(*owner_, s_, Mechanism{CKM_AES_KEY_WRAP_KWP}, kek, secret);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
   auto unwrapped = hsm_->UnwrapKey(*owner_, s_, Mechanism{CKM_AES_KEY_WRAP_KWP}, kek, *wrapped,

@@ -2,6 +2,7 @@
 // find, get and set attributes.
 #include "core/hsm_internal.h"
 #include "core/key_defaults.h"
+#include "core/key_policy.h"
 #include "core/object_classes.h"
 #include "core/secret_keys.h"
 #include "crypto/digest.h"
@@ -350,6 +351,9 @@ Status HsmImpl::SetAttributeValue(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT
     SIGNET_TRY(
         CheckAttributeChange(attrs, type, value, /*copy=*/false, CKR_ATTRIBUTE_TYPE_INVALID));
   }
+  AttributeMap changed = attrs;
+  for (const auto& [type, value] : changes) changed[type] = value;
+  SIGNET_TRY(CheckKeyRoles(changed));  // a key's role never changes into both
   if (obj.token_object) {
     SIGNET_TRY(CheckTokenWrite(r, obj.record->is_private()));
     return r.slot->Update(obj.token_id, changes);

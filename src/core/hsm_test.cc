@@ -317,13 +317,17 @@ TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
   auto pt = hsm_->Decrypt(*a_, s, *aes, gcm, *ct);
   ASSERT_TRUE(pt.ok());
   EXPECT_EQ(*pt, Bytes(AsBytes("plain").begin(), AsBytes("plain").end()));
-  // Wrap an extractable EC key under the AES key and unwrap it again.
+  // Wrap an extractable EC key under a wrapping key (a key either encrypts
+  // or wraps: key_policy.h) and unwrap it again.
+  auto kek = hsm_->GenerateKey(*a_, s, gen,
+                               {{CKA_VALUE_LEN, UlongBytes(32)}, {CKA_WRAP, BoolBytes(true)}});
+  ASSERT_TRUE(kek.ok()) << kek.error().message;
   auto [pub, priv] = GenerateP256(*a_, s, false, {{CKA_EXTRACTABLE, BoolBytes(true)}});
   Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
-  auto wrapped = hsm_->WrapKey(*a_, s, kwp, *aes, priv);
+  auto wrapped = hsm_->WrapKey(*a_, s, kwp, *kek, priv);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
   auto unwrapped = hsm_->UnwrapKey(
-      *a_, s, kwp, *aes, *wrapped,
+      *a_, s, kwp, *kek, *wrapped,
       {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}});
   ASSERT_TRUE(unwrapped.ok()) << unwrapped.error().message;
   Mechanism m{CKM_ECDSA_SHA256, {}, {}};
@@ -332,7 +336,7 @@ TEST_F(HsmTest, AesGcmAndKeyWrapRoundTrip) {
   EXPECT_TRUE(hsm_->Verify(*a_, s, pub, m, AsBytes("x"), *sig).ok());
   // A non-extractable key refuses to be wrapped.
   auto [pub3, priv3] = GenerateP256(*a_, s, false);
-  EXPECT_EQ(hsm_->WrapKey(*a_, s, kwp, *aes, priv3).error().code, CKR_KEY_UNEXTRACTABLE);
+  EXPECT_EQ(hsm_->WrapKey(*a_, s, kwp, *kek, priv3).error().code, CKR_KEY_UNEXTRACTABLE);
 }
 
 // RSA encryption goes public key -> private key, each under its usage

@@ -1,5 +1,6 @@
 #include "core/key_defaults.h"
 
+#include "core/key_policy.h"
 #include "core/object_classes.h"
 
 namespace signet::core {
@@ -21,6 +22,7 @@ bool IsKey(CK_OBJECT_CLASS c) {
 void ApplyObjectDefaults(AttributeMap& attrs, CK_OBJECT_CLASS object_class,
                          const KeyOrigin& origin) {
   attrs[CKA_CLASS] = UlongBytes(object_class);
+  if (object_class == CKO_SECRET_KEY) ApplyKeyRoleDefaults(attrs);
   FillClassDefaults(attrs);
   if (!IsKey(object_class)) return;
   attrs[CKA_LOCAL] = BoolBytes(origin.local);

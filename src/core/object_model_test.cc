@@ -61,6 +61,13 @@ class ObjectModelTest : public HsmFixture {
     EXPECT_TRUE(h.ok()) << h.error().message;
     return h.ok() ? *h : 0;
   }
+  // Kek: an AES key in the wrapping role (a key either encrypts or wraps:
+  // key_policy.h).
+  CK_OBJECT_HANDLE Kek(Template extra = {}) {
+    extra.push_back({CKA_WRAP, BoolBytes(true)});
+    extra.push_back({CKA_UNWRAP, BoolBytes(true)});
+    return Aes(std::move(extra));
+  }
   std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE> P256(Template priv = {}) {
     Template pub = {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}};
     auto pair = hsm_->GenerateKeyPair(*c_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN, {}, {}}, pub, priv);
@@ -331,7 +338,7 @@ Bytes TemplateValue(std::vector<NestedAttribute> attrs) {
 
 TEST_F(ObjectModelTest, WrapTemplateLimitsWhatWraps) {
   Bytes wrap_template = TemplateValue({{CKA_KEY_TYPE, UlongBytes(CKK_AES)}});
-  CK_OBJECT_HANDLE kek = Aes({{CKA_WRAP_TEMPLATE, wrap_template}});
+  CK_OBJECT_HANDLE kek = Kek({{CKA_WRAP_TEMPLATE, wrap_template}});
   EXPECT_EQ(Get(kek, CKA_WRAP_TEMPLATE).second, wrap_template);
   CK_OBJECT_HANDLE secret = Aes({{CKA_EXTRACTABLE, BoolBytes(true)}});
   Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
@@ -349,7 +356,7 @@ TEST_F(ObjectModelTest, WrapTemplateLimitsWhatWraps) {
 
 TEST_F(ObjectModelTest, UnwrapTemplateIsAppliedAndMustAgree) {
   CK_OBJECT_HANDLE kek =
-      Aes({{CKA_UNWRAP_TEMPLATE,
+      Kek({{CKA_UNWRAP_TEMPLATE,
             TemplateValue({{CKA_SENSITIVE, BoolBytes(true)}, {CKA_LABEL, Str("from-template")}})}});
   CK_OBJECT_HANDLE secret = Aes({{CKA_EXTRACTABLE, BoolBytes(true)}});
   Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};
@@ -380,7 +387,7 @@ TEST_F(ObjectModelTest, OnlyTheSoMakesTrustedObjectsAndTrustedWrappingIsEnforced
   hsm_->Disconnect(*so);
   ASSERT_TRUE(hsm_->Login(*c_, s_, CKU_USER, AsBytes(kUserPin)).ok());
 
-  CK_OBJECT_HANDLE kek = Aes();
+  CK_OBJECT_HANDLE kek = Kek();
   CK_OBJECT_HANDLE guarded =
       Aes({{CKA_EXTRACTABLE, BoolBytes(true)}, {CKA_WRAP_WITH_TRUSTED, BoolBytes(true)}});
   Mechanism kwp{CKM_AES_KEY_WRAP_KWP, {}, {}};

@@ -224,7 +224,7 @@ void DecryptRefused(DispatchFixture& t) {
 
 void WrapKeyOk(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
-  CK_OBJECT_HANDLE wrapping = t.AesKey(s);
+  CK_OBJECT_HANDLE wrapping = t.WrappingKey(s);
   auto [pub, priv] = t.EcPair(s, "wrap-me", /*token=*/false, /*extractable=*/true);
   Ran ran = t.Run(RequestBody::WrapKeyRequest, [&](auto& fbb) {
     return wire::CreateWrapKeyRequest(fbb, s, t.Mech(fbb, CKM_AES_KEY_WRAP_KWP), wrapping, priv);
@@ -238,7 +238,7 @@ void WrapKeyOk(DispatchFixture& t) {
 }
 void WrapKeyRefused(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
-  CK_OBJECT_HANDLE wrapping = t.AesKey(s);
+  CK_OBJECT_HANDLE wrapping = t.WrappingKey(s);
   auto [pub, priv] = t.EcPair(s, "stay-inside", /*token=*/false, /*extractable=*/false);
   Ran ran = t.Run(RequestBody::WrapKeyRequest, [&](auto& fbb) {
     return wire::CreateWrapKeyRequest(fbb, s, t.Mech(fbb, CKM_AES_KEY_WRAP_KWP), wrapping, priv);
@@ -250,7 +250,7 @@ void WrapKeyRefused(DispatchFixture& t) {
 
 void UnwrapKeyOk(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
-  CK_OBJECT_HANDLE wrapping = t.AesKey(s);
+  CK_OBJECT_HANDLE wrapping = t.WrappingKey(s);
   auto [pub, priv] = t.EcPair(s, "wrap-me", /*token=*/false, /*extractable=*/true);
   auto wrapped = t.hsm_->WrapKey(*t.owner_, s, signet::Mechanism{CKM_AES_KEY_WRAP_KWP, {}, {}},
                                  wrapping, priv);
@@ -278,7 +278,7 @@ void UnwrapKeyOk(DispatchFixture& t) {
 }
 void UnwrapKeyRefused(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.LoggedIn(*t.owner_);
-  CK_OBJECT_HANDLE wrapping = t.AesKey(s);
+  CK_OBJECT_HANDLE wrapping = t.WrappingKey(s);
   Ran ran = t.Run(RequestBody::UnwrapKeyRequest, [&](auto& fbb) {
     return wire::CreateUnwrapKeyRequest(
         fbb, s, t.Mech(fbb, CKM_AES_KEY_WRAP_KWP), wrapping,

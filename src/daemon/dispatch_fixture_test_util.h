@@ -178,11 +178,18 @@ class DispatchFixture : public core::HsmFixture {
     return pair.ok() ? *pair : std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>{};
   }
 
-  // AesKey: an AES-256 session key for encryption and (un)wrapping.
+  // AesKey: an AES-256 session key for encryption.
   CK_OBJECT_HANDLE AesKey(CK_SESSION_HANDLE s, bool extractable = false) {
-    signet::Mechanism mechanism{CKM_AES_KEY_GEN, {}, {}};
-    core::Template key = {{CKA_VALUE_LEN, U(32)}, {CKA_EXTRACTABLE, B(extractable)}};
-    auto handle = hsm_->GenerateKey(*owner_, s, mechanism, key);
+    return GenerateAes(s, {{CKA_EXTRACTABLE, B(extractable)}});
+  }
+  // WrappingKey: an AES-256 session key in the wrapping role (a key either
+  // encrypts or wraps: core/key_policy.h).
+  CK_OBJECT_HANDLE WrappingKey(CK_SESSION_HANDLE s) {
+    return GenerateAes(s, {{CKA_WRAP, B(true)}, {CKA_UNWRAP, B(true)}});
+  }
+  CK_OBJECT_HANDLE GenerateAes(CK_SESSION_HANDLE s, core::Template key) {
+    key.push_back({CKA_VALUE_LEN, U(32)});
+    auto handle = hsm_->GenerateKey(*owner_, s, signet::Mechanism{CKM_AES_KEY_GEN, {}, {}}, key);
     EXPECT_TRUE(handle.ok()) << handle.error().message;
     return handle.ok() ? *handle : 0;
   }

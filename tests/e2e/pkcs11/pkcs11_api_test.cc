@@ -7,6 +7,7 @@
 #include <openssl/hmac.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ec_verify.h"
@@ -414,12 +415,11 @@ TEST_F(ApiTest, AesBlockModesAndKeyWrapAgreeWithOpenSsl) {
   CK_ATTRIBUTE tmpl[] = {{CKA_VALUE_LEN, &bytes, sizeof(bytes)},
                          {CKA_ENCRYPT, &yes, 1},
                          {CKA_DECRYPT, &yes, 1},
-                         {CKA_WRAP, &yes, 1},
                          {CKA_EXTRACTABLE, &yes, 1},
                          {CKA_SENSITIVE, &no, 1},
                          {CKA_TOKEN, &no, 1}};
   CK_OBJECT_HANDLE key = 0;
-  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 7, &key), CKR_OK);
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 6, &key), CKR_OK);
   const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
   ASSERT_EQ(value.size(), 32u);
 
@@ -461,17 +461,23 @@ TEST_F(ApiTest, AesBlockModesAndKeyWrapAgreeWithOpenSsl) {
     EXPECT_EQ(back, plain);
   }
 
-  // RFC 3394 key wrap of a second AES key under the first.
-  CK_OBJECT_HANDLE wrapped_key = 0;
-  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, tmpl, 7, &wrapped_key), CKR_OK);
+  // RFC 3394 key wrap of the first key under a second one in the wrapping
+  // role (a key either encrypts or wraps: docs/PKCS11.md "Key-management
+  // policy").
+  CK_ATTRIBUTE kek_tmpl[6];
+  std::copy(std::begin(tmpl), std::end(tmpl), kek_tmpl);
+  kek_tmpl[1].type = CKA_WRAP;
+  kek_tmpl[2].type = CKA_UNWRAP;
+  CK_OBJECT_HANDLE kek = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, kek_tmpl, 6, &kek), CKR_OK);
   CK_MECHANISM kw = {CKM_AES_KEY_WRAP, nullptr, 0};
   CK_ULONG wrapped_len = 0;
-  ASSERT_EQ(p11()->C_WrapKey(s, &kw, key, wrapped_key, nullptr, &wrapped_len), CKR_OK);
+  ASSERT_EQ(p11()->C_WrapKey(s, &kw, kek, key, nullptr, &wrapped_len), CKR_OK);
   std::vector<CK_BYTE> wrapped(wrapped_len);
-  ASSERT_EQ(p11()->C_WrapKey(s, &kw, key, wrapped_key, wrapped.data(), &wrapped_len), CKR_OK);
+  ASSERT_EQ(p11()->C_WrapKey(s, &kw, kek, key, wrapped.data(), &wrapped_len), CKR_OK);
   const CK_BYTE default_iv[8] = {0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6};
-  EXPECT_EQ(wrapped, OpenSslCipher(EVP_aes_256_wrap(), value, default_iv,
-                                   ReadAttribute(s, wrapped_key, CKA_VALUE), false, true));
+  EXPECT_EQ(wrapped, OpenSslCipher(EVP_aes_256_wrap(), ReadAttribute(s, kek, CKA_VALUE), default_iv,
+                                   value, false, true));
 }
 
 // Multi-part operations keep their state in signetd: an input three times

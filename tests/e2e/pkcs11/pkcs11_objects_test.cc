@@ -102,8 +102,8 @@ TEST_F(ObjectsTest, WrapTemplateRoundTripsWithTheArrayLengthRules) {
   CK_ATTRIBUTE nested[] = {Attr(CKA_KEY_TYPE, &aes, sizeof aes),
                            Attr(CKA_EXTRACTABLE, &kTrue, sizeof kTrue)};
   CK_RV rv = CKR_OK;
-  CK_OBJECT_HANDLE kek =
-      GenerateAes(p11(), s, {Attr(CKA_WRAP_TEMPLATE, nested, sizeof nested)}, &rv);
+  CK_OBJECT_HANDLE kek = GenerateAes(
+      p11(), s, {Attr(CKA_WRAP_TEMPLATE, nested, sizeof nested), Attr(CKA_WRAP, &kTrue, 1)}, &rv);
   ASSERT_EQ(rv, CKR_OK);
   // 1: the length of the array; 2: each element's type and length; 3: values.
   CK_ATTRIBUTE get = {CKA_WRAP_TEMPLATE, nullptr, 0};
@@ -146,8 +146,10 @@ TEST_F(ObjectsTest, UnwrapTemplateContradictedIsInconsistent) {
   LoginUser(s);
   CK_ATTRIBUTE nested[] = {Attr(CKA_SENSITIVE, &kTrue, 1)};
   CK_RV rv = CKR_OK;
-  CK_OBJECT_HANDLE kek =
-      GenerateAes(p11(), s, {Attr(CKA_UNWRAP_TEMPLATE, nested, sizeof nested)}, &rv);
+  CK_OBJECT_HANDLE kek = GenerateAes(p11(), s,
+                                     {Attr(CKA_UNWRAP_TEMPLATE, nested, sizeof nested),
+                                      Attr(CKA_WRAP, &kTrue, 1), Attr(CKA_UNWRAP, &kTrue, 1)},
+                                     &rv);
   ASSERT_EQ(rv, CKR_OK);
   CK_OBJECT_HANDLE target = GenerateAes(p11(), s, {Attr(CKA_EXTRACTABLE, &kTrue, 1)});
   CK_MECHANISM kwp = {CKM_AES_KEY_WRAP_KWP, nullptr, 0};
