@@ -32,7 +32,7 @@ class KeyPolicyTest : public HsmFixture {
   Result<Bytes> Wrap(CK_OBJECT_HANDLE kek, CK_OBJECT_HANDLE key) {
     return hsm_->WrapKey(*owner_, s_, Mechanism{CKM_AES_KEY_WRAP}, kek, key);
   }
-  // ValueIsHidden: CKA_VALUE of `key` cannot be read.
+  // ExpectValueHidden: CKA_VALUE of `key` cannot be read.
   void ExpectValueHidden(CK_OBJECT_HANDLE key) {
     CK_RV overall = CKR_OK;
     auto got = hsm_->GetAttributeValue(*owner_, s_, key, {CKA_VALUE}, &overall);
