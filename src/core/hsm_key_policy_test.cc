@@ -88,10 +88,10 @@ TEST_F(KeyPolicyTest, WrapUnderAKeyWhoseValueIsKnown) {
 // CKA_NEVER_EXTRACTABLE when its base key is, yet the peer whose public
 // value went in knows the shared secret. Derived keys wrap no sensitive key.
 TEST_F(KeyPolicyTest, WrapUnderADerivedKeyThePeerKnows) {
-  auto pair = hsm_->GenerateKeyPair(
-      *owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
-      {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}},
-      {{CKA_DERIVE, BoolBytes(true)}});
+  auto pair =
+      hsm_->GenerateKeyPair(*owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
+                            {{CKA_EC_PARAMS, crypto::EcParamsDer(crypto::KeyType::kEcP256)}},
+                            {{CKA_DERIVE, BoolBytes(true)}});
   ASSERT_TRUE(pair.ok()) << pair.error().message;
   CK_RV overall = CKR_OK;
   // The attacker's peer key stands in: signet's own public point.
@@ -121,9 +121,9 @@ TEST_F(KeyPolicyTest, EncryptAKnownValueThenUnwrapIt) {
             CKR_KEY_FUNCTION_NOT_PERMITTED);
   // Nor does a key of the data role unwrap.
   const CK_OBJECT_HANDLE data_key = Generate({});
-  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, Mechanism{CKM_AES_KEY_WRAP}, data_key, Bytes(40, 1),
-                                 {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
-                                  {CKA_KEY_TYPE, UlongBytes(CKK_AES)}})),
+  EXPECT_EQ(Code(hsm_->UnwrapKey(
+                *owner_, s_, Mechanism{CKM_AES_KEY_WRAP}, data_key, Bytes(40, 1),
+                {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_AES)}})),
             CKR_KEY_FUNCTION_NOT_PERMITTED);
 }
 

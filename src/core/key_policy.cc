@@ -16,7 +16,8 @@ Status CheckKeyRoles(const AttributeMap& attrs) {
 void ApplyKeyRoleDefaults(AttributeMap& attrs) {
   const bool key_role = BoolOr(attrs, CKA_WRAP, false) || BoolOr(attrs, CKA_UNWRAP, false);
   const CK_ATTRIBUTE_TYPE absent_role[2][2] = {{CKA_WRAP, CKA_UNWRAP}, {CKA_ENCRYPT, CKA_DECRYPT}};
-  for (CK_ATTRIBUTE_TYPE type : absent_role[key_role ? 1 : 0]) attrs.emplace(type, BoolBytes(false));
+  for (CK_ATTRIBUTE_TYPE type : absent_role[key_role ? 1 : 0])
+    attrs.emplace(type, BoolBytes(false));
 }
 
 bool MayWrapSensitiveKeys(const AttributeMap& wrapping_key) {

@@ -120,7 +120,8 @@ TEST_F(KeyExtractionTest, RoleChangeByAttributeOrCopy) {
 // the attacker knows (imported, or generated extractable and read), then
 // unwrap the blob offline.
 TEST_F(KeyExtractionTest, WrapUnderAKeyWhoseValueIsKnown) {
-  const CK_OBJECT_HANDLE known = Import(std::vector<CK_BYTE>(32, 0x42), {Attr(CKA_WRAP, &kTrue, 1)});
+  const CK_OBJECT_HANDLE known =
+      Import(std::vector<CK_BYTE>(32, 0x42), {Attr(CKA_WRAP, &kTrue, 1)});
   std::vector<CK_BYTE> blob;
   EXPECT_EQ(Wrap(known, secret_, &blob), CKR_KEY_NOT_WRAPPABLE);
   const CK_OBJECT_HANDLE exported =
@@ -140,8 +141,8 @@ TEST_F(KeyExtractionTest, EncryptAKnownValueThenUnwrapIt) {
   EXPECT_EQ(p11()->C_EncryptInit(s_, &ecb, kek), CKR_KEY_FUNCTION_NOT_PERMITTED);
   // A blob the attacker made offline under a key they imported unwraps to
   // a key they know; that key wraps no sensitive key.
-  const CK_OBJECT_HANDLE known =
-      Import(std::vector<CK_BYTE>(32, 0x17), {Attr(CKA_UNWRAP, &kTrue, 1), Attr(CKA_WRAP, &kTrue, 1)});
+  const CK_OBJECT_HANDLE known = Import(std::vector<CK_BYTE>(32, 0x17),
+                                        {Attr(CKA_UNWRAP, &kTrue, 1), Attr(CKA_WRAP, &kTrue, 1)});
   const CK_OBJECT_HANDLE carrier =
       Generate({Attr(CKA_SENSITIVE, &kFalse, 1), Attr(CKA_EXTRACTABLE, &kTrue, 1)});
   std::vector<CK_BYTE> blob;
@@ -159,8 +160,7 @@ TEST_F(KeyExtractionTest, ReimportAsNonSensitive) {
   std::vector<CK_BYTE> blob;
   ASSERT_EQ(Wrap(kek, secret_, &blob), CKR_OK);
   CK_OBJECT_HANDLE copy = 0;
-  EXPECT_EQ(Unwrap(kek, blob, {Attr(CKA_SENSITIVE, &kFalse, 1)}, &copy),
-            CKR_TEMPLATE_INCONSISTENT);
+  EXPECT_EQ(Unwrap(kek, blob, {Attr(CKA_SENSITIVE, &kFalse, 1)}, &copy), CKR_TEMPLATE_INCONSISTENT);
   ASSERT_EQ(Unwrap(kek, blob, {}, &copy), CKR_OK);
   ExpectValueHidden(copy);
   CK_ATTRIBUTE clear = Attr(CKA_SENSITIVE, &kFalse, 1);
