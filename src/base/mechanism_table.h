@@ -297,12 +297,13 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 8,
      .max_key_size = 4096},
     // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built, and
-    // encrypts and decrypts with PKCS#1 v1.5 padding (RFC 8017 section 7.2).
+    // encrypts, decrypts, wraps and unwraps (secret keys) with PKCS#1 v1.5
+    // padding (RFC 8017 section 7.2).
     {.type = CKM_RSA_PKCS,
      .name = "CKM_RSA_PKCS",
      .family = MechanismFamily::kRsaPkcs1,
      .key_type = CKK_RSA,
-     .flags = mechanism_flags::kSignVerify | CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = mechanism_flags::kSignVerify | CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 1024,
      .max_key_size = 4096},
     {.type = CKM_SHA1_RSA_PKCS,
@@ -408,7 +409,8 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .param = ParamKind::kPss,
      .digest = DigestAlg::kSha512,
      .cli_name = "rsa-pss-sha512"},
-    // RSA encryption: raw RSA and OAEP (PKCS#1 v1.5 is CKM_RSA_PKCS above).
+    // RSA encryption: raw RSA and OAEP (PKCS#1 v1.5 is CKM_RSA_PKCS above);
+    // OAEP wraps and unwraps secret keys too.
     {.type = CKM_RSA_X_509,
      .name = "CKM_RSA_X_509",
      .family = MechanismFamily::kRsaX509,
@@ -420,7 +422,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .name = "CKM_RSA_PKCS_OAEP",
      .family = MechanismFamily::kRsaOaep,
      .key_type = CKK_RSA,
-     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 1024,
      .max_key_size = 4096,
      .param = ParamKind::kOaep},

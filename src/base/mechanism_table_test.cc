@@ -14,6 +14,7 @@ static_assert(FindMechanismRow(CKM_MD5_RSA_PKCS) == nullptr);
 static_assert(FactsOf(DigestAlg::kSha384).size == 48);
 static_assert((FindMechanismRow(CKM_RSA_PKCS)->flags & CKF_DECRYPT) != 0);
 static_assert(FindMechanismRow(CKM_RSA_PKCS_OAEP)->param == ParamKind::kOaep);
+static_assert((FindMechanismRow(CKM_RSA_PKCS_OAEP)->flags & CKF_UNWRAP) != 0);
 
 TEST(MechanismTable, RowsAreWellFormed) {
   std::set<CK_MECHANISM_TYPE> types;
@@ -37,8 +38,10 @@ TEST(MechanismTable, RowsAreWellFormed) {
       EXPECT_GT(row.max_key_size, 0u);
     }
     if (IsSignature(row.family)) {
-      // Signatures only; CKM_RSA_PKCS also encrypts (PKCS#1 v1.5 padding).
-      const CK_FLAGS cipher = row.type == CKM_RSA_PKCS ? CKF_ENCRYPT | CKF_DECRYPT : 0;
+      // Signatures only; CKM_RSA_PKCS also encrypts and wraps (PKCS#1 v1.5
+      // padding).
+      const CK_FLAGS cipher =
+          row.type == CKM_RSA_PKCS ? CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP : 0;
       EXPECT_EQ(row.flags & ~(mechanism_flags::kSignVerify | mechanism_flags::kEc | cipher), 0u);
     }
   }

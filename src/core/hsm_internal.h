@@ -211,6 +211,14 @@ class HsmImpl final : public Hsm {
   };
   // PrepareImport applies CreateObject's template rules (hsm_objects.cc).
   Result<PendingObject> PrepareImport(const Template& t, bool value_is_pkcs8);
+  // UnwrapUnderKeyPair finishes C_UnwrapKey for a key pair's mechanism
+  // (UsesKeyPair): decrypts `wrapped` with the private key `unwrapper` and
+  // stores the key `attrs` describe, every failure that depends on the
+  // plaintext answered as CKR_WRAPPED_KEY_INVALID (hsm_keys.cc).
+  Result<CK_OBJECT_HANDLE> UnwrapUnderKeyPair(ClientState& c, CK_SESSION_HANDLE s,
+                                              const Resolved& r, const MechanismRow& rule,
+                                              const Mechanism& m, const ResolvedObject& unwrapper,
+                                              ByteView wrapped, AttributeMap attrs);
   // StoreTokenObjects stores token objects in ONE keystore transaction
   // after CheckMayStore passes for each; `unique_label` as in
   // Token::CreateObjects (nullptr: no check). Handles in order.

@@ -172,7 +172,10 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   if (!wrapper.ok()) return MakeError(CKR_WRAPPING_KEY_HANDLE_INVALID, wrapper.error().message);
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject target, ResolveObject(c, r, key));
   const AttributeMap& wa = wrapper->record->attributes;
-  if (wrapper->record->key_type() != rule->key_type) {
+  // A key pair's mechanism wraps under the public key, the others under a
+  // secret key.
+  if (wrapper->record->key_type() != rule->key_type ||
+      wrapper->record->object_class() != (UsesKeyPair(*rule) ? CKO_PUBLIC_KEY : CKO_SECRET_KEY)) {
     return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT,
                      "the wrapping key's type does not fit " + std::string(rule->name));
   }
@@ -184,6 +187,10 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   SIGNET_TRY(CheckMechanismAllowed(wa, m.type));
   if (!target.record->has_secret)
     return MakeError(CKR_KEY_NOT_WRAPPABLE, "only private and secret keys wrap");
+  if (target.record->object_class() == CKO_PRIVATE_KEY && !WrapsPrivateKeys(*rule)) {
+    return MakeError(CKR_KEY_NOT_WRAPPABLE,
+                     std::string(rule->name) + " wraps secret keys only (docs/PKCS11.md)");
+  }
   if (!BoolOr(target.record->attributes, CKA_EXTRACTABLE, false)) {
     return MakeError(CKR_KEY_UNEXTRACTABLE, "CKA_EXTRACTABLE is false");
   }
@@ -205,8 +212,12 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   if (!Matches(target.record->attributes, wrap_template)) {
     return MakeError(CKR_KEY_NOT_WRAPPABLE, "key does not match the wrapping key's template");
   }
-  SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
   SIGNET_ASSIGN_OR_RETURN(auto value, FetchSecret(r, target));
+  if (UsesKeyPair(*rule)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(wa));
+    return WrapWithPublic(*rule, m, pub, value->value);
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *wrapper));
   return WrapWith(*rule, m, kek->value, value->value);
 }
 
@@ -218,7 +229,9 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   auto unwrapper = ResolveObject(c, r, unwrapping_key);
   if (!unwrapper.ok())
     return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
-  if (unwrapper->record->key_type() != rule->key_type) {
+  const bool key_pair = UsesKeyPair(*rule);
+  if (unwrapper->record->key_type() != rule->key_type ||
+      unwrapper->record->object_class() != (key_pair ? CKO_PRIVATE_KEY : CKO_SECRET_KEY)) {
     return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT,
                      "the unwrapping key's type does not fit " + std::string(rule->name));
   }
@@ -249,6 +262,11 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   // The re-import attack (key_policy.h): what this key unwraps may be a
   // sensitive key it wrapped.
   SIGNET_TRY(CheckUnwrapSensitivity(unwrapper->record->attributes, attrs));
+  if (*cls == CKO_PRIVATE_KEY && !WrapsPrivateKeys(*rule)) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                     std::string(rule->name) + " unwraps secret keys only (docs/PKCS11.md)");
+  }
+  if (key_pair) return UnwrapUnderKeyPair(c, s, r, *rule, m, *unwrapper, wrapped, std::move(attrs));
   SIGNET_ASSIGN_OR_RETURN(auto kek, FetchSecret(r, *unwrapper));
   SecureBytes plain;
   {
@@ -262,6 +280,38 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   auto handle = ImportObject(c, s, as_template, /*value_is_pkcs8=*/true);
   for (auto& a : as_template) WipeBytes(a.value);
   return handle;
+}
+
+Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapUnderKeyPair(ClientState& c, CK_SESSION_HANDLE s,
+                                                     const Resolved& r, const MechanismRow& rule,
+                                                     const Mechanism& m,
+                                                     const ResolvedObject& unwrapper,
+                                                     ByteView wrapped, AttributeMap attrs) {
+  // Everything that does not depend on the plaintext is checked before the
+  // RSA decryption, so its errors come the same for every ciphertext.
+  if (attrs.count(CKA_KEY_TYPE) != 0) {
+    SIGNET_TRY(CheckTemplateFitsClass(attrs, /*check_required=*/false));
+  }
+  SIGNET_TRY(CheckMayStore(r, attrs));
+  SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, unwrapper));
+  if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+  SecureBytes plain;
+  {
+    ScopedPhase phase(counters_, Phase::kUnwrap);
+    SIGNET_ASSIGN_OR_RETURN(plain, UnwrapWithPrivate(rule, m, *secret->private_key, wrapped));
+  }
+  // Then any failure that depends on the plaintext (a value the key type
+  // cannot have, a CKA_CHECK_VALUE that differs) answers as a padding
+  // failure does: one code, one message, so that C_UnwrapKey tells a caller
+  // only what PKCS#11 itself implies, whether the unwrap succeeded
+  // (docs/PKCS11.md "RSA decryption and padding oracles").
+  attrs[CKA_VALUE] = Bytes(plain.begin(), plain.end());
+  Template as_template;
+  for (auto& [type, value] : attrs) as_template.push_back({type, std::move(value)});
+  Result<PendingObject> object = PrepareImport(as_template, /*value_is_pkcs8=*/true);
+  for (auto& a : as_template) WipeBytes(a.value);
+  if (!object.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "RSA decryption failed");
+  return StoreObject(c, s, r, std::move(object->attrs), std::move(object->secret));
 }
 
 }  // namespace signet::core

@@ -384,6 +384,30 @@ Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, Byte
   }
 }
 
+bool WrapsPrivateKeys(const MechanismRow& row) {
+  return row.family != MechanismFamily::kRsaPkcs1 && row.family != MechanismFamily::kRsaOaep;
+}
+
+Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
+                             const crypto::PublicKey& key, ByteView key_value) {
+  if ((row.flags & CKF_WRAP) == 0 || !UsesKeyPair(row)) return NotBound(row);
+  SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
+  Result<Bytes> wrapped = crypto::RsaEncrypt(key, params, key_value);
+  if (!wrapped.ok() && wrapped.error().code == CKR_DATA_LEN_RANGE) {
+    return MakeError(CKR_KEY_SIZE_RANGE, "the key is too long for one block of this RSA key");
+  }
+  return wrapped;
+}
+
+Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& m,
+                                      const crypto::PrivateKey& key, ByteView wrapped) {
+  if ((row.flags & CKF_UNWRAP) == 0 || !UsesKeyPair(row)) return NotBound(row);
+  SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
+  Result<SecureBytes> plain = crypto::RsaDecrypt(key, params, wrapped);
+  if (!plain.ok()) return AsWrapError(std::move(plain).error());
+  return plain;
+}
+
 Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
                                const crypto::PrivateKey& base, std::size_t length) {
   if (row.family != MechanismFamily::kEcdh && row.family != MechanismFamily::kEcdhCofactor) {

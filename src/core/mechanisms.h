@@ -56,10 +56,11 @@ Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& ro
                                                           const Mechanism& m, ByteView key,
                                                           bool encrypt);
 
-// UsesKeyPair: the cipher encrypts with a public key and decrypts with the
-// private key (the RSA families: CKM_RSA_PKCS, CKM_RSA_X_509,
-// CKM_RSA_PKCS_OAEP); EncryptWithPublic / DecryptWithPrivate run it. The
-// other ciphers take a secret key's value (EncryptWith / DecryptWith).
+// UsesKeyPair: the mechanism encrypts or wraps with a public key and
+// decrypts or unwraps with the private key (the RSA families: CKM_RSA_PKCS,
+// CKM_RSA_X_509, CKM_RSA_PKCS_OAEP); EncryptWithPublic / DecryptWithPrivate
+// and WrapWithPublic / UnwrapWithPrivate run it. The other ciphers and
+// wrapping mechanisms take a secret key's value (EncryptWith, WrapWith ...).
 bool UsesKeyPair(const MechanismRow& row);
 
 // EncryptWithPublic / DecryptWithPrivate run an RSA cipher mechanism whose
@@ -100,6 +101,24 @@ Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek
                        ByteView key_value);
 Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
                                ByteView wrapped);
+
+// WrapsPrivateKeys: the wrapping mechanism wraps private keys (their
+// PKCS#8 PrivateKeyInfo) as well as secret keys. Not so for CKM_RSA_PKCS and
+// CKM_RSA_PKCS_OAEP, whose one RSA block is too short for a PKCS#8 key
+// (CKR_KEY_NOT_WRAPPABLE; they unwrap secret keys only).
+bool WrapsPrivateKeys(const MechanismRow& row);
+
+// WrapWithPublic / UnwrapWithPrivate run a wrapping mechanism of a key pair
+// (UsesKeyPair): wrap a key's value under the public key, unwrap with the
+// private key. CKM_RSA_PKCS and CKM_RSA_PKCS_OAEP are RSA encryption of the
+// value (CKR_KEY_SIZE_RANGE when the value is too long for one block).
+// UnwrapWithPrivate: CKR_WRAPPED_KEY_LEN_RANGE when `wrapped` is not the
+// modulus length, else CKR_WRAPPED_KEY_INVALID with one fixed message for
+// every padding failure (crypto/rsa_encrypt.h).
+Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
+                             const crypto::PublicKey& key, ByteView key_value);
+Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& m,
+                                      const crypto::PrivateKey& key, ByteView wrapped);
 
 // DeriveWith runs a key-derivation mechanism (the ECDH families) with the
 // base private key `base` and returns the new key's value: `length` bytes,

@@ -60,8 +60,9 @@ CK_RV C_WrapKey(CK_SESSION_HANDLE handle, CK_MECHANISM_PTR mechanism,
     if (wrapped_len == nullptr) return CKR_ARGUMENTS_BAD;
     Result<client::Mechanism> mech = ToMechanism(mechanism);
     if (!mech.ok()) return mech.error().code;
-    // A length query wraps too: KWP is deterministic, so the real call
-    // returns the same bytes.
+    // A length query wraps too: the length depends only on the mechanism
+    // and the keys (the RSA wraps are randomised, so the real call returns
+    // other bytes of the same length).
     Result<client::Bytes> out = s.conn->WrapKey(s.remote, *mech, wrapping_key, key);
     if (!out.ok()) {
       const CK_RV rv = out.error().code;
