@@ -180,7 +180,8 @@ enum class MechanismFamily : std::uint8_t {
   kDes3KeyGen,           // CKM_DES2_KEY_GEN, CKM_DES3_KEY_GEN (odd parity)
   kDes3Ecb,
   kDes3Cbc,
-  kDes3CbcPad,  // PKCS#7 padding
+  kDes3CbcPad,     // PKCS#7 padding
+  kRsaAesKeyWrap,  // CKM_RSA_AES_KEY_WRAP: OAEP of a one-time AES key, then RFC 5649
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -426,6 +427,16 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 1024,
      .max_key_size = 4096,
      .param = ParamKind::kOaep},
+    // Any key, private keys too, under an RSA key: a one-time AES key,
+    // OAEP-encrypted, then RFC 5649 of the key (PKCS#11 v2.40 section 2.1.21).
+    {.type = CKM_RSA_AES_KEY_WRAP,
+     .name = "CKM_RSA_AES_KEY_WRAP",
+     .family = MechanismFamily::kRsaAesKeyWrap,
+     .key_type = CKK_RSA,
+     .flags = CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kRsaAesWrap},
     // ECDSA and EdDSA. CKM_ECDSA signs a digest the caller computed.
     {.type = CKM_ECDSA,
      .name = "CKM_ECDSA",

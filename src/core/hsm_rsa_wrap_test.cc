@@ -1,8 +1,9 @@
-// Hsm's RSA key wrapping (CKM_RSA_PKCS, CKM_RSA_PKCS_OAEP): a secret key
-// wraps under an RSA public key and unwraps with the private key; private
-// keys do not wrap this way; and every unwrap failure that depends on the
-// decrypted bytes answers like a padding failure (no oracle beyond
-// success or failure). openssl's side is tests/e2e/pkcs11/pkcs11_wrap_test.cc.
+// Hsm's RSA key wrapping (CKM_RSA_PKCS, CKM_RSA_PKCS_OAEP,
+// CKM_RSA_AES_KEY_WRAP): a secret key wraps under an RSA public key and
+// unwraps with the private key; private keys only with RSA-AES; and every
+// unwrap failure that depends on the decrypted bytes answers like a padding
+// failure (no oracle beyond success or failure). openssl's side is
+// tests/e2e/pkcs11/pkcs11_wrap_test.cc.
 #include <gtest/gtest.h>
 
 #include "base/hex.h"
@@ -159,6 +160,71 @@ TEST_F(HsmRsaWrapTest, FailuresAfterDecryptionLookLikePaddingFailures) {
   }
   // A ciphertext that is not the modulus length says so.
   EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, pkcs, priv_, Bytes(255, 1), AesTemplate())),
+            CKR_WRAPPED_KEY_LEN_RANGE);
+}
+
+Mechanism RsaAes(CK_ULONG aes_bits, CK_MECHANISM_TYPE hash, CK_RSA_PKCS_MGF_TYPE mgf) {
+  Mechanism m{CKM_RSA_AES_KEY_WRAP};
+  m.rsa_aes = RsaAesWrapParams{aes_bits, OaepParams{hash, mgf, CKZ_DATA_SPECIFIED, {}}};
+  return m;
+}
+
+TEST_F(HsmRsaWrapTest, RsaAesWrapsAPrivateKeyThatStillSigns) {
+  auto ec = hsm_->GenerateKeyPair(
+      *owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
+      {{CKA_EC_PARAMS, FromHex("06082a8648ce3d030107").value()}, {CKA_VERIFY, BoolBytes(true)}},
+      {{CKA_SIGN, BoolBytes(true)},
+       {CKA_SENSITIVE, BoolBytes(false)},
+       {CKA_EXTRACTABLE, BoolBytes(true)}});
+  ASSERT_TRUE(ec.ok()) << ec.error().message;
+  const Mechanism m = RsaAes(256, CKM_SHA256, CKG_MGF1_SHA256);
+  auto wrapped = hsm_->WrapKey(*owner_, s_, m, pub_, ec->second);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+  EXPECT_GT(wrapped->size(), 256u + 100u);  // RSA block, then the wrapped PKCS#8
+  // The key type comes from the PKCS#8.
+  auto priv =
+      hsm_->UnwrapKey(*owner_, s_, m, priv_, *wrapped,
+                      {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_SIGN, BoolBytes(true)}});
+  ASSERT_TRUE(priv.ok()) << priv.error().message;
+  Mechanism ecdsa{CKM_ECDSA_SHA256};
+  auto sig = hsm_->Sign(*owner_, s_, *priv, ecdsa, AsBytes("moved under RSA-AES"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  EXPECT_TRUE(
+      hsm_->Verify(*owner_, s_, ec->first, ecdsa, AsBytes("moved under RSA-AES"), *sig).ok());
+  // A sensitive key (the RSA private key: sensitive by default) does not
+  // wrap under a public key, whose value everyone knows (docs/PKCS11.md
+  // "Key-management policy").
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, m, pub_, priv_)), CKR_KEY_NOT_WRAPPABLE);
+  // A secret key of any length, with a 128-bit AES key and SHA-1.
+  const CK_OBJECT_HANDLE generic = SecretKey(CKK_GENERIC_SECRET, Bytes(300, 0x61));
+  const Mechanism sha1 = RsaAes(128, CKM_SHA_1, CKG_MGF1_SHA1);
+  auto secret_wrapped = hsm_->WrapKey(*owner_, s_, sha1, pub_, generic);
+  ASSERT_TRUE(secret_wrapped.ok()) << secret_wrapped.error().message;
+  Template generic_template = AesTemplate();
+  generic_template[1].value = UlongBytes(CKK_GENERIC_SECRET);
+  auto back = hsm_->UnwrapKey(*owner_, s_, sha1, priv_, *secret_wrapped, generic_template);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(Value(*back), Bytes(300, 0x61));
+  // Unwrapped with other parameters, it is no key.
+  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, RsaAes(128, CKM_SHA256, CKG_MGF1_SHA256), priv_,
+                                 *secret_wrapped, generic_template)),
+            CKR_WRAPPED_KEY_INVALID);
+  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, RsaAes(256, CKM_SHA_1, CKG_MGF1_SHA1), priv_,
+                                 *secret_wrapped, generic_template)),
+            CKR_WRAPPED_KEY_INVALID);
+}
+
+TEST_F(HsmRsaWrapTest, RsaAesParametersAreChecked) {
+  const CK_OBJECT_HANDLE aes = SecretKey(CKK_AES, Bytes(16, 5));
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_RSA_AES_KEY_WRAP}, pub_, aes)),
+            CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, RsaAes(64, CKM_SHA_1, CKG_MGF1_SHA1), pub_, aes)),
+            CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, RsaAes(256, CKM_MD5, CKG_MGF1_SHA1), pub_, aes)),
+            CKR_MECHANISM_PARAM_INVALID);
+  // Too short to hold an RSA block and an RFC 5649 wrap.
+  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, RsaAes(256, CKM_SHA_1, CKG_MGF1_SHA1), priv_,
+                                 Bytes(256, 1), AesTemplate())),
             CKR_WRAPPED_KEY_LEN_RANGE);
 }
 

@@ -2,11 +2,13 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "base/hex.h"
 #include "crypto/aes_modes.h"
 #include "crypto/digest.h"
 #include "crypto/key_agreement.h"
+#include "crypto/rsa_aes_wrap.h"
 #include "crypto/rsa_encrypt.h"
 #include "crypto/symmetric.h"
 
@@ -106,6 +108,39 @@ Error AsWrapError(Error e) {
   return e;
 }
 
+// OaepCipherParams maps CK_RSA_PKCS_OAEP_PARAMS to crypto/'s; the label is
+// borrowed from `oaep`.
+Result<crypto::RsaCipherParams> OaepCipherParams(const OaepParams& oaep) {
+  const DigestAlg hash = DigestForMechanism(oaep.hash_alg);
+  const DigestAlg mgf = DigestForMgf(oaep.mgf);
+  // An OAEP hash is one PKCS#11 names an MGF1 for (not MD5). The label
+  // source is CKZ_DATA_SPECIFIED; 0 is taken for "no label".
+  const bool source_ok =
+      oaep.source == CKZ_DATA_SPECIFIED || (oaep.source == 0 && oaep.source_data.empty());
+  if (FactsOf(hash).mgf == 0 || mgf == DigestAlg::kNone || !source_ok) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "OAEP params do not fit the mechanism");
+  }
+  return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kOaep,
+                                 .oaep_digest = hash,
+                                 .mgf1_digest = mgf,
+                                 .label = oaep.source_data};
+}
+
+// RsaAesParamsFor reads CK_RSA_AES_KEY_WRAP_PARAMS: the AES key's length
+// in bytes (128, 192 or 256 bits) and the OAEP parameters.
+Result<std::pair<std::size_t, crypto::RsaCipherParams>> RsaAesParamsFor(const Mechanism& m) {
+  if (!m.rsa_aes) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                     "CKM_RSA_AES_KEY_WRAP needs CK_RSA_AES_KEY_WRAP_PARAMS");
+  }
+  const CK_ULONG bits = m.rsa_aes->aes_key_bits;
+  if (bits != 128 && bits != 192 && bits != 256) {
+    return MakeError(CKR_MECHANISM_PARAM_INVALID, "ulAESKeyBits must be 128, 192 or 256");
+  }
+  SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams oaep, OaepCipherParams(m.rsa_aes->oaep));
+  return std::make_pair(static_cast<std::size_t>(bits / 8), oaep);
+}
+
 // RsaCipherParamsFor maps an RSA cipher mechanism and its OAEP parameters
 // to crypto/'s; the label is borrowed from `m`.
 Result<crypto::RsaCipherParams> RsaCipherParamsFor(const MechanismRow& row, const Mechanism& m) {
@@ -115,24 +150,11 @@ Result<crypto::RsaCipherParams> RsaCipherParamsFor(const MechanismRow& row, cons
       return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kPkcs1};
     case MechanismFamily::kRsaX509:
       return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kNone};
-    case MechanismFamily::kRsaOaep: {
+    case MechanismFamily::kRsaOaep:
       if (!m.oaep) {
         return MakeError(CKR_MECHANISM_PARAM_INVALID, "CKM_RSA_PKCS_OAEP needs OAEP params");
       }
-      const DigestAlg hash = DigestForMechanism(m.oaep->hash_alg);
-      const DigestAlg mgf = DigestForMgf(m.oaep->mgf);
-      // An OAEP hash is one PKCS#11 names an MGF1 for (not MD5). The label
-      // source is CKZ_DATA_SPECIFIED; 0 is taken for "no label".
-      const bool source_ok = m.oaep->source == CKZ_DATA_SPECIFIED ||
-                             (m.oaep->source == 0 && m.oaep->source_data.empty());
-      if (FactsOf(hash).mgf == 0 || mgf == DigestAlg::kNone || !source_ok) {
-        return MakeError(CKR_MECHANISM_PARAM_INVALID, "OAEP params do not fit the mechanism");
-      }
-      return crypto::RsaCipherParams{.padding = crypto::RsaPadding::kOaep,
-                                     .oaep_digest = hash,
-                                     .mgf1_digest = mgf,
-                                     .label = m.oaep->source_data};
-    }
+      return OaepCipherParams(*m.oaep);
     default:
       break;
   }
@@ -277,7 +299,7 @@ Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& ro
 
 bool UsesKeyPair(const MechanismRow& row) {
   return row.family == MechanismFamily::kRsaPkcs1 || row.family == MechanismFamily::kRsaX509 ||
-         row.family == MechanismFamily::kRsaOaep;
+         row.family == MechanismFamily::kRsaOaep || row.family == MechanismFamily::kRsaAesKeyWrap;
 }
 
 Result<Bytes> EncryptWithPublic(const MechanismRow& row, const Mechanism& m,
@@ -391,6 +413,10 @@ bool WrapsPrivateKeys(const MechanismRow& row) {
 Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
                              const crypto::PublicKey& key, ByteView key_value) {
   if ((row.flags & CKF_WRAP) == 0 || !UsesKeyPair(row)) return NotBound(row);
+  if (row.family == MechanismFamily::kRsaAesKeyWrap) {
+    SIGNET_ASSIGN_OR_RETURN(auto params, RsaAesParamsFor(m));
+    return crypto::RsaAesKeyWrap(key, params.second, params.first, key_value);
+  }
   SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
   Result<Bytes> wrapped = crypto::RsaEncrypt(key, params, key_value);
   if (!wrapped.ok() && wrapped.error().code == CKR_DATA_LEN_RANGE) {
@@ -402,6 +428,10 @@ Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
 Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& m,
                                       const crypto::PrivateKey& key, ByteView wrapped) {
   if ((row.flags & CKF_UNWRAP) == 0 || !UsesKeyPair(row)) return NotBound(row);
+  if (row.family == MechanismFamily::kRsaAesKeyWrap) {
+    SIGNET_ASSIGN_OR_RETURN(auto params, RsaAesParamsFor(m));
+    return crypto::RsaAesKeyUnwrap(key, params.second, params.first, wrapped);
+  }
   SIGNET_ASSIGN_OR_RETURN(crypto::RsaCipherParams params, RsaCipherParamsFor(row, m));
   Result<SecureBytes> plain = crypto::RsaDecrypt(key, params, wrapped);
   if (!plain.ok()) return AsWrapError(std::move(plain).error());

@@ -58,7 +58,7 @@ Result<std::unique_ptr<crypto::MultiPart>> StartMultiPart(const MechanismRow& ro
 
 // UsesKeyPair: the mechanism encrypts or wraps with a public key and
 // decrypts or unwraps with the private key (the RSA families: CKM_RSA_PKCS,
-// CKM_RSA_X_509, CKM_RSA_PKCS_OAEP); EncryptWithPublic / DecryptWithPrivate
+// CKM_RSA_X_509, CKM_RSA_PKCS_OAEP, CKM_RSA_AES_KEY_WRAP); EncryptWithPublic / DecryptWithPrivate
 // and WrapWithPublic / UnwrapWithPrivate run it. The other ciphers and
 // wrapping mechanisms take a secret key's value (EncryptWith, WrapWith ...).
 bool UsesKeyPair(const MechanismRow& row);
@@ -111,10 +111,14 @@ bool WrapsPrivateKeys(const MechanismRow& row);
 // WrapWithPublic / UnwrapWithPrivate run a wrapping mechanism of a key pair
 // (UsesKeyPair): wrap a key's value under the public key, unwrap with the
 // private key. CKM_RSA_PKCS and CKM_RSA_PKCS_OAEP are RSA encryption of the
-// value (CKR_KEY_SIZE_RANGE when the value is too long for one block).
-// UnwrapWithPrivate: CKR_WRAPPED_KEY_LEN_RANGE when `wrapped` is not the
-// modulus length, else CKR_WRAPPED_KEY_INVALID with one fixed message for
-// every padding failure (crypto/rsa_encrypt.h).
+// value (CKR_KEY_SIZE_RANGE when the value is too long for one block);
+// CKM_RSA_AES_KEY_WRAP is crypto/rsa_aes_wrap.h with its
+// CK_RSA_AES_KEY_WRAP_PARAMS (CKR_MECHANISM_PARAM_INVALID when missing, an
+// AES key size other than 128, 192 or 256 bits, or OAEP parameters that
+// CheckCipherParams would refuse). UnwrapWithPrivate:
+// CKR_WRAPPED_KEY_LEN_RANGE when `wrapped` cannot have the mechanism's
+// length, else CKR_WRAPPED_KEY_INVALID with one fixed message for every
+// padding or integrity failure (crypto/rsa_encrypt.h).
 Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
                              const crypto::PublicKey& key, ByteView key_value);
 Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& m,

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "pkcs11/pkcs11_v3.h"
+
 namespace signet::pkcs11 {
 namespace {
 
@@ -104,6 +106,32 @@ TEST(ToMechanism, OaepParametersAndLabelAreCopied) {
   CK_MECHANISM short_param{CKM_RSA_PKCS_OAEP, &p, sizeof(p) - 1};
   EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
   p.pSourceData = nullptr;
+  EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
+}
+
+TEST(ToMechanism, RsaAesWrapParametersAndTheirOaepAreCopied) {
+  CK_BYTE label[] = {'k', 'w'};
+  CK_RSA_PKCS_OAEP_PARAMS oaep{CKM_SHA384, CKG_MGF1_SHA1, CKZ_DATA_SPECIFIED, label, sizeof(label)};
+  CK_RSA_AES_KEY_WRAP_PARAMS p{192, &oaep};
+  CK_MECHANISM m{CKM_RSA_AES_KEY_WRAP, &p, sizeof(p)};
+  auto out = ToMechanism(&m);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out->rsa_aes.has_value());
+  EXPECT_EQ(out->rsa_aes->aes_key_bits, 192u);
+  EXPECT_EQ(out->rsa_aes->oaep.hash_alg, static_cast<CK_ULONG>(CKM_SHA384));
+  EXPECT_EQ(out->rsa_aes->oaep.mgf, static_cast<CK_ULONG>(CKG_MGF1_SHA1));
+  EXPECT_EQ(out->rsa_aes->oaep.source_data, (client::Bytes{'k', 'w'}));
+  EXPECT_FALSE(out->oaep.has_value());
+  EXPECT_TRUE(out->raw_params.empty());
+  // No parameter, a short one, no OAEP parameters, a label length without bytes.
+  CK_MECHANISM none{CKM_RSA_AES_KEY_WRAP, nullptr, 0};
+  EXPECT_EQ(ToMechanism(&none).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_MECHANISM short_param{CKM_RSA_AES_KEY_WRAP, &p, sizeof(p) - 1};
+  EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
+  p.pOAEPParams = nullptr;
+  EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
+  p.pOAEPParams = &oaep;
+  oaep.pSourceData = nullptr;
   EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
 }
 

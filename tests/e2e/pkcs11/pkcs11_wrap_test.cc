@@ -3,7 +3,11 @@
 // command-line tool holding the same RSA key): what C_WrapKey makes under
 // the public key, `openssl pkeyutl -decrypt` opens to the key's value; what
 // `openssl pkeyutl -encrypt` makes, C_UnwrapKey turns into a key that
-// encrypts as `openssl enc` does with that value.
+// encrypts as `openssl enc` does with that value. CKM_RSA_AES_KEY_WRAP moves
+// a private key: openssl takes signet's blob apart (`pkeyutl -decrypt` of
+// the RSA block, `enc -d -id-aes256-wrap-pad` of the rest) into a PKCS#8
+// that `openssl pkey` reads, and signet unwraps a blob openssl put together
+// into a key that signs.
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -14,6 +18,7 @@
 
 #include "base/hex.h"
 #include "base/secure_bytes.h"
+#include "ec_verify.h"
 #include "module_fixture.h"
 
 namespace signet::e2e {
@@ -241,6 +246,109 @@ TEST_F(WrapTest, RsaWrapsOpenSslDecryptsAndOpenSslWrapsRsaUnwraps) {
     tampered[7] ^= 0x10;
     EXPECT_EQ(UnwrapAes(oaep, priv, tampered, &unwrapped), CKR_WRAPPED_KEY_INVALID);
   }
+}
+
+// RsaAesKeyWrapParams: CK_RSA_AES_KEY_WRAP_PARAMS as PKCS#11 v2.40 section
+// 2.1.21 lays it out (p11-kit's header lacks it, as an application's might).
+struct RsaAesKeyWrapParams {
+  CK_ULONG ulAESKeyBits;
+  CK_RSA_PKCS_OAEP_PARAMS* pOAEPParams;
+};
+
+// Concat: `a` followed by `b`.
+std::vector<CK_BYTE> Concat(std::vector<CK_BYTE> a, const std::vector<CK_BYTE>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST_F(WrapTest, RsaAesMovesPrivateKeysToAndFromOpenSsl) {
+  CK_OBJECT_HANDLE rsa_pub = 0, rsa_priv = 0;
+  ASSERT_NO_FATAL_FAILURE(ImportRsa(&rsa_pub, &rsa_priv));
+  const std::vector<std::string> oaep_opts = {"-pkeyopt", "rsa_padding_mode:oaep",
+                                              "-pkeyopt", "rsa_oaep_md:sha256",
+                                              "-pkeyopt", "rsa_mgf1_md:sha256"};
+  CK_RSA_PKCS_OAEP_PARAMS oaep = {CKM_SHA256, CKG_MGF1_SHA256, CKZ_DATA_SPECIFIED, nullptr, 0};
+  RsaAesKeyWrapParams params = {256, &oaep};
+  CK_MECHANISM rsa_aes = {CKM_RSA_AES_KEY_WRAP, &params, sizeof params};
+
+  // signet -> openssl: an extractable P-256 key made in signet.
+  CK_MECHANISM gen = {CKM_EC_KEY_PAIR_GEN, nullptr, 0};
+  const CK_BYTE p256[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ATTRIBUTE pub_t[] = {{CKA_EC_PARAMS, const_cast<CK_BYTE*>(p256), sizeof p256},
+                          {CKA_VERIFY, &yes, sizeof yes}};
+  CK_ATTRIBUTE priv_t[] = {{CKA_SIGN, &yes, sizeof yes},
+                           {CKA_SENSITIVE, &no, sizeof no},
+                           {CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE ec_pub = 0, ec_priv = 0;
+  ASSERT_EQ(p11()->C_GenerateKeyPair(s_, &gen, pub_t, std::size(pub_t), priv_t, std::size(priv_t),
+                                     &ec_pub, &ec_priv),
+            CKR_OK);
+  std::vector<CK_BYTE> wrapped;
+  ASSERT_EQ(Wrap(rsa_aes, rsa_pub, ec_priv, &wrapped), CKR_OK);
+  ASSERT_GT(wrapped.size(), 256u);
+  WriteBytes(Path("head"), {wrapped.begin(), wrapped.begin() + 256});
+  WriteBytes(Path("tail"), {wrapped.begin() + 256, wrapped.end()});
+  std::vector<std::string> args = {"pkeyutl", "-decrypt",   "-inkey", Path("rsa.pem"),
+                                   "-in",     Path("head"), "-out",   Path("aes.key")};
+  args.insert(args.end(), oaep_opts.begin(), oaep_opts.end());
+  ProgramResult head = OpenSsl(args);
+  ASSERT_EQ(head.exit_code, 0) << head.err;
+  const std::vector<CK_BYTE> aes_key = ReadBytes(Path("aes.key"));
+  ASSERT_EQ(aes_key.size(), 32u);
+  ProgramResult tail = OpenSsl({"enc", "-d", "-id-aes256-wrap-pad", "-K", ToHex(aes_key), "-iv",
+                                "A65959A6", "-in", Path("tail"), "-out", Path("ours.p8")});
+  ASSERT_EQ(tail.exit_code, 0) << tail.err;
+  ProgramResult pkey = OpenSsl(
+      {"pkey", "-inform", "DER", "-in", Path("ours.p8"), "-pubout", "-out", Path("ours-pub.pem")});
+  ASSERT_EQ(pkey.exit_code, 0) << pkey.err;
+  const std::vector<CK_BYTE> pem = ReadBytes(Path("ours-pub.pem"));
+  EXPECT_EQ(std::string(pem.begin(), pem.end()), EcPublicKeyPem(s_, ec_pub));
+
+  // openssl -> signet: a P-256 key made by openssl, its PKCS#8 wrapped
+  // under a fresh AES key that is OAEP-encrypted to signet's RSA key.
+  ProgramResult made = OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt",
+                                "ec_paramgen_curve:P-256", "-out", Path("ec.pem")});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(OpenSsl({"pkcs8", "-topk8", "-nocrypt", "-in", Path("ec.pem"), "-outform", "DER",
+                     "-out", Path("theirs.p8")})
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      OpenSsl({"pkey", "-in", Path("ec.pem"), "-pubout", "-out", Path("ec-pub.pem")}).exit_code, 0);
+  std::vector<CK_BYTE> theirs_key(32);
+  for (std::size_t i = 0; i < theirs_key.size(); ++i) theirs_key[i] = static_cast<CK_BYTE>(i + 1);
+  WriteBytes(Path("theirs.key"), theirs_key);
+  args = {"pkeyutl", "-encrypt",         "-pubin", "-inkey",           Path("rsa-pub.pem"),
+          "-in",     Path("theirs.key"), "-out",   Path("theirs.head")};
+  args.insert(args.end(), oaep_opts.begin(), oaep_opts.end());
+  ProgramResult sealed = OpenSsl(args);
+  ASSERT_EQ(sealed.exit_code, 0) << sealed.err;
+  ProgramResult kwp = OpenSsl({"enc", "-id-aes256-wrap-pad", "-K", ToHex(theirs_key), "-iv",
+                               "A65959A6", "-in", Path("theirs.p8"), "-out", Path("theirs.tail")});
+  ASSERT_EQ(kwp.exit_code, 0) << kwp.err;
+  std::vector<CK_BYTE> blob =
+      Concat(ReadBytes(Path("theirs.head")), ReadBytes(Path("theirs.tail")));
+  CK_OBJECT_CLASS cls = CKO_PRIVATE_KEY;
+  CK_ATTRIBUTE unwrap_t[] = {{CKA_CLASS, &cls, sizeof cls}, {CKA_SIGN, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE moved = 0;
+  ASSERT_EQ(p11()->C_UnwrapKey(s_, &rsa_aes, rsa_priv, blob.data(), blob.size(), unwrap_t,
+                               std::size(unwrap_t), &moved),
+            CKR_OK);
+  CK_MECHANISM ecdsa = {CKM_ECDSA_SHA256, nullptr, 0};
+  std::vector<CK_BYTE> message = {'m', 'o', 'v', 'e', 'd'};
+  ASSERT_EQ(p11()->C_SignInit(s_, &ecdsa, moved), CKR_OK);
+  std::vector<CK_BYTE> sig(64);
+  CK_ULONG sig_len = sig.size();
+  ASSERT_EQ(p11()->C_Sign(s_, message.data(), message.size(), sig.data(), &sig_len), CKR_OK);
+  sig.resize(sig_len);
+  const std::vector<CK_BYTE> ec_pub_pem = ReadBytes(Path("ec-pub.pem"));
+  EXPECT_TRUE(VerifyEcdsaP256(std::string(ec_pub_pem.begin(), ec_pub_pem.end()), message, sig));
+  // A flipped bit in the AES-wrapped part: no key.
+  blob[blob.size() - 3] ^= 0x01;
+  EXPECT_EQ(p11()->C_UnwrapKey(s_, &rsa_aes, rsa_priv, blob.data(), blob.size(), unwrap_t,
+                               std::size(unwrap_t), &moved),
+            CKR_WRAPPED_KEY_INVALID);
 }
 
 }  // namespace
