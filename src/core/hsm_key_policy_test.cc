@@ -109,6 +109,35 @@ TEST_F(KeyPolicyTest, WrapUnderADerivedKeyThePeerKnows) {
   ExpectValueHidden(secret_);
 }
 
+// The one exception to the roles rule: a readable key (pkcs11-tool
+// --derive's template) may hold both, hides nothing, and still never wraps
+// the secret; it cannot be made sensitive or unextractable with both roles.
+TEST_F(KeyPolicyTest, AReadableKeyMayHoldBothRolesButNeverWrapsASensitiveKey) {
+  const Template both = {{CKA_WRAP, BoolBytes(true)},
+                         {CKA_DECRYPT, BoolBytes(true)},
+                         {CKA_SENSITIVE, BoolBytes(false)},
+                         {CKA_EXTRACTABLE, BoolBytes(true)}};
+  const CK_OBJECT_HANDLE readable = Generate(both);
+  EXPECT_EQ(Code(Wrap(readable, secret_)), CKR_KEY_NOT_WRAPPABLE);
+  EXPECT_NE(
+      Code(hsm_->SetAttributeValue(*owner_, s_, readable, {{CKA_SENSITIVE, BoolBytes(true)}})),
+      CKR_OK);
+  EXPECT_NE(
+      Code(hsm_->SetAttributeValue(*owner_, s_, readable, {{CKA_EXTRACTABLE, BoolBytes(false)}})),
+      CKR_OK);
+  EXPECT_NE(Code(hsm_->CopyObject(*owner_, s_, readable, {{CKA_SENSITIVE, BoolBytes(true)}})),
+            CKR_OK);
+  // Sensitive or unextractable from the start: refused as before.
+  for (CK_ATTRIBUTE_TYPE hiding : {CKA_SENSITIVE, CKA_EXTRACTABLE}) {
+    Template t = both;
+    for (Attribute& a : t) {
+      if (a.type == hiding) a.value = BoolBytes(hiding == CKA_SENSITIVE);
+    }
+    EXPECT_EQ(Code(TryGenerate(t)), CKR_TEMPLATE_INCONSISTENT) << hiding;
+  }
+  ExpectValueHidden(secret_);
+}
+
 // Delaune, Kremer and Steel 2008, "encrypt then unwrap": encrypt a value
 // of the attacker's choosing under an unwrapping key and unwrap it, planting
 // a wrapping key of known value. An unwrapping key cannot encrypt.

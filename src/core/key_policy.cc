@@ -5,7 +5,10 @@ namespace signet::core {
 Status CheckKeyRoles(const AttributeMap& attrs) {
   const bool data_role = BoolOr(attrs, CKA_ENCRYPT, false) || BoolOr(attrs, CKA_DECRYPT, false);
   const bool key_role = BoolOr(attrs, CKA_WRAP, false) || BoolOr(attrs, CKA_UNWRAP, false);
-  if (data_role && key_role) {
+  // A readable key's value is the caller's already (key_policy.h).
+  const bool readable =
+      !BoolOr(attrs, CKA_SENSITIVE, true) && BoolOr(attrs, CKA_EXTRACTABLE, false);
+  if (data_role && key_role && !readable) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT,
                      "a key either encrypts data or wraps keys, not both (docs/PKCS11.md "
                      "\"Key-management policy\")");

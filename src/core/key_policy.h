@@ -17,7 +17,11 @@ namespace signet::core {
 // never be decrypted as data, nor data unwrapped into a key of known value.
 // Checked wherever a key's attributes are set: every object that is
 // stored (create, generate, unwrap, derive, copy) and every
-// C_SetAttributeValue. CKR_TEMPLATE_INCONSISTENT.
+// C_SetAttributeValue. CKR_TEMPLATE_INCONSISTENT. A key whose value the
+// caller may read (CKA_SENSITIVE FALSE and CKA_EXTRACTABLE TRUE) may hold
+// both, as pkcs11-tool --derive asks: keeping its roles apart hides
+// nothing, and being readable it never wraps a sensitive key
+// (MayWrapSensitiveKeys); made sensitive or unextractable, it must drop one.
 Status CheckKeyRoles(const AttributeMap& attrs);
 
 // ApplyKeyRoleDefaults fills the role flags a secret key's template leaves
