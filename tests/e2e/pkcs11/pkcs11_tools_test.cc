@@ -208,6 +208,39 @@ TEST_F(ToolsTest, PkcsToolEncryptsAndDecryptsAesCbcPadInParts) {
   EXPECT_EQ(std::string(plain.begin(), plain.end()), message);
 }
 
+// Key agreement as pkcs11-tool runs it: --derive with ECDH1-DERIVE takes
+// the other party's public key (a DER SubjectPublicKeyInfo made by
+// OpenSSL), derives a generic secret through C_DeriveKey (CKD_NULL; its
+// template: a session key, CKA_SENSITIVE false, CKA_EXTRACTABLE true,
+// CKA_VALUE_LEN 32 and all four of CKA_ENCRYPT/DECRYPT/WRAP/UNWRAP true)
+// and reads its value back. The secret must equal what `openssl pkeyutl
+// -derive` computes from the other side (its private key, signet's public
+// key); a second peer gives another secret (the check can fail).
+TEST_F(ToolsTest, PkcsToolDeriveAgreesWithOpenSslPkeyutlDerive) {
+  GenerateAndExport("EC:prime256v1", "ecdh", "81", {"--usage-derive"});
+  for (const std::string peer : {"peer1", "peer2"}) {
+    ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
+                       Path(peer + ".key")})
+                  .exit_code,
+              0);
+    ASSERT_EQ(OpenSsl({"pkey", "-in", Path(peer + ".key"), "-pubout", "-outform", "DER", "-out",
+                       Path(peer + ".der")})
+                  .exit_code,
+              0);
+    ProgramResult derive = PkcsTool({"--derive", "-m", "ECDH1-DERIVE", "--id", "81", "--input-file",
+                                     Path(peer + ".der"), "--output-file", Path(peer + ".signet")});
+    ASSERT_EQ(derive.exit_code, 0) << derive.out << derive.err;
+    ProgramResult reference =
+        OpenSsl({"pkeyutl", "-derive", "-inkey", Path(peer + ".key"), "-peerkey", Path("ecdh.pem"),
+                 "-out", Path(peer + ".openssl")});
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+    const std::vector<std::uint8_t> ours = ReadBinaryFile(Path(peer + ".signet"));
+    EXPECT_EQ(ours.size(), 32u);
+    EXPECT_EQ(ours, ReadBinaryFile(Path(peer + ".openssl"))) << peer;
+  }
+  EXPECT_NE(ReadBinaryFile(Path("peer1.signet")), ReadBinaryFile(Path("peer2.signet")));
+}
+
 // pkcs11-tool --write-object imports an OpenSSL-made private key the way
 // the specification spells it (the eight RSA components; CKA_EC_PARAMS and
 // the scalar for EC). Signing with the imported key must verify against the
