@@ -182,6 +182,7 @@ enum class MechanismFamily : std::uint8_t {
   kDes3Cbc,
   kDes3CbcPad,     // PKCS#7 padding
   kRsaAesKeyWrap,  // CKM_RSA_AES_KEY_WRAP: OAEP of a one-time AES key, then RFC 5649
+  kHkdf,           // HKDF (RFC 5869) from a secret key, CK_HKDF_PARAMS
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -742,6 +743,25 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 256,
      .max_key_size = 521,
      .param = ParamKind::kEcdh},
+    // HKDF (PKCS#11 3.0 section 2.43) from a generic secret or CKK_HKDF
+    // key of 1-512 bytes; CKM_HKDF_KEY_GEN makes CKK_HKDF keys, sizes in
+    // bits as for CKM_GENERIC_SECRET_KEY_GEN.
+    {.type = CKM_HKDF_DERIVE,
+     .name = "CKM_HKDF_DERIVE",
+     .family = MechanismFamily::kHkdf,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_HKDF,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kHkdf},
+    {.type = CKM_HKDF_KEY_GEN,
+     .name = "CKM_HKDF_KEY_GEN",
+     .family = MechanismFamily::kGenericSecretKeyGen,
+     .key_type = CKK_HKDF,
+     .flags = CKF_GENERATE,
+     .min_key_size = 8,
+     .max_key_size = 4096},
     // Digests. MD5 is legacy (docs/PKCS11.md).
     {.type = CKM_MD5,
      .name = "CKM_MD5",
@@ -805,14 +825,23 @@ constexpr bool IsMac(MechanismFamily family) {
 }
 
 // IsGenericSecretKeyType: keys of `key_type` are generic secrets: a value of
-// any length that HMAC takes (CKK_GENERIC_SECRET, and the PKCS#11 3.0 HMAC
-// key types the HMAC rows name).
+// any length that HMAC or HKDF takes (CKK_GENERIC_SECRET, and the PKCS#11
+// 3.0 HMAC and HKDF key types the HMAC and HKDF rows name).
 constexpr bool IsGenericSecretKeyType(CK_KEY_TYPE key_type) {
   if (key_type == CKK_GENERIC_SECRET) return true;
   for (const MechanismRow& row : kMechanismTable) {
-    if (row.family == MechanismFamily::kHmac && row.alt_key_type == key_type) return true;
+    if ((row.family == MechanismFamily::kHmac || row.family == MechanismFamily::kHkdf) &&
+        row.alt_key_type == key_type) {
+      return true;
+    }
   }
   return false;
+}
+
+// DerivesFromPrivateKey: a derivation family whose base key is a private
+// key (key agreement: ECDH); the others derive from a secret key's value.
+constexpr bool DerivesFromPrivateKey(MechanismFamily family) {
+  return family == MechanismFamily::kEcdh || family == MechanismFamily::kEcdhCofactor;
 }
 
 // SignsDigest: a signature mechanism whose input is already a digest (or,

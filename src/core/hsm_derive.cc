@@ -1,7 +1,7 @@
 // Hsm: key derivation (C_DeriveKey, PKCS#11 v2.40 section 5.14). The
 // mechanism's agreement and KDF are bound in core/mechanisms.cc; this file
-// holds the object rules: which base key may derive, and the attributes of
-// the key it makes.
+// holds the object rules: which base key (and second key) may derive, and
+// the attributes of the key it makes.
 #include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/object_classes.h"
@@ -9,19 +9,24 @@
 namespace signet::core {
 namespace {
 
-// CheckBaseKey: the base key is a private key of a key type the mechanism
-// accepts (CKR_KEY_TYPE_INCONSISTENT), allows derivation (CKA_DERIVE, else
+// CheckDerivingKey: a key a derivation reads - the base key, or the second
+// key its parameter names - is of the class and a key type the mechanism
+// accepts (CKR_KEY_TYPE_INCONSISTENT: a private key for key agreement, a
+// secret key otherwise), allows derivation (CKA_DERIVE, else
 // CKR_KEY_FUNCTION_NOT_PERMITTED) and this mechanism
 // (CKA_ALLOWED_MECHANISMS).
-Status CheckBaseKey(const ObjectRecord& base, const MechanismRow& rule) {
-  if (base.object_class() != CKO_PRIVATE_KEY || !AcceptsKeyType(rule, base.key_type())) {
-    return MakeError(CKR_KEY_TYPE_INCONSISTENT,
-                     std::string(rule.name) + " needs a private key of its key type");
+Status CheckDerivingKey(const ObjectRecord& key, const MechanismRow& rule) {
+  const bool agreement = DerivesFromPrivateKey(rule.family);
+  const CK_OBJECT_CLASS needed = agreement ? CKO_PRIVATE_KEY : CKO_SECRET_KEY;
+  if (key.object_class() != needed || !AcceptsKeyType(rule, key.key_type())) {
+    return MakeError(CKR_KEY_TYPE_INCONSISTENT, std::string(rule.name) + " needs a " +
+                                                    (agreement ? "private" : "secret") +
+                                                    " key of its key type");
   }
-  if (!BoolOr(base.attributes, CKA_DERIVE, false)) {
-    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_DERIVE is false for the base key");
+  if (!BoolOr(key.attributes, CKA_DERIVE, false)) {
+    return MakeError(CKR_KEY_FUNCTION_NOT_PERMITTED, "CKA_DERIVE is false for a deriving key");
   }
-  return CheckMechanismAllowed(base.attributes, rule.type);
+  return CheckMechanismAllowed(key.attributes, rule.type);
 }
 
 }  // namespace
@@ -31,7 +36,13 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DERIVE));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject base, ResolveObject(c, r, base_key));
-  SIGNET_TRY(CheckBaseKey(*base.record, *rule));
+  SIGNET_TRY(CheckDerivingKey(*base.record, *rule));
+  // The second key (HKDF's salt key) obeys the base key's rules.
+  std::optional<ResolvedObject> second;
+  if (std::optional<CK_OBJECT_HANDLE> handle = SecondKeyOf(*rule, m)) {
+    SIGNET_ASSIGN_OR_RETURN(second, ResolveObject(c, r, *handle));
+    SIGNET_TRY(CheckDerivingKey(*second->record, *rule));
+  }
   SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
   SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
   if (attrs.count(CKA_VALUE) != 0) {
@@ -53,8 +64,22 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   SIGNET_TRY(CheckMayStore(r, attrs));
 
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, base));
-  if (!secret || !secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
-  SIGNET_ASSIGN_OR_RETURN(SecureBytes value, DeriveWith(*rule, m, *secret->private_key, length));
+  if (!secret) return MakeError(CKR_KEY_HANDLE_INVALID, "no key material");
+  SecureBytes value;
+  if (DerivesFromPrivateKey(rule->family)) {
+    if (!secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
+    SIGNET_ASSIGN_OR_RETURN(value, DeriveWith(*rule, m, *secret->private_key, length));
+  } else {
+    std::shared_ptr<const keystore::UnwrappedKey> second_secret;
+    if (second) {
+      SIGNET_ASSIGN_OR_RETURN(second_secret, FetchSecret(r, *second));
+      if (!second_secret) return MakeError(CKR_KEY_HANDLE_INVALID, "no key material");
+    }
+    SIGNET_ASSIGN_OR_RETURN(
+        value,
+        DeriveFromSecret(*rule, m, secret->value,
+                         second_secret ? ByteView(second_secret->value) : ByteView{}, length));
+  }
   Template as_template;
   for (auto& [type, v] : attrs) as_template.push_back({type, std::move(v)});
   as_template.push_back({CKA_VALUE, Bytes(value.begin(), value.end())});
@@ -63,13 +88,20 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   if (!pending.ok()) return std::move(pending).error();
   // §4.10 (secret keys): CKA_LOCAL false, since the key was not generated
   // here; CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE hold only when
-  // they held for the base key and hold for the new one.
+  // they held for the base key (and the second key, whose value enters the
+  // new one too) and hold for the new one.
   AttributeMap& made = pending->attrs;
-  const AttributeMap& base_attrs = base.record->attributes;
-  made[CKA_ALWAYS_SENSITIVE] = BoolBytes(BoolOr(base_attrs, CKA_ALWAYS_SENSITIVE, false) &&
-                                         BoolOr(made, CKA_SENSITIVE, false));
-  made[CKA_NEVER_EXTRACTABLE] = BoolBytes(BoolOr(base_attrs, CKA_NEVER_EXTRACTABLE, false) &&
-                                          !BoolOr(made, CKA_EXTRACTABLE, true));
+  bool always_sensitive = BoolOr(base.record->attributes, CKA_ALWAYS_SENSITIVE, false);
+  bool never_extractable = BoolOr(base.record->attributes, CKA_NEVER_EXTRACTABLE, false);
+  if (second) {
+    always_sensitive =
+        always_sensitive && BoolOr(second->record->attributes, CKA_ALWAYS_SENSITIVE, false);
+    never_extractable =
+        never_extractable && BoolOr(second->record->attributes, CKA_NEVER_EXTRACTABLE, false);
+  }
+  made[CKA_ALWAYS_SENSITIVE] = BoolBytes(always_sensitive && BoolOr(made, CKA_SENSITIVE, false));
+  made[CKA_NEVER_EXTRACTABLE] =
+      BoolBytes(never_extractable && !BoolOr(made, CKA_EXTRACTABLE, true));
   return StoreObject(c, s, r, std::move(pending->attrs), std::move(pending->secret));
 }
 

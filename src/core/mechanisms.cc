@@ -7,6 +7,7 @@
 #include "base/hex.h"
 #include "crypto/aes_modes.h"
 #include "crypto/digest.h"
+#include "crypto/hkdf.h"
 #include "crypto/key_agreement.h"
 #include "crypto/rsa_aes_wrap.h"
 #include "crypto/rsa_encrypt.h"
@@ -175,6 +176,65 @@ std::optional<crypto::MacAlg> MacAlgOf(const MechanismRow& row) {
 
 Error NotBound(const MechanismRow& row) {
   return MakeError(CKR_MECHANISM_INVALID, std::string(row.name) + " does not do this operation");
+}
+
+Error ParamInvalid(const MechanismRow& row, const std::string& why) {
+  return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + ": " + why);
+}
+
+// HkdfDerive runs CKM_HKDF_DERIVE (DeriveFromSecret's contract).
+Result<SecureBytes> HkdfDerive(const MechanismRow& row, const Mechanism& m, ByteView base,
+                               ByteView salt_key, std::size_t length) {
+  if (!m.hkdf) return ParamInvalid(row, "needs CK_HKDF_PARAMS");
+  const HkdfParams& p = *m.hkdf;
+  if (!p.extract && !p.expand) return ParamInvalid(row, "bExtract, bExpand or both");
+  const DigestAlg digest = DigestForMechanism(p.prf_hash);
+  // The hashes PKCS#11 names an MGF1 for: SHA-1 and SHA-2, not MD5.
+  if (FactsOf(digest).mgf == 0) {
+    return ParamInvalid(row, "prfHashMechanism is CKM_SHA_1, CKM_SHA224/256/384/512");
+  }
+  const std::size_t hash_len = FactsOf(digest).size;
+  // §2.43: the salt is read only by the extract step, the info only by
+  // the expand step.
+  ByteView salt;
+  if (p.extract) {
+    switch (p.salt_type) {
+      case CKF_HKDF_SALT_NULL:
+        if (!p.salt.empty()) return ParamInvalid(row, "CKF_HKDF_SALT_NULL takes no salt bytes");
+        break;
+      case CKF_HKDF_SALT_DATA:
+        if (p.salt.empty()) return ParamInvalid(row, "CKF_HKDF_SALT_DATA needs salt bytes");
+        salt = p.salt;
+        break;
+      case CKF_HKDF_SALT_KEY:
+        salt = salt_key;
+        break;
+      default:
+        return ParamInvalid(row, "ulSaltType is CKF_HKDF_SALT_NULL, _DATA or _KEY");
+    }
+  }
+  if (!p.expand) {
+    if (length != 0 && length != hash_len) {
+      return MakeError(
+          CKR_TEMPLATE_INCONSISTENT,
+          "HKDF extract makes the " + std::to_string(hash_len) + "-byte pseudorandom key");
+    }
+    return crypto::Hkdf(crypto::HkdfStep::kExtract, digest, base, salt, {}, hash_len);
+  }
+  if (length == 0) {
+    return MakeError(CKR_TEMPLATE_INCOMPLETE, "HKDF expand needs CKA_VALUE_LEN");
+  }
+  if (length > 255 * hash_len) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                     "HKDF expand makes at most " + std::to_string(255 * hash_len) + " bytes");
+  }
+  // RFC 5869 section 2.3: the pseudorandom key is at least one hash long.
+  if (!p.extract && base.size() < hash_len) {
+    return MakeError(CKR_KEY_SIZE_RANGE, "HKDF expand alone needs a base key of at least " +
+                                             std::to_string(hash_len) + " bytes");
+  }
+  return crypto::Hkdf(p.extract ? crypto::HkdfStep::kExtractAndExpand : crypto::HkdfStep::kExpand,
+                      digest, base, salt, p.info, length);
 }
 
 }  // namespace
@@ -479,6 +539,24 @@ Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
   }
   if (length == 0 || length == z.size()) return z;
   return SecureBytes(z.end() - static_cast<std::ptrdiff_t>(length), z.end());
+}
+
+std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mechanism& m) {
+  if (row.family == MechanismFamily::kHkdf && m.hkdf && m.hkdf->extract &&
+      m.hkdf->salt_type == CKF_HKDF_SALT_KEY) {
+    return m.hkdf->salt_key;
+  }
+  return std::nullopt;
+}
+
+Result<SecureBytes> DeriveFromSecret(const MechanismRow& row, const Mechanism& m, ByteView base,
+                                     ByteView second, std::size_t length) {
+  switch (row.family) {
+    case MechanismFamily::kHkdf:
+      return HkdfDerive(row, m, base, second, length);
+    default:
+      return NotBound(row);
+  }
 }
 
 }  // namespace signet::core

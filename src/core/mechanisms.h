@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
@@ -137,5 +138,25 @@ Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& 
 // base key's curve.
 Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
                                const crypto::PrivateKey& base, std::size_t length);
+
+// SecondKeyOf returns the handle of the key a derivation mechanism reads
+// besides its base key: CKM_HKDF_DERIVE's salt key (CKF_HKDF_SALT_KEY, when
+// the extract step runs); nullopt when it reads none.
+std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mechanism& m);
+
+// DeriveFromSecret runs a derivation whose base key is a secret key (not
+// DerivesFromPrivateKey) over `base`, its value, and `second`, the value of
+// the key SecondKeyOf names (empty when none). `length` is the new key's
+// length from its template (0: not given). CKM_HKDF_DERIVE (PKCS#11 3.0
+// section 2.43, docs/PKCS11.md "Derived keys"): extract alone makes the
+// hash's length (another `length` is CKR_TEMPLATE_INCONSISTENT); expand
+// needs `length` (CKR_TEMPLATE_INCOMPLETE) of at most 255 hash lengths
+// (CKR_TEMPLATE_INCONSISTENT);
+// expand alone needs a base key at least the hash's length
+// (CKR_KEY_SIZE_RANGE). CKR_MECHANISM_PARAM_INVALID: no CK_HKDF_PARAMS,
+// neither step, a PRF hash other than SHA-1/224/256/384/512, an unknown salt
+// type, salt bytes with CKF_HKDF_SALT_NULL or none with _DATA.
+Result<SecureBytes> DeriveFromSecret(const MechanismRow& row, const Mechanism& m, ByteView base,
+                                     ByteView second, std::size_t length);
 
 }  // namespace signet::core

@@ -160,6 +160,31 @@ TEST(ToMechanism, MacGeneralLengthIsCopiedForEveryGeneralMac) {
   EXPECT_FALSE(ToMechanism(&plain)->mac_length.has_value());
 }
 
+TEST(ToMechanism, HkdfParametersSaltAndInfoAreCopied) {
+  CK_BYTE salt[] = {1, 2, 3};
+  CK_BYTE info[] = {9, 8};
+  CK_HKDF_PARAMS p = {CK_TRUE,      CK_FALSE, CKM_SHA384, CKF_HKDF_SALT_DATA, salt,
+                      sizeof(salt), 77,       info,       sizeof(info)};
+  CK_MECHANISM m = {CKM_HKDF_DERIVE, &p, sizeof(p)};
+  Result<client::Mechanism> got = ToMechanism(&m);
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->hkdf.has_value());
+  EXPECT_TRUE(got->hkdf->extract);
+  EXPECT_FALSE(got->hkdf->expand);
+  EXPECT_EQ(got->hkdf->prf_hash, static_cast<CK_ULONG>(CKM_SHA384));
+  EXPECT_EQ(got->hkdf->salt_type, static_cast<CK_ULONG>(CKF_HKDF_SALT_DATA));
+  EXPECT_EQ(got->hkdf->salt, (client::Bytes{1, 2, 3}));
+  EXPECT_EQ(got->hkdf->salt_key, 77u);
+  EXPECT_EQ(got->hkdf->info, (client::Bytes{9, 8}));
+  // Without parameters, of the wrong size, or a salt length without bytes.
+  CK_MECHANISM none = {CKM_HKDF_DERIVE, nullptr, 0};
+  EXPECT_EQ(ToMechanism(&none).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_MECHANISM short_param = {CKM_HKDF_DERIVE, &p, sizeof(p) - 1};
+  EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
+  p.pSalt = nullptr;
+  EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
+}
+
 TEST(ToMechanism, ParameterFormComesFromTheTable) {
   // The raw PSS form needs its parameter; the hashing forms default it.
   CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};
