@@ -183,6 +183,12 @@ enum class MechanismFamily : std::uint8_t {
   kDes3CbcPad,     // PKCS#7 padding
   kRsaAesKeyWrap,  // CKM_RSA_AES_KEY_WRAP: OAEP of a one-time AES key, then RFC 5649
   kHkdf,           // HKDF (RFC 5869) from a secret key, CK_HKDF_PARAMS
+  // Derivations from a secret key's value (PKCS#11 v2.40 section 2.38).
+  kConcatenateBaseAndKey,   // base || other key
+  kConcatenateBaseAndData,  // base || data
+  kConcatenateDataAndBase,  // data || base
+  kXorBaseAndData,          // base XOR data
+  kEncryptData,             // the row's cipher over the data: ECB (kStringData) or CBC (an IV too)
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -762,6 +768,75 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE,
      .min_key_size = 8,
      .max_key_size = 4096},
+    // Concatenation and XOR (v2.40 section 2.38) from a secret key of any
+    // type, 1-512 bytes; the encrypt-data derivations (sections 2.10.x,
+    // 2.11.x) from an AES or triple-DES key. docs/PKCS11.md "Derived keys".
+    {.type = CKM_CONCATENATE_BASE_AND_KEY,
+     .name = "CKM_CONCATENATE_BASE_AND_KEY",
+     .family = MechanismFamily::kConcatenateBaseAndKey,
+     .key_type = CKK_GENERIC_SECRET,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kKeyHandle},
+    {.type = CKM_CONCATENATE_BASE_AND_DATA,
+     .name = "CKM_CONCATENATE_BASE_AND_DATA",
+     .family = MechanismFamily::kConcatenateBaseAndData,
+     .key_type = CKK_GENERIC_SECRET,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kStringData},
+    {.type = CKM_CONCATENATE_DATA_AND_BASE,
+     .name = "CKM_CONCATENATE_DATA_AND_BASE",
+     .family = MechanismFamily::kConcatenateDataAndBase,
+     .key_type = CKK_GENERIC_SECRET,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kStringData},
+    {.type = CKM_XOR_BASE_AND_DATA,
+     .name = "CKM_XOR_BASE_AND_DATA",
+     .family = MechanismFamily::kXorBaseAndData,
+     .key_type = CKK_GENERIC_SECRET,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kStringData},
+    {.type = CKM_AES_ECB_ENCRYPT_DATA,
+     .name = "CKM_AES_ECB_ENCRYPT_DATA",
+     .family = MechanismFamily::kEncryptData,
+     .key_type = CKK_AES,
+     .flags = CKF_DERIVE,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kStringData},
+    {.type = CKM_AES_CBC_ENCRYPT_DATA,
+     .name = "CKM_AES_CBC_ENCRYPT_DATA",
+     .family = MechanismFamily::kEncryptData,
+     .key_type = CKK_AES,
+     .flags = CKF_DERIVE,
+     .min_key_size = 16,
+     .max_key_size = 32,
+     .param = ParamKind::kAesCbcEncryptData},
+    {.type = CKM_DES3_ECB_ENCRYPT_DATA,
+     .name = "CKM_DES3_ECB_ENCRYPT_DATA",
+     .family = MechanismFamily::kEncryptData,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = CKF_DERIVE,
+     .min_key_size = 16,
+     .max_key_size = 24,
+     .param = ParamKind::kStringData},
+    {.type = CKM_DES3_CBC_ENCRYPT_DATA,
+     .name = "CKM_DES3_CBC_ENCRYPT_DATA",
+     .family = MechanismFamily::kEncryptData,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = CKF_DERIVE,
+     .min_key_size = 16,
+     .max_key_size = 24,
+     .param = ParamKind::kDesCbcEncryptData},
     // Digests. MD5 is legacy (docs/PKCS11.md).
     {.type = CKM_MD5,
      .name = "CKM_MD5",
@@ -836,6 +911,22 @@ constexpr bool IsGenericSecretKeyType(CK_KEY_TYPE key_type) {
     }
   }
   return false;
+}
+
+// DerivesFromAnySecretKey: a derivation family (concatenation, XOR) whose
+// base key, and other key, may be a secret key of any type.
+constexpr bool DerivesFromAnySecretKey(MechanismFamily family) {
+  return family == MechanismFamily::kConcatenateBaseAndKey ||
+         family == MechanismFamily::kConcatenateBaseAndData ||
+         family == MechanismFamily::kConcatenateDataAndBase ||
+         family == MechanismFamily::kXorBaseAndData;
+}
+
+// DerivedKeyInherits: a derivation family whose key is sensitive when an
+// input key is, and unextractable when one is (v2.40 section 2.38; signet
+// holds the encrypt-data forms to it too, docs/PKCS11.md "Derived keys").
+constexpr bool DerivedKeyInherits(MechanismFamily family) {
+  return DerivesFromAnySecretKey(family) || family == MechanismFamily::kEncryptData;
 }
 
 // DerivesFromPrivateKey: a derivation family whose base key is a private

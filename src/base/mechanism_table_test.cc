@@ -121,6 +121,22 @@ TEST(MechanismTable, TripleDesModesTakeTwoAndThreeKeyKeys) {
   EXPECT_EQ(FindMechanismRow(CKM_DES3_KEY_GEN)->key_type, CKK_DES3);
 }
 
+TEST(MechanismTable, EveryDerivationReadsAPrivateKeyOrASecretKey) {
+  for (const MechanismRow& row : kMechanismTable) {
+    if ((row.flags & CKF_DERIVE) == 0) continue;
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_EQ(row.flags & ~(CKF_DERIVE | mechanism_flags::kEc), 0u);
+    // Key agreement reads a private key; the rest a secret key, and all but
+    // HKDF pass the base key's sensitivity on (core/hsm_derive.cc).
+    const bool agreement = DerivesFromPrivateKey(row.family);
+    EXPECT_NE(agreement, row.family == MechanismFamily::kHkdf || DerivedKeyInherits(row.family));
+    EXPECT_FALSE(agreement && DerivedKeyInherits(row.family));
+  }
+  EXPECT_TRUE(DerivesFromAnySecretKey(FindMechanismRow(CKM_XOR_BASE_AND_DATA)->family));
+  EXPECT_FALSE(DerivesFromAnySecretKey(FindMechanismRow(CKM_AES_ECB_ENCRYPT_DATA)->family));
+  EXPECT_TRUE(IsGenericSecretKeyType(CKK_HKDF));
+}
+
 TEST(MechanismTable, LookupsByNameAndKeyType) {
   ASSERT_NE(FindMechanismByCliName("rsa-pss-sha384"), nullptr);
   EXPECT_EQ(FindMechanismByCliName("rsa-pss-sha384")->type, CKM_SHA384_RSA_PKCS_PSS);

@@ -5,6 +5,7 @@
 #include "core/hsm_internal.h"
 #include "core/key_defaults.h"
 #include "core/object_classes.h"
+#include "core/secret_keys.h"
 
 namespace signet::core {
 namespace {
@@ -18,7 +19,9 @@ namespace {
 Status CheckDerivingKey(const ObjectRecord& key, const MechanismRow& rule) {
   const bool agreement = DerivesFromPrivateKey(rule.family);
   const CK_OBJECT_CLASS needed = agreement ? CKO_PRIVATE_KEY : CKO_SECRET_KEY;
-  if (key.object_class() != needed || !AcceptsKeyType(rule, key.key_type())) {
+  const bool type_fits =
+      DerivesFromAnySecretKey(rule.family) || AcceptsKeyType(rule, key.key_type());
+  if (key.object_class() != needed || !type_fits) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, std::string(rule.name) + " needs a " +
                                                     (agreement ? "private" : "secret") +
                                                     " key of its key type");
@@ -37,7 +40,8 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   SIGNET_ASSIGN_OR_RETURN(const MechanismRow* rule, MechanismFor(m.type, CKF_DERIVE));
   SIGNET_ASSIGN_OR_RETURN(ResolvedObject base, ResolveObject(c, r, base_key));
   SIGNET_TRY(CheckDerivingKey(*base.record, *rule));
-  // The second key (HKDF's salt key) obeys the base key's rules.
+  // The second key (HKDF's salt key, the other key of a concatenation)
+  // obeys the base key's rules.
   std::optional<ResolvedObject> second;
   if (std::optional<CK_OBJECT_HANDLE> handle = SecondKeyOf(*rule, m)) {
     SIGNET_ASSIGN_OR_RETURN(second, ResolveObject(c, r, *handle));
@@ -60,6 +64,21 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   // value, as for any secret key.
   std::size_t length = FindUlong(attrs, CKA_VALUE_LEN).value_or(0);
   attrs.erase(CKA_VALUE_LEN);
+  const CK_KEY_TYPE new_type = FindUlong(attrs, CKA_KEY_TYPE).value_or(CKK_GENERIC_SECRET);
+  if (length == 0 && !DerivesFromPrivateKey(rule->family)) length = FixedSecretLength(new_type);
+  // v2.40 section 2.38: a key made from a sensitive key is sensitive, from
+  // an unextractable key unextractable, whatever the template says.
+  bool from_sensitive = BoolOr(base.record->attributes, CKA_SENSITIVE, false);
+  bool from_unextractable = !BoolOr(base.record->attributes, CKA_EXTRACTABLE, true);
+  if (second) {
+    from_sensitive = from_sensitive || BoolOr(second->record->attributes, CKA_SENSITIVE, false);
+    from_unextractable =
+        from_unextractable || !BoolOr(second->record->attributes, CKA_EXTRACTABLE, true);
+  }
+  if (DerivedKeyInherits(rule->family)) {
+    if (from_sensitive) attrs[CKA_SENSITIVE] = BoolBytes(true);
+    if (from_unextractable) attrs[CKA_EXTRACTABLE] = BoolBytes(false);
+  }
   // Check before the agreement that this session may store the key.
   SIGNET_TRY(CheckMayStore(r, attrs));
 
@@ -76,9 +95,9 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
       if (!second_secret) return MakeError(CKR_KEY_HANDLE_INVALID, "no key material");
     }
     SIGNET_ASSIGN_OR_RETURN(
-        value,
-        DeriveFromSecret(*rule, m, secret->value,
-                         second_secret ? ByteView(second_secret->value) : ByteView{}, length));
+        value, DeriveFromSecret(*rule, m, secret->value,
+                                second_secret ? ByteView(second_secret->value) : ByteView{}, length,
+                                new_type, from_sensitive));
   }
   Template as_template;
   for (auto& [type, v] : attrs) as_template.push_back({type, std::move(v)});

@@ -1,5 +1,6 @@
 #include "core/mechanisms.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -541,19 +542,101 @@ Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
   return SecureBytes(z.end() - static_cast<std::ptrdiff_t>(length), z.end());
 }
 
+// Leading returns the first `length` bytes of `value` (all of it for 0):
+// the v2.40 section 2.38 rule for a shorter derived key;
+// CKR_TEMPLATE_INCONSISTENT for a longer one, and, `whole`, for a shorter
+// one.
+Result<SecureBytes> Leading(SecureBytes value, std::size_t length, bool whole) {
+  if (length == 0 || length == value.size()) return value;
+  if (length > value.size() || whole) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                     "CKA_VALUE_LEN " + std::to_string(length) + " for a " +
+                         std::to_string(value.size()) + "-byte result" +
+                         (whole ? " from a sensitive key, which is never shortened" : ""));
+  }
+  value.resize(length);
+  return value;
+}
+
+// Joined returns first || second.
+SecureBytes Joined(ByteView first, ByteView second) {
+  SecureBytes out(first.begin(), first.end());
+  out.insert(out.end(), second.begin(), second.end());
+  return out;
+}
+
+// XorDerive runs CKM_XOR_BASE_AND_DATA (DeriveFromSecret's contract).
+Result<SecureBytes> XorDerive(const MechanismRow& row, ByteView base, ByteView data,
+                              std::size_t length, CK_KEY_TYPE new_type, bool from_sensitive) {
+  if (from_sensitive) {
+    if (data.size() < base.size()) {
+      return ParamInvalid(row, "data shorter than a sensitive key would shorten it");
+    }
+    // A DES key ignores the low bit of each byte (its parity bit).
+    const std::uint8_t used = new_type == CKK_DES2 || new_type == CKK_DES3 ? 0xfe : 0xff;
+    bool changes = false;
+    for (std::size_t i = 0; i < base.size(); ++i) changes = changes || (data[i] & used) != 0;
+    if (!changes) return ParamInvalid(row, "the data would leave the sensitive key as it is");
+  }
+  SecureBytes out(std::min(base.size(), data.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = base[i] ^ data[i];
+  return Leading(std::move(out), length, from_sensitive);
+}
+
+// EncryptData runs the encrypt-data family: the row's cipher (AES or triple
+// DES, from its key type) over whole blocks of data, ECB or, with an IV,
+// CBC.
+Result<SecureBytes> EncryptData(const MechanismRow& row, const Mechanism& m, ByteView base,
+                                std::size_t length) {
+  const crypto::BlockCipher cipher =
+      row.key_type == CKK_AES ? crypto::BlockCipher::kAes : crypto::BlockCipher::kDes3;
+  const std::size_t block = crypto::BlockSize(cipher);
+  const bool cbc = row.param != ParamKind::kStringData;
+  const DerivationData& d = *m.derivation;
+  if (d.data.empty() || d.data.size() % block != 0) {
+    return ParamInvalid(row, "the data is whole " + std::to_string(block) + "-byte blocks");
+  }
+  if (d.iv.size() != (cbc ? block : 0)) return ParamInvalid(row, "the IV is one block");
+  SIGNET_ASSIGN_OR_RETURN(
+      Bytes encrypted,
+      crypto::BlockEncrypt(cipher, cbc ? crypto::BlockMode::kCbc : crypto::BlockMode::kEcb, base,
+                           crypto::AesModeParams{d.iv}, d.data));
+  SecureBytes out(encrypted.begin(), encrypted.end());
+  WipeBytes(encrypted);
+  return Leading(std::move(out), length, /*whole=*/false);
+}
+
 std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mechanism& m) {
   if (row.family == MechanismFamily::kHkdf && m.hkdf && m.hkdf->extract &&
       m.hkdf->salt_type == CKF_HKDF_SALT_KEY) {
     return m.hkdf->salt_key;
   }
+  if (row.family == MechanismFamily::kConcatenateBaseAndKey) return m.other_key;
   return std::nullopt;
 }
 
 Result<SecureBytes> DeriveFromSecret(const MechanismRow& row, const Mechanism& m, ByteView base,
-                                     ByteView second, std::size_t length) {
+                                     ByteView second, std::size_t length, CK_KEY_TYPE new_type,
+                                     bool from_sensitive) {
+  if (row.family == MechanismFamily::kHkdf) return HkdfDerive(row, m, base, second, length);
+  if (row.family == MechanismFamily::kConcatenateBaseAndKey) {
+    if (!m.other_key) return ParamInvalid(row, "needs the other key's handle");
+    return Leading(Joined(base, second), length, from_sensitive);
+  }
+  if (!m.derivation) return ParamInvalid(row, "needs its derivation data");
+  const ByteView data = m.derivation->data;
+  // No data would make the base key again under another name.
+  const bool data_needed = from_sensitive || row.family == MechanismFamily::kEncryptData;
+  if (data.empty() && data_needed) return ParamInvalid(row, "needs data");
   switch (row.family) {
-    case MechanismFamily::kHkdf:
-      return HkdfDerive(row, m, base, second, length);
+    case MechanismFamily::kConcatenateBaseAndData:
+      return Leading(Joined(base, data), length, from_sensitive);
+    case MechanismFamily::kConcatenateDataAndBase:
+      return Leading(Joined(data, base), length, from_sensitive);
+    case MechanismFamily::kXorBaseAndData:
+      return XorDerive(row, base, data, length, new_type, from_sensitive);
+    case MechanismFamily::kEncryptData:
+      return EncryptData(row, m, base, length);
     default:
       return NotBound(row);
   }

@@ -140,8 +140,9 @@ Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
                                const crypto::PrivateKey& base, std::size_t length);
 
 // SecondKeyOf returns the handle of the key a derivation mechanism reads
-// besides its base key: CKM_HKDF_DERIVE's salt key (CKF_HKDF_SALT_KEY, when
-// the extract step runs); nullopt when it reads none.
+// besides its base key: CKM_CONCATENATE_BASE_AND_KEY's other key,
+// CKM_HKDF_DERIVE's salt key (CKF_HKDF_SALT_KEY, when the extract step
+// runs); nullopt when it reads none.
 std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mechanism& m);
 
 // DeriveFromSecret runs a derivation whose base key is a secret key (not
@@ -156,7 +157,18 @@ std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mecha
 // (CKR_KEY_SIZE_RANGE). CKR_MECHANISM_PARAM_INVALID: no CK_HKDF_PARAMS,
 // neither step, a PRF hash other than SHA-1/224/256/384/512, an unknown salt
 // type, salt bytes with CKF_HKDF_SALT_NULL or none with _DATA.
+// Concatenation, XOR and encrypt-data (v2.40 section 2.38; AES / DES3
+// ECB_ENCRYPT_DATA and CBC_ENCRYPT_DATA: the data, whole blocks, encrypted
+// without padding): a shorter `length` keeps the leading bytes, a longer
+// one is CKR_TEMPLATE_INCONSISTENT; no data or a wrong IV
+// CKR_MECHANISM_PARAM_INVALID. `from_sensitive` (a sensitive key is among
+// the inputs) adds signet's rules for concatenation and XOR
+// (docs/PKCS11.md "Derived keys"): the result is never shortened
+// (CKR_TEMPLATE_INCONSISTENT) and never the base key again (no data, XOR
+// data shorter than the key, all zero, or only DES parity bits for a
+// triple-DES `new_type`: CKR_MECHANISM_PARAM_INVALID).
 Result<SecureBytes> DeriveFromSecret(const MechanismRow& row, const Mechanism& m, ByteView base,
-                                     ByteView second, std::size_t length);
+                                     ByteView second, std::size_t length, CK_KEY_TYPE new_type,
+                                     bool from_sensitive);
 
 }  // namespace signet::core

@@ -88,6 +88,8 @@ Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const Attrib
   return MakeError(CKR_KEY_SIZE_RANGE, std::string(rule.name) + ": CKA_VALUE_LEN out of range");
 }
 
+std::size_t FixedSecretLength(CK_KEY_TYPE type) { return IsDes3Type(type) ? Des3Length(type) : 0; }
+
 Result<SecureBytes> NewSecretValue(CK_KEY_TYPE type, std::size_t length) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes value, crypto::RandomBytes(length));
   if (!IsDes3Type(type)) return value;

@@ -36,6 +36,10 @@ Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value);
 // CKA_VALUE_LEN).
 Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const AttributeMap& attrs);
 
+// FixedSecretLength: the length every key of `type` has (triple DES: 16 or
+// 24 bytes), 0 for types of several lengths.
+std::size_t FixedSecretLength(CK_KEY_TYPE type);
+
 // NewSecretValue draws `length` random bytes for a new key of `type`. A
 // triple-DES key gets odd parity in every byte (FIPS 46-3) and never two
 // equal neighbouring DES keys (K1 = K2 or K2 = K3 would make it single DES).

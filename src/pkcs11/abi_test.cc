@@ -185,6 +185,53 @@ TEST(ToMechanism, HkdfParametersSaltAndInfoAreCopied) {
   EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
 }
 
+TEST(ToMechanism, DerivationDataAndTheOtherKeyAreCopied) {
+  CK_BYTE data[] = {5, 6, 7};
+  CK_KEY_DERIVATION_STRING_DATA string_data = {data, sizeof(data)};
+  for (CK_MECHANISM_TYPE type :
+       {CKM_CONCATENATE_BASE_AND_DATA, CKM_CONCATENATE_DATA_AND_BASE, CKM_XOR_BASE_AND_DATA,
+        CKM_AES_ECB_ENCRYPT_DATA, CKM_DES3_ECB_ENCRYPT_DATA}) {
+    SCOPED_TRACE(type);
+    CK_MECHANISM m = {type, &string_data, sizeof(string_data)};
+    Result<client::Mechanism> got = ToMechanism(&m);
+    ASSERT_TRUE(got.ok());
+    ASSERT_TRUE(got->derivation.has_value());
+    EXPECT_EQ(got->derivation->data, (client::Bytes{5, 6, 7}));
+    EXPECT_TRUE(got->derivation->iv.empty());
+    CK_MECHANISM none = {type, nullptr, 0};
+    EXPECT_EQ(ToMechanism(&none).error().code, CKR_MECHANISM_PARAM_INVALID);
+  }
+  CK_AES_CBC_ENCRYPT_DATA_PARAMS aes = {};
+  aes.iv[15] = 0x0f;
+  aes.pData = data;
+  aes.length = sizeof(data);
+  CK_MECHANISM aes_m = {CKM_AES_CBC_ENCRYPT_DATA, &aes, sizeof(aes)};
+  Result<client::Mechanism> aes_got = ToMechanism(&aes_m);
+  ASSERT_TRUE(aes_got.ok());
+  EXPECT_EQ(aes_got->derivation->iv.size(), 16u);
+  EXPECT_EQ(aes_got->derivation->iv[15], 0x0f);
+  EXPECT_EQ(aes_got->derivation->data, (client::Bytes{5, 6, 7}));
+  CK_DES_CBC_ENCRYPT_DATA_PARAMS des = {};
+  des.iv[7] = 0x07;
+  des.pData = data;
+  des.length = sizeof(data);
+  CK_MECHANISM des_m = {CKM_DES3_CBC_ENCRYPT_DATA, &des, sizeof(des)};
+  Result<client::Mechanism> des_got = ToMechanism(&des_m);
+  ASSERT_TRUE(des_got.ok());
+  EXPECT_EQ(des_got->derivation->iv.size(), 8u);
+  EXPECT_EQ(des_got->derivation->iv[7], 0x07);
+  // The AES parameter is not the DES one.
+  CK_MECHANISM swapped = {CKM_AES_CBC_ENCRYPT_DATA, &des, sizeof(des)};
+  EXPECT_EQ(ToMechanism(&swapped).error().code, CKR_MECHANISM_PARAM_INVALID);
+  CK_OBJECT_HANDLE other = 42;
+  CK_MECHANISM key_m = {CKM_CONCATENATE_BASE_AND_KEY, &other, sizeof(other)};
+  Result<client::Mechanism> key_got = ToMechanism(&key_m);
+  ASSERT_TRUE(key_got.ok());
+  EXPECT_EQ(key_got->other_key, std::optional<CK_OBJECT_HANDLE>(42));
+  CK_MECHANISM short_key = {CKM_CONCATENATE_BASE_AND_KEY, &other, sizeof(other) - 1};
+  EXPECT_EQ(ToMechanism(&short_key).error().code, CKR_MECHANISM_PARAM_INVALID);
+}
+
 TEST(ToMechanism, ParameterFormComesFromTheTable) {
   // The raw PSS form needs its parameter; the hashing forms default it.
   CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};
