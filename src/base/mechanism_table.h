@@ -189,6 +189,7 @@ enum class MechanismFamily : std::uint8_t {
   kConcatenateDataAndBase,  // data || base
   kXorBaseAndData,          // base XOR data
   kEncryptData,             // the row's cipher over the data: ECB (kStringData) or CBC (an IV too)
+  kDes3Cmac,                // triple-DES CMAC (NIST SP 800-38B), 8-byte MAC
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -576,7 +577,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .family = MechanismFamily::kDes3Ecb,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
-     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 24},
     {.type = CKM_DES3_CBC,
@@ -584,7 +585,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .family = MechanismFamily::kDes3Cbc,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
-     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 24,
      .param = ParamKind::kIv},
@@ -593,10 +594,29 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .family = MechanismFamily::kDes3CbcPad,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
-     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 24,
      .param = ParamKind::kIv},
+    // Triple-DES CMAC; the *_GENERAL form (0x137) comes before the full one
+    // (0x138) in PKCS#11's numbering, unlike AES's.
+    {.type = CKM_DES3_CMAC,
+     .name = "CKM_DES3_CMAC",
+     .family = MechanismFamily::kDes3Cmac,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 16,
+     .max_key_size = 24},
+    {.type = CKM_DES3_CMAC_GENERAL,
+     .name = "CKM_DES3_CMAC_GENERAL",
+     .family = MechanismFamily::kDes3Cmac,
+     .key_type = CKK_DES3,
+     .alt_key_type = CKK_DES2,
+     .flags = mechanism_flags::kSignVerify,
+     .min_key_size = 16,
+     .max_key_size = 24,
+     .param = ParamKind::kMacLength},
     {.type = CKM_AES_CMAC,
      .name = "CKM_AES_CMAC",
      .family = MechanismFamily::kAesCmac,
@@ -896,7 +916,8 @@ constexpr bool IsSignature(MechanismFamily family) {
 
 // IsMac: the family computes a MAC with a secret key (C_Sign / C_Verify).
 constexpr bool IsMac(MechanismFamily family) {
-  return family == MechanismFamily::kHmac || family == MechanismFamily::kAesCmac;
+  return family == MechanismFamily::kHmac || family == MechanismFamily::kAesCmac ||
+         family == MechanismFamily::kDes3Cmac;
 }
 
 // IsGenericSecretKeyType: keys of `key_type` are generic secrets: a value of
@@ -967,6 +988,7 @@ constexpr bool MultiPartInDaemon(const MechanismRow& row) {
     case MechanismFamily::kDes3CbcPad:
     case MechanismFamily::kHmac:
     case MechanismFamily::kAesCmac:
+    case MechanismFamily::kDes3Cmac:
     case MechanismFamily::kDigest:
       return true;
     default:

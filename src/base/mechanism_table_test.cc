@@ -65,7 +65,8 @@ TEST(MechanismTable, EverySignatureFamilyButEddsaHasOneDigestForm) {
 
 TEST(MechanismTable, MacRowsPairEachFullFormWithItsGeneralForm) {
   // Every MAC mechanism signs and verifies with a secret key; each full-length
-  // form's *_GENERAL twin (type + 1) differs only in taking CK_MAC_GENERAL_PARAMS.
+  // form's *_GENERAL twin (type + 1; type - 1 for triple-DES CMAC, as
+  // PKCS#11 numbers them) differs only in taking CK_MAC_GENERAL_PARAMS.
   int macs = 0;
   for (const MechanismRow& row : kMechanismTable) {
     if (!IsMac(row.family) || row.param == ParamKind::kMacLength) continue;
@@ -73,7 +74,8 @@ TEST(MechanismTable, MacRowsPairEachFullFormWithItsGeneralForm) {
     ++macs;
     EXPECT_EQ(row.flags, mechanism_flags::kSignVerify);
     EXPECT_EQ(row.param, ParamKind::kNone);
-    const MechanismRow* general = FindMechanismRow(row.type + 1);
+    const MechanismRow* general =
+        FindMechanismRow(row.type == CKM_DES3_CMAC ? row.type - 1 : row.type + 1);
     ASSERT_NE(general, nullptr);
     EXPECT_EQ(general->name, std::string(row.name) + "_GENERAL");
     EXPECT_EQ(general->param, ParamKind::kMacLength);
@@ -82,7 +84,7 @@ TEST(MechanismTable, MacRowsPairEachFullFormWithItsGeneralForm) {
     EXPECT_EQ(general->key_type, row.key_type);
     EXPECT_EQ(general->alt_key_type, row.alt_key_type);
   }
-  EXPECT_EQ(macs, 7);  // HMAC with MD5, SHA-1, SHA-224/256/384/512; AES-CMAC
+  EXPECT_EQ(macs, 8);  // HMAC with MD5, SHA-1, SHA-224/256/384/512; AES- and DES3-CMAC
 }
 
 TEST(MechanismTable, HmacAcceptsGenericSecretsAndItsOwnKeyTypeOnly) {
@@ -113,7 +115,13 @@ TEST(MechanismTable, TripleDesModesTakeTwoAndThreeKeyKeys) {
     EXPECT_TRUE(AcceptsKeyType(row, CKK_DES3)) << row.name;
     EXPECT_TRUE(AcceptsKeyType(row, CKK_DES2)) << row.name;
     EXPECT_FALSE(AcceptsKeyType(row, CKK_AES)) << row.name;
-    EXPECT_EQ(row.flags, CKF_ENCRYPT | CKF_DECRYPT) << row.name;
+    EXPECT_EQ(row.flags, CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP) << row.name;
+  }
+  for (CK_MECHANISM_TYPE type : {CKM_DES3_CMAC, CKM_DES3_CMAC_GENERAL}) {
+    const MechanismRow& row = *FindMechanismRow(type);
+    EXPECT_TRUE(AcceptsKeyType(row, CKK_DES3)) << row.name;
+    EXPECT_TRUE(AcceptsKeyType(row, CKK_DES2)) << row.name;
+    EXPECT_TRUE(IsMac(row.family) && MultiPartInDaemon(row)) << row.name;
   }
   EXPECT_EQ(FindMechanismRow(CKM_DES3_ECB)->param, ParamKind::kNone);
   EXPECT_EQ(FindMechanismRow(CKM_DES3_CBC_PAD)->param, ParamKind::kIv);

@@ -1,6 +1,7 @@
 // Hsm's triple DES: CKM_DES2_KEY_GEN / CKM_DES3_KEY_GEN (odd parity, check
-// value, no CKA_VALUE_LEN), imported DES2 and DES3 keys, and CKM_DES3_ECB /
-// CBC / CBC_PAD against NIST SP 800-67's known answer, through the mechanism
+// value, no CKA_VALUE_LEN), imported DES2 and DES3 keys, CKM_DES3_ECB /
+// CBC / CBC_PAD against NIST SP 800-67's known answer, as ciphers and as key
+// wraps, and CKM_DES3_CMAC against NIST SP 800-38B's, through the mechanism
 // table, core's binding and crypto/.
 #include <gtest/gtest.h>
 
@@ -33,13 +34,29 @@ class HsmDes3Test : public HsmFixture {
     s_ = LoggedIn(*owner_);
   }
 
-  Result<CK_OBJECT_HANDLE> Import(CK_KEY_TYPE type, const Bytes& value) {
-    return hsm_->CreateObject(*owner_, s_,
-                              {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
-                               {CKA_KEY_TYPE, UlongBytes(type)},
-                               {CKA_VALUE, value},
-                               {CKA_ENCRYPT, BoolBytes(true)},
-                               {CKA_DECRYPT, BoolBytes(true)}});
+  Result<CK_OBJECT_HANDLE> Import(CK_KEY_TYPE type, const Bytes& value,
+                                  Template roles = {{CKA_ENCRYPT, BoolBytes(true)},
+                                                    {CKA_DECRYPT, BoolBytes(true)}}) {
+    Template t = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                  {CKA_KEY_TYPE, UlongBytes(type)},
+                  {CKA_VALUE, value}};
+    t.insert(t.end(), roles.begin(), roles.end());
+    return hsm_->CreateObject(*owner_, s_, t);
+  }
+
+  // Kek imports a triple-DES key that wraps and unwraps keys.
+  CK_OBJECT_HANDLE Kek(CK_KEY_TYPE type, const Bytes& value) {
+    auto h = Import(type, value, {{CKA_WRAP, BoolBytes(true)}, {CKA_UNWRAP, BoolBytes(true)}});
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : 0;
+  }
+
+  // Extractable imports a non-sensitive, extractable secret key to wrap.
+  CK_OBJECT_HANDLE Extractable(CK_KEY_TYPE type, const Bytes& value) {
+    auto h = Import(type, value,
+                    {{CKA_SENSITIVE, BoolBytes(false)}, {CKA_EXTRACTABLE, BoolBytes(true)}});
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : 0;
   }
 
   CK_OBJECT_HANDLE Key(CK_KEY_TYPE type, const Bytes& value) {
@@ -156,6 +173,116 @@ TEST_F(HsmDes3Test, KeyGenerationSetsParityAndCheckValue) {
                                    Unhex(kSp800_67Key), {}, Bytes(8, 0));
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ(*Attribute(imported, CKA_CHECK_VALUE), Bytes(zero->begin(), zero->begin() + 3));
+}
+
+// Secret-key template of `type` for C_UnwrapKey, plus `extra`.
+Template UnwrapTemplate(CK_KEY_TYPE type, Template extra = {}) {
+  Template t = {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)},
+                {CKA_KEY_TYPE, UlongBytes(type)},
+                {CKA_SENSITIVE, BoolBytes(false)},
+                {CKA_EXTRACTABLE, BoolBytes(true)}};
+  t.insert(t.end(), extra.begin(), extra.end());
+  return t;
+}
+
+TEST_F(HsmDes3Test, EcbWrapOfAKeyIsSp800_67sCiphertext) {
+  // SP 800-67's plaintext taken for a triple-DES key's value (parity is not
+  // checked): wrapped under its key with ECB it is the published ciphertext.
+  const CK_OBJECT_HANDLE kek = Kek(CKK_DES3, Unhex(kSp800_67Key));
+  const CK_OBJECT_HANDLE key = Extractable(CKK_DES3, Unhex(kSp800_67Plain));
+  auto wrapped = hsm_->WrapKey(*owner_, s_, Mechanism{CKM_DES3_ECB}, kek, key);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+  EXPECT_EQ(ToHex(*wrapped), kSp800_67Cipher);
+  auto back = hsm_->UnwrapKey(*owner_, s_, Mechanism{CKM_DES3_ECB}, kek, *wrapped,
+                              UnwrapTemplate(CKK_DES3));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(ToHex(*Attribute(*back, CKA_VALUE)), kSp800_67Plain);
+  // A two-key KEK wraps too (the rows' second key type).
+  const Bytes k12 = Unhex(std::string(kSp800_67Key).substr(0, 32));
+  EXPECT_TRUE(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_DES3_ECB}, Kek(CKK_DES2, k12), key).ok());
+}
+
+TEST_F(HsmDes3Test, EcbAndCbcPadWithZerosAndCutToTheTemplatesLength) {
+  const CK_OBJECT_HANDLE kek = Kek(CKK_DES3, Unhex(kSp800_67Key));
+  const Bytes secret(20, 0x5c);
+  const CK_OBJECT_HANDLE key = Extractable(CKK_GENERIC_SECRET, secret);
+  const Mechanism cbc = WithIv(CKM_DES3_CBC, Unhex("0001020304050607"));
+  auto wrapped = hsm_->WrapKey(*owner_, s_, cbc, kek, key);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+  ASSERT_EQ(wrapped->size(), 24u);  // 20 bytes and 4 of zero padding
+  // The data the wrap encrypted: the value and four zero bytes.
+  const CK_OBJECT_HANDLE data_key = Key(CKK_DES3, Unhex(kSp800_67Key));
+  Bytes padded = secret;
+  padded.resize(24, 0);
+  EXPECT_EQ(*hsm_->Encrypt(*owner_, s_, data_key, cbc, padded), *wrapped);
+  auto cut = hsm_->UnwrapKey(*owner_, s_, cbc, kek, *wrapped,
+                             UnwrapTemplate(CKK_GENERIC_SECRET, {{CKA_VALUE_LEN, UlongBytes(20)}}));
+  ASSERT_TRUE(cut.ok()) << cut.error().message;
+  EXPECT_EQ(*Attribute(*cut, CKA_VALUE), secret);
+  // Without a length the padding stays.
+  auto whole = hsm_->UnwrapKey(*owner_, s_, cbc, kek, *wrapped, UnwrapTemplate(CKK_GENERIC_SECRET));
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ(*Attribute(*whole, CKA_VALUE), padded);
+  EXPECT_EQ(
+      Code(hsm_->UnwrapKey(*owner_, s_, cbc, kek, *wrapped,
+                           UnwrapTemplate(CKK_GENERIC_SECRET, {{CKA_VALUE_LEN, UlongBytes(25)}}))),
+      CKR_TEMPLATE_INCONSISTENT);
+  // Zero padding cannot be taken off a PKCS#8 key: ECB and CBC wrap secret
+  // keys only, CBC_PAD private keys too.
+  auto pair = hsm_->GenerateKeyPair(
+      *owner_, s_, Mechanism{CKM_EC_KEY_PAIR_GEN},
+      {{CKA_EC_PARAMS, Unhex("06082a8648ce3d030107")}, {CKA_VERIFY, BoolBytes(true)}},
+      {{CKA_SIGN, BoolBytes(true)},
+       {CKA_SENSITIVE, BoolBytes(false)},
+       {CKA_EXTRACTABLE, BoolBytes(true)}});
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_DES3_ECB}, kek, pair->second)),
+            CKR_KEY_NOT_WRAPPABLE);
+  const Mechanism pad = WithIv(CKM_DES3_CBC_PAD, Unhex("0706050403020100"));
+  auto wrapped_priv = hsm_->WrapKey(*owner_, s_, pad, kek, pair->second);
+  ASSERT_TRUE(wrapped_priv.ok()) << wrapped_priv.error().message;
+  EXPECT_EQ(wrapped_priv->size() % 8, 0u);
+  auto priv = hsm_->UnwrapKey(*owner_, s_, pad, kek, *wrapped_priv,
+                              {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)},
+                               {CKA_KEY_TYPE, UlongBytes(CKK_EC)},
+                               {CKA_SIGN, BoolBytes(true)}});
+  ASSERT_TRUE(priv.ok()) << priv.error().message;
+  auto sig = hsm_->Sign(*owner_, s_, *priv, Mechanism{CKM_ECDSA_SHA256}, AsBytes("des3"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  EXPECT_TRUE(
+      hsm_->Verify(*owner_, s_, pair->first, Mechanism{CKM_ECDSA_SHA256}, AsBytes("des3"), *sig)
+          .ok());
+  // A wrong KEK fails CBC_PAD's padding check (or garbles the PKCS#8).
+  const CK_OBJECT_HANDLE other = Kek(CKK_DES3, Bytes(24, 0x13));
+  EXPECT_NE(Code(hsm_->UnwrapKey(
+                *owner_, s_, pad, other, *wrapped_priv,
+                {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)}})),
+            CKR_OK);
+}
+
+TEST_F(HsmDes3Test, CmacMatchesSp800_38bThroughSignAndVerify) {
+  // NIST SP 800-38B D.4 (three keys) and D.5 (two keys), 20-byte message.
+  const Bytes message = Unhex("6bc1bee22e409f96e93d7e117393172aae2d8a57");
+  const Template roles = {{CKA_SIGN, BoolBytes(true)}, {CKA_VERIFY, BoolBytes(true)}};
+  const std::pair<CK_OBJECT_HANDLE, const char*> cases[] = {
+      {*Import(CKK_DES3, Unhex("8aa83bf8cbda10620bc1bf19fbb6cd58bc313d4a371ca8b5"), roles),
+       "743ddbe0ce2dc2ed"},
+      {*Import(CKK_DES2, Unhex("4cf15134a2850dd58a3d10ba80570d38"), roles), "62dd1b471902bd4e"},
+  };
+  for (const auto& [key, mac] : cases) {
+    SCOPED_TRACE(mac);
+    auto got = hsm_->Sign(*owner_, s_, key, Mechanism{CKM_DES3_CMAC}, message);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_EQ(ToHex(*got), mac);
+    EXPECT_TRUE(hsm_->Verify(*owner_, s_, key, Mechanism{CKM_DES3_CMAC}, message, *got).ok());
+    Mechanism general{CKM_DES3_CMAC_GENERAL};
+    general.mac_length = 4;
+    auto short_mac = hsm_->Sign(*owner_, s_, key, general, message);
+    ASSERT_TRUE(short_mac.ok()) << short_mac.error().message;
+    EXPECT_EQ(ToHex(*short_mac), std::string(mac).substr(0, 8));
+    general.mac_length = 9;  // longer than the DES block
+    EXPECT_EQ(Code(hsm_->Sign(*owner_, s_, key, general, message)), CKR_MECHANISM_PARAM_INVALID);
+  }
 }
 
 }  // namespace

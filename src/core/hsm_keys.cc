@@ -63,6 +63,17 @@ Result<AttributeMap> TemplateAttribute(const AttributeMap& key, CK_ATTRIBUTE_TYP
   return ValidateTemplate(nested);
 }
 
+// WrappedValueLength: the length of the key an unwrap template describes,
+// which the zero-padding wraps (ECB, CBC) cut their output to: its
+// CKA_VALUE_LEN, else a triple-DES type's own length; 0 when it names none.
+std::size_t WrappedValueLength(const AttributeMap& attrs) {
+  if (auto len = FindUlong(attrs, CKA_VALUE_LEN)) return static_cast<std::size_t>(*len);
+  const auto type = FindUlong(attrs, CKA_KEY_TYPE);
+  if (type == CKK_DES2) return 16;
+  if (type == CKK_DES3) return 24;
+  return 0;
+}
+
 Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {
   auto cls = FindUlong(attrs, CKA_CLASS);
   if (cls && *cls != want) return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_CLASS does not fit");
@@ -174,7 +185,7 @@ Result<Bytes> HsmImpl::WrapKey(ClientState& c, CK_SESSION_HANDLE s, const Mechan
   const AttributeMap& wa = wrapper->record->attributes;
   // A key pair's mechanism wraps under the public key, the others under a
   // secret key.
-  if (wrapper->record->key_type() != rule->key_type ||
+  if (!AcceptsKeyType(*rule, wrapper->record->key_type()) ||
       wrapper->record->object_class() != (UsesKeyPair(*rule) ? CKO_PUBLIC_KEY : CKO_SECRET_KEY)) {
     return MakeError(CKR_WRAPPING_KEY_TYPE_INCONSISTENT,
                      "the wrapping key's type does not fit " + std::string(rule->name));
@@ -230,7 +241,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   if (!unwrapper.ok())
     return MakeError(CKR_UNWRAPPING_KEY_HANDLE_INVALID, unwrapper.error().message);
   const bool key_pair = UsesKeyPair(*rule);
-  if (unwrapper->record->key_type() != rule->key_type ||
+  if (!AcceptsKeyType(*rule, unwrapper->record->key_type()) ||
       unwrapper->record->object_class() != (key_pair ? CKO_PRIVATE_KEY : CKO_SECRET_KEY)) {
     return MakeError(CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT,
                      "the unwrapping key's type does not fit " + std::string(rule->name));
@@ -271,7 +282,8 @@ Result<CK_OBJECT_HANDLE> HsmImpl::UnwrapKey(ClientState& c, CK_SESSION_HANDLE s,
   SecureBytes plain;
   {
     ScopedPhase phase(counters_, Phase::kUnwrap);
-    SIGNET_ASSIGN_OR_RETURN(plain, UnwrapWith(*rule, m, kek->value, wrapped));
+    SIGNET_ASSIGN_OR_RETURN(plain,
+                            UnwrapWith(*rule, m, kek->value, wrapped, WrappedValueLength(attrs)));
   }
   attrs[CKA_VALUE] = Bytes(plain.begin(), plain.end());
   // ImportKeyMaterial-equivalent path: CreateObject's rules apply.

@@ -170,6 +170,8 @@ std::optional<crypto::MacAlg> MacAlgOf(const MechanismRow& row) {
       return crypto::MacAlg{crypto::MacKind::kHmac, row.digest};
     case MechanismFamily::kAesCmac:
       return crypto::MacAlg{crypto::MacKind::kCmac, DigestAlg::kNone};
+    case MechanismFamily::kDes3Cmac:
+      return crypto::MacAlg{crypto::MacKind::kDes3Cmac, DigestAlg::kNone};
     default:
       return std::nullopt;
   }
@@ -397,8 +399,8 @@ Result<std::size_t> MacLengthFor(const MechanismRow& row, const Mechanism& m) {
 Result<crypto::MacStream> StartMac(const MechanismRow& row, ByteView key) {
   const std::optional<crypto::MacAlg> alg = MacAlgOf(row);
   if (!alg) return NotBound(row);
-  // HMAC key sizes are bytes in the row; CMAC's are the AES key sizes,
-  // which crypto/ checks.
+  // HMAC key sizes are bytes in the row; CMAC's are the AES (or triple-DES)
+  // key sizes, which crypto/ checks.
   if (key.size() < row.min_key_size || key.size() > row.max_key_size) {
     return MakeError(CKR_KEY_SIZE_RANGE, std::string(row.name) + ": key size out of range");
   }
@@ -428,6 +430,19 @@ Status VerifyMacWith(const MechanismRow& row, const Mechanism& m, ByteView key, 
 
 Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
                        ByteView key_value) {
+  if ((row.flags & CKF_WRAP) == 0) return NotBound(row);
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                            AesModeParamsOf(block->mode, m, block->cipher));
+    if (block->mode == crypto::BlockMode::kCbcPad) {
+      return crypto::BlockEncrypt(block->cipher, block->mode, kek, params, key_value);
+    }
+    // ECB and CBC: the value padded with zero bytes to whole blocks.
+    const std::size_t n = crypto::BlockSize(block->cipher);
+    SecureBytes padded(key_value.begin(), key_value.end());
+    padded.resize((padded.size() + n - 1) / n * n, 0);
+    return crypto::BlockEncrypt(block->cipher, block->mode, kek, params, padded);
+  }
   switch (row.family) {
     case MechanismFamily::kAesKeyWrapPad:
       return crypto::AesKeyWrapPad(kek, key_value);
@@ -435,18 +450,29 @@ Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek
     case MechanismFamily::kAesKeyWrapPkcs7:
       return crypto::AesKeyWrap(kek, m.raw_params, row.family == MechanismFamily::kAesKeyWrapPkcs7,
                                 key_value);
-    case MechanismFamily::kAesCbcPad: {
-      SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
-                              AesModeParamsOf(crypto::AesMode::kCbcPad, m));
-      return crypto::AesEncrypt(crypto::AesMode::kCbcPad, kek, params, key_value);
-    }
     default:
       return NotBound(row);
   }
 }
 
 Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
-                               ByteView wrapped) {
+                               ByteView wrapped, std::size_t key_length) {
+  if ((row.flags & CKF_UNWRAP) == 0) return NotBound(row);
+  if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
+                            AesModeParamsOf(block->mode, m, block->cipher));
+    Result<SecureBytes> plain =
+        crypto::BlockDecrypt(block->cipher, block->mode, kek, params, wrapped);
+    if (!plain.ok()) return AsWrapError(std::move(plain).error());
+    if (block->mode == crypto::BlockMode::kCbcPad || key_length == 0) return plain;
+    // ECB and CBC: the zero padding is cut off at the template's length.
+    if (key_length > plain->size()) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT,
+                       "the template's key is longer than the wrapped key");
+    }
+    plain->resize(key_length);
+    return plain;
+  }
   switch (row.family) {
     case MechanismFamily::kAesKeyWrapPad:
       return crypto::AesKeyUnwrapPad(kek, wrapped);
@@ -454,21 +480,21 @@ Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, Byte
     case MechanismFamily::kAesKeyWrapPkcs7:
       return crypto::AesKeyUnwrap(kek, m.raw_params,
                                   row.family == MechanismFamily::kAesKeyWrapPkcs7, wrapped);
-    case MechanismFamily::kAesCbcPad: {
-      SIGNET_ASSIGN_OR_RETURN(crypto::AesModeParams params,
-                              AesModeParamsOf(crypto::AesMode::kCbcPad, m));
-      Result<SecureBytes> plain =
-          crypto::AesDecrypt(crypto::AesMode::kCbcPad, kek, params, wrapped);
-      if (!plain.ok()) return AsWrapError(std::move(plain).error());
-      return plain;
-    }
     default:
       return NotBound(row);
   }
 }
 
 bool WrapsPrivateKeys(const MechanismRow& row) {
-  return row.family != MechanismFamily::kRsaPkcs1 && row.family != MechanismFamily::kRsaOaep;
+  switch (row.family) {
+    case MechanismFamily::kRsaPkcs1:
+    case MechanismFamily::kRsaOaep:
+    case MechanismFamily::kDes3Ecb:
+    case MechanismFamily::kDes3Cbc:
+      return false;
+    default:
+      return true;
+  }
 }
 
 Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,

@@ -95,18 +95,25 @@ Status VerifyMacWith(const MechanismRow& row, const Mechanism& m, ByteView key, 
                      ByteView mac);
 
 // WrapWith / UnwrapWith run a key-wrapping mechanism (with its parameter,
-// an IV for the AES modes) under `kek`. UnwrapWith:
+// an IV for the block modes) under `kek`. The ECB and CBC modes (triple
+// DES) wrap the value padded with zero bytes to whole blocks and unwrap by
+// cutting it to `key_length`, the length the template names (PKCS#11's
+// rule for these wraps: CKA_VALUE_LEN, or the key type's own length),
+// or leave it whole when that is 0; a `key_length` longer than the
+// unwrapped value is CKR_TEMPLATE_INCONSISTENT. UnwrapWith:
 // CKR_WRAPPED_KEY_INVALID when the data does not unwrap,
 // CKR_WRAPPED_KEY_LEN_RANGE when its length cannot be a wrapped key.
 Result<Bytes> WrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
                        ByteView key_value);
 Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, ByteView kek,
-                               ByteView wrapped);
+                               ByteView wrapped, std::size_t key_length = 0);
 
 // WrapsPrivateKeys: the wrapping mechanism wraps private keys (their
 // PKCS#8 PrivateKeyInfo) as well as secret keys. Not so for CKM_RSA_PKCS and
-// CKM_RSA_PKCS_OAEP, whose one RSA block is too short for a PKCS#8 key
-// (CKR_KEY_NOT_WRAPPABLE; they unwrap secret keys only).
+// CKM_RSA_PKCS_OAEP, whose one RSA block is too short for a PKCS#8 key, nor
+// for CKM_DES3_ECB and CKM_DES3_CBC, whose zero padding only a key length
+// in the template removes (CKR_KEY_NOT_WRAPPABLE; they unwrap secret keys
+// only).
 bool WrapsPrivateKeys(const MechanismRow& row);
 
 // WrapWithPublic / UnwrapWithPrivate run a wrapping mechanism of a key pair

@@ -8,7 +8,8 @@
 namespace signet::crypto {
 namespace {
 
-constexpr std::size_t kCmacSize = 16;  // the AES block
+constexpr std::size_t kCmacSize = 16;     // the AES block
+constexpr std::size_t kDes3CmacSize = 8;  // the DES block
 
 // FetchedMacs: the EVP_MAC algorithms, fetched once per process
 // (docs/DESIGN.md "Crypto").
@@ -22,8 +23,12 @@ const FetchedMacs& Fetched() {
   return fetched;
 }
 
-// CmacCipher: the CBC cipher CMAC runs for an AES key of `key_size` bytes.
-const char* CmacCipher(std::size_t key_size) {
+// CmacCipher: the CBC cipher CMAC runs for a key of `key_size` bytes:
+// AES, or triple DES for kDes3Cmac.
+const char* CmacCipher(MacKind kind, std::size_t key_size) {
+  if (kind == MacKind::kDes3Cmac) {
+    return key_size == 16 ? "DES-EDE-CBC" : key_size == 24 ? "DES-EDE3-CBC" : nullptr;
+  }
   switch (key_size) {
     case 16:
       return "AES-128-CBC";
@@ -39,7 +44,15 @@ const char* CmacCipher(std::size_t key_size) {
 }  // namespace
 
 std::size_t MacSize(const MacAlg& alg) {
-  return alg.kind == MacKind::kCmac ? kCmacSize : FactsOf(alg.digest).size;
+  switch (alg.kind) {
+    case MacKind::kCmac:
+      return kCmacSize;
+    case MacKind::kDes3Cmac:
+      return kDes3CmacSize;
+    case MacKind::kHmac:
+      break;
+  }
+  return FactsOf(alg.digest).size;
 }
 
 Result<MacStream> MacStream::Start(const MacAlg& alg, ByteView key) {
@@ -54,9 +67,11 @@ Result<MacStream> MacStream::Start(const MacAlg& alg, ByteView key) {
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>(name.data()), 0);
     mac = Fetched().hmac.get();
   } else {
-    const char* cipher = CmacCipher(key.size());
+    const char* cipher = CmacCipher(alg.kind, key.size());
     if (cipher == nullptr) {
-      return MakeError(CKR_KEY_SIZE_RANGE, "AES-CMAC keys are 16, 24 or 32 bytes");
+      return MakeError(CKR_KEY_SIZE_RANGE, alg.kind == MacKind::kCmac
+                                               ? "AES-CMAC keys are 16, 24 or 32 bytes"
+                                               : "triple-DES CMAC keys are 16 or 24 bytes");
     }
     params[0] =
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, const_cast<char*>(cipher), 0);

@@ -1,10 +1,10 @@
 // Message authentication codes behind the PKCS#11 MAC mechanisms: HMAC
 // (RFC 2104) over the hashes of base/mechanism_table.h's kDigestTable
-// (CKM_SHA256_HMAC ...) and AES-CMAC (NIST SP 800-38B, CKM_AES_CMAC), both
-// through OpenSSL's EVP_MAC. MacStream is one computation fed in pieces
-// (multi-part C_SignUpdate); Mac is the one-shot form built on it.
-// The EVP_MAC algorithms are fetched once per process; a MacStream is one
-// caller's (move-only, not thread-safe); Mac is safe from any thread.
+// (CKM_SHA256_HMAC ...), AES-CMAC and triple-DES CMAC (NIST SP 800-38B,
+// CKM_AES_CMAC, CKM_DES3_CMAC), all through OpenSSL's EVP_MAC. MacStream is one computation fed in
+// pieces (multi-part C_SignUpdate); Mac is the one-shot form built on it. The EVP_MAC algorithms
+// are fetched once per process; a MacStream is one caller's (move-only, not thread-safe); Mac is
+// safe from any thread.
 #pragma once
 
 #include <cstddef>
@@ -20,18 +20,20 @@
 namespace signet::crypto {
 
 // MacKind: the MAC construction.
-enum class MacKind : std::uint8_t { kHmac, kCmac };
+// kCmac is AES-CMAC, kDes3Cmac triple-DES CMAC.
+enum class MacKind : std::uint8_t { kHmac, kCmac, kDes3Cmac };
 
 // MacAlg: a MAC construction and, for HMAC, its hash (kDigestTable's
-// OpenSSL name is what EVP_MAC is given). CMAC takes its cipher, AES-128/
-// 192/256-CBC, from the key's length.
+// OpenSSL name is what EVP_MAC is given). CMAC takes its cipher from the
+// key's length: AES-128/192/256-CBC, or for triple DES DES-EDE-CBC (two
+// keys, 16 bytes) and DES-EDE3-CBC (three keys, 24 bytes).
 struct MacAlg {
   MacKind kind = MacKind::kHmac;
   DigestAlg digest = DigestAlg::kNone;
 };
 
 // MacSize returns the full output length of `alg` in bytes: the hash's size
-// for HMAC, 16 for AES-CMAC.
+// for HMAC, 16 for AES-CMAC, 8 for triple-DES CMAC.
 std::size_t MacSize(const MacAlg& alg);
 
 // MacStream: one MAC computation. Start keys it, Update feeds data in any
@@ -42,7 +44,8 @@ std::size_t MacSize(const MacAlg& alg);
 class MacStream {
  public:
   // Start begins a MAC under `key`. CKR_KEY_SIZE_RANGE for an empty HMAC
-  // key or a CMAC key that is not 16, 24 or 32 bytes; CKR_MECHANISM_INVALID
+  // key, an AES-CMAC key that is not 16, 24 or 32 bytes or a triple-DES
+  // one that is not 16 or 24; CKR_MECHANISM_INVALID
   // for an HMAC without a hash.
   [[nodiscard]] static Result<MacStream> Start(const MacAlg& alg, ByteView key);
 

@@ -175,6 +175,35 @@ TEST(Mac, Sp800_38bAesCmacKnownAnswers) {
   }
 }
 
+// NIST SP 800-38B appendix D.4 and D.5: TDEA CMAC over 0, 8, 20 and 32
+// bytes, three-key and two-key (K3 = K1: the 16-byte CKK_DES2 form).
+TEST(Mac, Sp800_38bTdeaCmacKnownAnswers) {
+  const Bytes message = Unhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51");
+  struct Case {
+    const char* key;
+    const char* macs[4];  // message lengths 0, 8, 20, 32
+  };
+  const Case cases[] = {
+      {"8aa83bf8cbda10620bc1bf19fbb6cd58bc313d4a371ca8b5",
+       {"b7a688e122ffaf95", "8e8f293136283797", "743ddbe0ce2dc2ed", "33e6b1092400eae5"}},
+      {"4cf15134a2850dd58a3d10ba80570d384cf15134a2850dd5",
+       {"bd2ebf9a3ba00361", "4ff2ab813c53ce83", "62dd1b471902bd4e", "31b1e431dabc4eb8"}},
+      {"4cf15134a2850dd58a3d10ba80570d38",
+       {"bd2ebf9a3ba00361", "4ff2ab813c53ce83", "62dd1b471902bd4e", "31b1e431dabc4eb8"}},
+  };
+  const std::size_t lengths[4] = {0, 8, 20, 32};
+  for (const Case& c : cases) {
+    for (int i = 0; i < 4; ++i) {
+      SCOPED_TRACE(std::string(c.key) + " over " + std::to_string(lengths[i]) + " bytes");
+      EXPECT_EQ(MacHex({MacKind::kDes3Cmac}, Unhex(c.key), ByteView(message).first(lengths[i])),
+                c.macs[i]);
+    }
+  }
+  EXPECT_EQ(MacSize({MacKind::kDes3Cmac}), 8u);
+  EXPECT_EQ(Mac({MacKind::kDes3Cmac}, Bytes(32, 1), Text("x")).error().code, CKR_KEY_SIZE_RANGE);
+  EXPECT_EQ(Mac({MacKind::kDes3Cmac}, Bytes(8, 1), Text("x")).error().code, CKR_KEY_SIZE_RANGE);
+}
+
 TEST(Mac, StreamInPiecesEqualsOneShot) {
   const Rfc4231Case c = Rfc4231Cases()[6];
   for (const MacAlg& alg :

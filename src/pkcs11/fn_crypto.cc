@@ -160,6 +160,8 @@ std::size_t FinalOutputBound(const Operation& op, OpKind kind) {
       return op.mechanism.mac_length.value_or(FactsOf(row->digest).size);
     case MechanismFamily::kAesCmac:
       return op.mechanism.mac_length.value_or(16);
+    case MechanismFamily::kDes3Cmac:
+      return op.mechanism.mac_length.value_or(8);
     default:
       return 16;  // a cipher's last block (8 or 16 bytes)
   }

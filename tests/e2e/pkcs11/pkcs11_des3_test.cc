@@ -2,7 +2,11 @@
 // an independent implementation: a key made with CKM_DES3_KEY_GEN encrypts
 // with CKM_DES3_CBC_PAD and `openssl enc -d -des-ede3-cbc` decrypts it;
 // openssl's encryption decrypts through the module; CKM_DES3_ECB of a
-// two-key key equals `openssl enc -des-ede-ecb`.
+// two-key key equals `openssl enc -des-ede-ecb`; CKM_DES3_CMAC in parts
+// equals `openssl mac ... CMAC`; a key wrapped with CKM_DES3_CBC_PAD opens
+// with `openssl enc -d`, and openssl's encryption of a key unwraps.
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 
@@ -115,6 +119,101 @@ TEST_F(Des3Test, TwoKeyEcbEqualsOpenSslDesEdeEcb) {
   // DES2 key fits CKM_DES3_*, an AES mechanism does not.
   CK_MECHANISM aes = {CKM_AES_ECB, nullptr, 0};
   EXPECT_EQ(p11()->C_EncryptInit(s, &aes, key), CKR_KEY_TYPE_INCONSISTENT);
+}
+
+TEST_F(Des3Test, CmacInPartsEqualsOpenSslMac) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  for (CK_MECHANISM_TYPE gen_type : {CKM_DES3_KEY_GEN, CKM_DES2_KEY_GEN}) {
+    SCOPED_TRACE(gen_type);
+    CK_MECHANISM gen = {gen_type, nullptr, 0};
+    CK_ATTRIBUTE t[] = {{CKA_SIGN, &yes, sizeof yes},
+                        {CKA_VERIFY, &yes, sizeof yes},
+                        {CKA_SENSITIVE, &no, sizeof no},
+                        {CKA_EXTRACTABLE, &yes, sizeof yes}};
+    CK_OBJECT_HANDLE key = 0;
+    ASSERT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
+    const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
+    std::vector<CK_BYTE> message(1001);
+    for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<CK_BYTE>(i * 5);
+    CK_MECHANISM cmac = {CKM_DES3_CMAC, nullptr, 0};
+    ASSERT_EQ(p11()->C_SignInit(s, &cmac, key), CKR_OK);
+    for (std::size_t at = 0; at < message.size(); at += 300) {
+      const CK_ULONG n = static_cast<CK_ULONG>(std::min<std::size_t>(300, message.size() - at));
+      ASSERT_EQ(p11()->C_SignUpdate(s, message.data() + at, n), CKR_OK);
+    }
+    std::vector<CK_BYTE> mac(8);
+    CK_ULONG len = mac.size();
+    ASSERT_EQ(p11()->C_SignFinal(s, mac.data(), &len), CKR_OK);
+    ASSERT_EQ(len, 8u);
+    WriteBytes(Path("msg"), message);
+    ProgramResult theirs =
+        OpenSsl({"mac", "-cipher", value.size() == 24 ? "DES-EDE3-CBC" : "DES-EDE-CBC", "-macopt",
+                 "hexkey:" + ToHex(value), "-in", Path("msg"), "CMAC"});
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    std::string expected = ToHex(mac);
+    for (char& c : expected) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(theirs.out.substr(0, 16), expected);
+    ASSERT_EQ(p11()->C_VerifyInit(s, &cmac, key), CKR_OK);
+    EXPECT_EQ(p11()->C_Verify(s, message.data(), message.size(), mac.data(), mac.size()), CKR_OK);
+  }
+}
+
+TEST_F(Des3Test, CbcPadWrapOpensWithOpenSslEncAndTheReverse) {
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  // A wrapping key whose value the test reads, so the keys it wraps are
+  // non-sensitive (docs/PKCS11.md "Key-management policy").
+  CK_MECHANISM gen = {CKM_DES3_KEY_GEN, nullptr, 0};
+  CK_ATTRIBUTE kek_t[] = {{CKA_WRAP, &yes, sizeof yes},
+                          {CKA_UNWRAP, &yes, sizeof yes},
+                          {CKA_SENSITIVE, &no, sizeof no},
+                          {CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE kek = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, kek_t, std::size(kek_t), &kek), CKR_OK);
+  const std::vector<CK_BYTE> kek_value = ReadAttribute(s, kek, CKA_VALUE);
+  std::vector<CK_BYTE> value(32);
+  for (std::size_t i = 0; i < value.size(); ++i) value[i] = static_cast<CK_BYTE>(0x30 + i);
+  CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
+  CK_KEY_TYPE aes = CKK_AES;
+  CK_ATTRIBUTE key_t[] = {{CKA_CLASS, &cls, sizeof cls},
+                          {CKA_KEY_TYPE, &aes, sizeof aes},
+                          {CKA_VALUE, value.data(), value.size()},
+                          {CKA_SENSITIVE, &no, sizeof no},
+                          {CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE key = 0;
+  ASSERT_EQ(p11()->C_CreateObject(s, key_t, std::size(key_t), &key), CKR_OK);
+  std::vector<CK_BYTE> iv = {8, 7, 6, 5, 4, 3, 2, 1};
+  CK_MECHANISM pad = {CKM_DES3_CBC_PAD, iv.data(), iv.size()};
+  CK_ULONG len = 0;
+  ASSERT_EQ(p11()->C_WrapKey(s, &pad, kek, key, nullptr, &len), CKR_OK);
+  std::vector<CK_BYTE> wrapped(len);
+  ASSERT_EQ(p11()->C_WrapKey(s, &pad, kek, key, wrapped.data(), &len), CKR_OK);
+  ASSERT_EQ(len, 40u);  // 32 bytes and a block of padding
+  WriteBytes(Path("wrapped"), wrapped);
+  ProgramResult dec = OpenSsl({"enc", "-d", "-des-ede3-cbc", "-K", ToHex(kek_value), "-iv",
+                               ToHex(iv), "-in", Path("wrapped"), "-out", Path("opened")});
+  ASSERT_EQ(dec.exit_code, 0) << dec.err;
+  EXPECT_EQ(ReadBytes(Path("opened")), value);
+
+  std::vector<CK_BYTE> other(24);
+  for (std::size_t i = 0; i < other.size(); ++i) other[i] = static_cast<CK_BYTE>(0xc0 ^ i);
+  WriteBytes(Path("other"), other);
+  ProgramResult enc = OpenSsl({"enc", "-des-ede3-cbc", "-K", ToHex(kek_value), "-iv", ToHex(iv),
+                               "-in", Path("other"), "-out", Path("other.wrapped")});
+  ASSERT_EQ(enc.exit_code, 0) << enc.err;
+  std::vector<CK_BYTE> theirs = ReadBytes(Path("other.wrapped"));
+  CK_ATTRIBUTE unwrap_t[] = {{CKA_CLASS, &cls, sizeof cls},
+                             {CKA_KEY_TYPE, &aes, sizeof aes},
+                             {CKA_SENSITIVE, &no, sizeof no},
+                             {CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE unwrapped = 0;
+  ASSERT_EQ(p11()->C_UnwrapKey(s, &pad, kek, theirs.data(), theirs.size(), unwrap_t,
+                               std::size(unwrap_t), &unwrapped),
+            CKR_OK);
+  EXPECT_EQ(ReadAttribute(s, unwrapped, CKA_VALUE), other);
 }
 
 }  // namespace
