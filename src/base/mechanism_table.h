@@ -419,12 +419,13 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .digest = DigestAlg::kSha512,
      .cli_name = "rsa-pss-sha512"},
     // RSA encryption: raw RSA and OAEP (PKCS#1 v1.5 is CKM_RSA_PKCS above);
-    // OAEP wraps and unwraps secret keys too.
+    // OAEP wraps and unwraps secret keys too. Raw RSA also signs and
+    // verifies (its input left-padded with zeros to the modulus length).
     {.type = CKM_RSA_X_509,
      .name = "CKM_RSA_X_509",
      .family = MechanismFamily::kRsaX509,
      .key_type = CKK_RSA,
-     .flags = CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | mechanism_flags::kSignVerify,
      .min_key_size = 1024,
      .max_key_size = 4096},
     {.type = CKM_RSA_PKCS_OAEP,

@@ -65,6 +65,11 @@ Result<std::vector<Result<Bytes>>> HsmImpl::SignBatch(ClientState& c, CK_SESSION
         continue;
       }
     }
+    if (SignsRaw(*rule)) {
+      ScopedPhase phase(counters_, Phase::kSign);
+      out.push_back(SignRawWith(*rule, *secret->private_key, input));
+      continue;
+    }
     auto params = SignParamsFor(*rule, m);
     if (!params.ok()) {
       out.emplace_back(std::move(params).error());
@@ -102,6 +107,11 @@ Status HsmImpl::Verify(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key
   }
   bool is_private = obj.record->object_class() == CKO_PRIVATE_KEY;
   SIGNET_TRY(CheckKeyUse(*obj.record, *rule, CKO_PUBLIC_KEY, is_private ? CKA_SIGN : CKA_VERIFY));
+  if (SignsRaw(*rule)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(obj.record->attributes));
+    ScopedPhase phase(counters_, Phase::kVerify);
+    return VerifyRawWith(*rule, pub, data, signature);
+  }
   SIGNET_ASSIGN_OR_RETURN(crypto::SignParams params, SignParamsFor(*rule, m));
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(obj.record->attributes));
   ScopedPhase phase(counters_, Phase::kVerify);

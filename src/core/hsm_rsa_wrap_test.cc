@@ -228,5 +228,27 @@ TEST_F(HsmRsaWrapTest, RsaAesParametersAreChecked) {
             CKR_WRAPPED_KEY_LEN_RANGE);
 }
 
+// CKM_RSA_X_509 signs through the Hsm as raw RSA of the zero-padded input
+// (crypto_rsa_encrypt_test checks it against openssl pkeyutl), under
+// CKA_SIGN / CKA_VERIFY like any signature.
+TEST_F(HsmRsaWrapTest, RawRsaSignsAndVerifies) {
+  const Mechanism raw{CKM_RSA_X_509};
+  auto sig = hsm_->Sign(*owner_, s_, priv_, raw, AsBytes("short input"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  EXPECT_EQ(sig->size(), 256u);
+  EXPECT_EQ(Code(hsm_->Verify(*owner_, s_, priv_, raw, AsBytes("short input"), *sig)), CKR_OK);
+  // Leading zeros do not change raw RSA's input.
+  Bytes padded = {0, 0, 0};
+  padded.insert(padded.end(), AsBytes("short input").begin(), AsBytes("short input").end());
+  auto same = hsm_->Sign(*owner_, s_, priv_, raw, padded);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, *sig);
+  EXPECT_EQ(Code(hsm_->Verify(*owner_, s_, priv_, raw, AsBytes("other input"), *sig)),
+            CKR_SIGNATURE_INVALID);
+  EXPECT_EQ(Code(hsm_->Sign(*owner_, s_, priv_, raw, Bytes(257, 1))), CKR_DATA_LEN_RANGE);
+  // The public key verifies it too.
+  EXPECT_EQ(Code(hsm_->Verify(*owner_, s_, pub_, raw, AsBytes("short input"), *sig)), CKR_OK);
+}
+
 }  // namespace
 }  // namespace signet::core

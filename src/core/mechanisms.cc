@@ -281,6 +281,21 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
   return p;
 }
 
+bool SignsRaw(const MechanismRow& row) {
+  return row.family == MechanismFamily::kRsaX509 && (row.flags & CKF_SIGN) != 0;
+}
+
+Result<Bytes> SignRawWith(const MechanismRow& row, const crypto::PrivateKey& key, ByteView input) {
+  if (!SignsRaw(row)) return NotBound(row);
+  return crypto::RsaRawSign(key, input);
+}
+
+Status VerifyRawWith(const MechanismRow& row, const crypto::PublicKey& key, ByteView input,
+                     ByteView signature) {
+  if (!SignsRaw(row)) return NotBound(row);
+  return crypto::RsaRawVerify(key, input, signature);
+}
+
 Status CheckCipherParams(const MechanismRow& row, const Mechanism& m) {
   if (std::optional<BlockModeFamily> block = BlockModeOf(row.family)) {
     SIGNET_TRY(AesModeParamsOf(block->mode, m, block->cipher));

@@ -32,6 +32,15 @@ Result<const MechanismRow*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed
 // CKR_MECHANISM_INVALID for a row that is not a signature.
 Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanism& m);
 
+// SignsRaw: the signature mechanism is raw RSA (CKM_RSA_X_509: no hash, no
+// padding), which SignRawWith / VerifyRawWith run instead of crypto::Sign
+// and crypto::Verify (crypto/rsa_encrypt.h RsaRawSign, RsaRawVerify: the
+// input left-padded with zeros to the modulus length, as SoftHSMv2 does).
+bool SignsRaw(const MechanismRow& row);
+Result<Bytes> SignRawWith(const MechanismRow& row, const crypto::PrivateKey& key, ByteView input);
+Status VerifyRawWith(const MechanismRow& row, const crypto::PublicKey& key, ByteView input,
+                     ByteView signature);
+
 // CheckCipherParams checks an encryption mechanism's parameter before any
 // key is looked up: CKR_MECHANISM_PARAM_INVALID when it is missing or out
 // of range (CKM_AES_GCM: 96-128-bit tag, 1-256-byte IV; AES-CBC: a 16-byte

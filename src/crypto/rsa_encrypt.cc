@@ -77,6 +77,13 @@ Result<EvpPkeyCtxPtr> NewCipherCtx(EVP_PKEY* pkey, const RsaCipherParams& p, boo
   return ctx;
 }
 
+// LeftPadded: `data` with zeros in front to `k` bytes (data.size() <= k).
+Bytes LeftPadded(ByteView data, std::size_t k) {
+  Bytes out(k - data.size(), 0);
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
 }  // namespace
 
 Result<Bytes> RsaEncrypt(const PublicKey& key, const RsaCipherParams& params, ByteView data) {
@@ -122,6 +129,32 @@ Result<SecureBytes> RsaDecrypt(const PrivateKey& key, const RsaCipherParams& par
   }
   out.resize(out_len);
   return out;
+}
+
+Result<Bytes> RsaRawSign(const PrivateKey& key, ByteView input) {
+  const std::size_t k = ModulusBytes(key.get0_pkey());
+  if (k == 0) return MakeError(CKR_KEY_TYPE_INCONSISTENT, "not an RSA key");
+  if (input.size() > k) return MakeError(CKR_DATA_LEN_RANGE, "input longer than the modulus");
+  const Bytes padded = LeftPadded(input, k);
+  const RsaCipherParams raw{.padding = RsaPadding::kNone};
+  Result<SecureBytes> sig = RsaDecrypt(key, raw, padded);
+  if (!sig.ok()) return MakeError(CKR_DATA_INVALID, "the input is not below the modulus");
+  return Bytes(sig->begin(), sig->end());
+}
+
+Status RsaRawVerify(const PublicKey& key, ByteView input, ByteView signature) {
+  const std::size_t k = ModulusBytes(key.get0_pkey());
+  if (k == 0) return MakeError(CKR_KEY_TYPE_INCONSISTENT, "not an RSA key");
+  if (signature.size() != k) {
+    return MakeError(CKR_SIGNATURE_LEN_RANGE, "an RSA signature is the modulus length");
+  }
+  if (input.size() > k) return MakeError(CKR_DATA_LEN_RANGE, "input longer than the modulus");
+  const RsaCipherParams raw{.padding = RsaPadding::kNone};
+  Result<Bytes> recovered = RsaEncrypt(key, raw, signature);
+  if (!recovered.ok() || !EqualConstantTime(*recovered, LeftPadded(input, k))) {
+    return MakeError(CKR_SIGNATURE_INVALID, "the signature does not verify");
+  }
+  return OkStatus();
 }
 
 }  // namespace signet::crypto

@@ -40,4 +40,18 @@ Result<Bytes> RsaEncrypt(const PublicKey& key, const RsaCipherParams& params, By
 // decryption and padding oracles"). Raw RSA returns all k bytes.
 Result<SecureBytes> RsaDecrypt(const PrivateKey& key, const RsaCipherParams& params, ByteView data);
 
+// RsaRawSign is raw RSA as a signature (CKM_RSA_X_509, PKCS#11 v2.40
+// section 2.1.9): `input`, left-padded with zeros to k bytes as SoftHSMv2
+// does, raised to the private exponent (blinded); k bytes out.
+// CKR_DATA_LEN_RANGE for input longer than k, CKR_DATA_INVALID for a value
+// not below the modulus.
+Result<Bytes> RsaRawSign(const PrivateKey& key, ByteView input);
+
+// RsaRawVerify checks a RsaRawSign signature: `signature` raised to the
+// public exponent must equal `input` left-padded to k bytes (compared in
+// constant time). CKR_SIGNATURE_LEN_RANGE when the signature is not k
+// bytes, CKR_DATA_LEN_RANGE for input longer than k, CKR_SIGNATURE_INVALID
+// otherwise (a signature not below the modulus too).
+Status RsaRawVerify(const PublicKey& key, ByteView input, ByteView signature);
+
 }  // namespace signet::crypto

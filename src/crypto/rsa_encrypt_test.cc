@@ -193,5 +193,45 @@ TEST_F(RsaEncryptTest, PaddingFailuresAreOneIndistinguishableError) {
   }
 }
 
+// CKM_RSA_X_509 signatures: `openssl pkeyutl -verifyrecover` with no
+// padding recovers from signet's raw signature the input left-padded to k
+// bytes, and signet verifies openssl's private-key operation on it
+// (`pkeyutl -decrypt`, no padding: OpenSSL 3.0's `-sign` / `-verify` take
+// nothing longer than a hash).
+TEST_F(RsaEncryptTest, RawSignaturesAgreeWithOpensslPkeyutl) {
+  const Bytes input = {'r', 'a', 'w', 0x00, 0x42};
+  Bytes padded(256 - input.size(), 0);
+  padded.insert(padded.end(), input.begin(), input.end());
+  auto sig = RsaRawSign(*key_, input);
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  ASSERT_EQ(sig->size(), 256u);
+  WriteFile(dir_.File("padded.bin"), ByteView(padded));
+  WriteFile(dir_.File("sig.bin"), ByteView(*sig));
+  ASSERT_EQ(RunOpenssl({"pkeyutl", "-verifyrecover", "-pubin", "-inkey", dir_.File("pub.pem"),
+                        "-pkeyopt", "rsa_padding_mode:none", "-in", dir_.File("sig.bin"), "-out",
+                        dir_.File("recovered.bin")},
+                       dir_.File("log")),
+            0);
+  EXPECT_EQ(ReadFile(dir_.File("recovered.bin")), padded);
+  EXPECT_TRUE(RsaRawVerify(*pub_, input, *sig).ok());
+  ASSERT_EQ(RunOpenssl({"pkeyutl", "-decrypt", "-keyform", "DER", "-inkey", dir_.File("key.der"),
+                        "-pkeyopt", "rsa_padding_mode:none", "-in", dir_.File("padded.bin"), "-out",
+                        dir_.File("theirs.bin")},
+                       dir_.File("log")),
+            0);
+  const Bytes theirs = ReadFile(dir_.File("theirs.bin"));
+  EXPECT_EQ(theirs, *sig);  // raw RSA is deterministic
+  EXPECT_TRUE(RsaRawVerify(*pub_, padded, theirs).ok());
+  // Another input, a changed signature, lengths.
+  EXPECT_EQ(RsaRawVerify(*pub_, Bytes{'r', 'a', 'w'}, *sig).error().code, CKR_SIGNATURE_INVALID);
+  Bytes bad = *sig;
+  bad[200] ^= 1;
+  EXPECT_EQ(RsaRawVerify(*pub_, input, bad).error().code, CKR_SIGNATURE_INVALID);
+  EXPECT_EQ(RsaRawVerify(*pub_, input, ByteView(*sig).first(255)).error().code,
+            CKR_SIGNATURE_LEN_RANGE);
+  EXPECT_EQ(RsaRawSign(*key_, Bytes(257, 1)).error().code, CKR_DATA_LEN_RANGE);
+  EXPECT_EQ(RsaRawSign(*key_, Bytes(256, 0xff)).error().code, CKR_DATA_INVALID);
+}
+
 }  // namespace
 }  // namespace signet::crypto
