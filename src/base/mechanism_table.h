@@ -259,13 +259,14 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE_KEY_PAIR | mechanism_flags::kEc,
      .min_key_size = 256,
      .max_key_size = 521},
+    // Ed25519 and Ed448: 255 and 448 bits, as PKCS#11 3.0 counts them.
     {.type = CKM_EC_EDWARDS_KEY_PAIR_GEN,
      .name = "CKM_EC_EDWARDS_KEY_PAIR_GEN",
      .family = MechanismFamily::kEdwardsKeyPairGen,
      .key_type = CKK_EC_EDWARDS,
      .flags = CKF_GENERATE_KEY_PAIR,
      .min_key_size = 255,
-     .max_key_size = 255},
+     .max_key_size = 448},
     // X25519 and X448: 255 and 448 bits, as PKCS#11 3.0 counts them.
     {.type = CKM_EC_MONTGOMERY_KEY_PAIR_GEN,
      .name = "CKM_EC_MONTGOMERY_KEY_PAIR_GEN",
@@ -505,7 +506,8 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_EC_EDWARDS,
      .flags = mechanism_flags::kSignVerify,
      .min_key_size = 255,
-     .max_key_size = 255,
+     .max_key_size = 448,
+     .param = ParamKind::kEddsa,
      .cli_name = "ed25519"},
     // AES. CKM_AES_KEY_WRAP_PAD (0x210A) is PKCS#7 padding, then RFC 3394,
     // as PKCS#11 defines it; RFC 5649 is CKM_AES_KEY_WRAP_KWP (0x210B).

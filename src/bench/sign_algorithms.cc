@@ -22,7 +22,7 @@ constexpr crypto::SignParams Prehashed(SignScheme scheme, DigestAlg digest) {
 constexpr crypto::SignParams kRsa = Prehashed(SignScheme::kRsaPkcs1, DigestAlg::kSha256);
 constexpr crypto::SignParams kEcdsa256 = Prehashed(SignScheme::kEcdsa, DigestAlg::kSha256);
 constexpr crypto::SignParams kEcdsa384 = Prehashed(SignScheme::kEcdsa, DigestAlg::kSha384);
-constexpr crypto::SignParams kEd = {SignScheme::kEd25519, DigestAlg::kNone};
+constexpr crypto::SignParams kEd = {SignScheme::kEddsa, DigestAlg::kNone};
 
 // Key generation for large RSA keys takes seconds each; fewer keys keep the
 // default run short while still giving a spread.

@@ -13,7 +13,7 @@ Result<TokenMechanism> TokenMechanismFor(const SignAlgorithm& algo) {
     case crypto::SignScheme::kEcdsa:
       sign = CKM_ECDSA;
       break;
-    case crypto::SignScheme::kEd25519:
+    case crypto::SignScheme::kEddsa:
       sign = CKM_EDDSA;
       break;
     case crypto::SignScheme::kRsaPss:

@@ -20,7 +20,7 @@ constexpr std::uint8_t kRsaPublicExponent[] = {0x01, 0x00, 0x01};
 
 CK_MECHANISM_TYPE KeygenMechanism(crypto::KeyType type) {
   if (type == crypto::KeyType::kRsa) return CKM_RSA_PKCS_KEY_PAIR_GEN;
-  if (type == crypto::KeyType::kEd25519) return CKM_EC_EDWARDS_KEY_PAIR_GEN;
+  if (crypto::IsEdwards(type)) return CKM_EC_EDWARDS_KEY_PAIR_GEN;
   if (crypto::IsMontgomery(type)) return CKM_EC_MONTGOMERY_KEY_PAIR_GEN;
   return CKM_EC_KEY_PAIR_GEN;
 }
@@ -110,10 +110,10 @@ Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
                                         const SecureBytes& pkcs8,
                                         const std::string& label) {
   const crypto::KeySpec spec = key.spec();
-  const CK_KEY_TYPE key_type = spec.type == crypto::KeyType::kRsa       ? CKK_RSA
-                               : spec.type == crypto::KeyType::kEd25519 ? CKK_EC_EDWARDS
-                               : crypto::IsMontgomery(spec.type)        ? CKK_EC_MONTGOMERY
-                                                                        : CKK_EC;
+  const CK_KEY_TYPE key_type = spec.type == crypto::KeyType::kRsa ? CKK_RSA
+                               : crypto::IsEdwards(spec.type)     ? CKK_EC_EDWARDS
+                               : crypto::IsMontgomery(spec.type)  ? CKK_EC_MONTGOMERY
+                                                                  : CKK_EC;
   // A generated pair's attributes, minus what only generation takes.
   KeygenRequest shape = MakeKeygenRequest(spec, label);
   ImportRequest request;

@@ -27,7 +27,7 @@ Result<crypto::SignScheme> SchemeFor(MechanismFamily family) {
     case MechanismFamily::kEcdsa:
       return crypto::SignScheme::kEcdsa;
     case MechanismFamily::kEddsa:
-      return crypto::SignScheme::kEd25519;
+      return crypto::SignScheme::kEddsa;
     default:
       return MakeError(CKR_MECHANISM_INVALID, "not a signature mechanism");
   }
@@ -260,6 +260,18 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
   p.digest = row.digest;
   p.prehashed = SignsDigest(row);
   p.ecdsa_format = crypto::EcdsaFormat::kRaw;
+  if (row.param == ParamKind::kEddsa) {
+    // PKCS#11 3.0 section 2.3.14: CK_EDDSA_PARAMS choose Ed25519ctx /
+    // Ed25519ph, or Ed448 with a context / Ed448ph. OpenSSL 3.0 offers none
+    // of the prehashed or context forms (docs/PKCS11.md "EdDSA").
+    if (m.eddsa && (m.eddsa->prehash || !m.eddsa->context.empty())) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                       "EdDSA with a context or prehashing (Ed25519ctx, Ed25519ph, Ed448ph) is "
+                       "not offered");
+    }
+    p.eddsa_params = m.eddsa.has_value();
+    return p;
+  }
   if (row.param != ParamKind::kPss) return p;
   if (!m.pss) {
     // The hashing PSS forms default to their own hash; the raw form cannot.

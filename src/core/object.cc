@@ -23,7 +23,7 @@ Bytes DerOctetString(ByteView bytes) {
 
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type) {
   if (type == crypto::KeyType::kRsa) return CKK_RSA;
-  if (type == crypto::KeyType::kEd25519) return CKK_EC_EDWARDS;
+  if (crypto::IsEdwards(type)) return CKK_EC_EDWARDS;
   if (crypto::IsMontgomery(type)) return CKK_EC_MONTGOMERY;
   return CKK_EC;
 }

@@ -15,8 +15,8 @@ namespace {
 
 // DER OBJECT IDENTIFIERs (tag 06): prime256v1 1.2.840.10045.3.1.7,
 // secp384r1 1.3.132.0.34, secp521r1 1.3.132.0.35, secp256k1 1.3.132.0.10,
-// id-Ed25519 1.3.101.112, id-X25519 1.3.101.110, id-X448 1.3.101.111
-// (RFC 8410).
+// id-Ed25519 1.3.101.112, id-X25519 1.3.101.110, id-X448 1.3.101.111,
+// id-Ed448 1.3.101.113 (RFC 8410).
 constexpr std::uint8_t kP256Oid[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
 constexpr std::uint8_t kP384Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22};
 constexpr std::uint8_t kP521Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23};
@@ -24,18 +24,22 @@ constexpr std::uint8_t kSecp256k1Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x
 constexpr std::uint8_t kEd25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
 constexpr std::uint8_t kX25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6e};
 constexpr std::uint8_t kX448Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6f};
+constexpr std::uint8_t kEd448Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x71};
 
-// PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 by the
-// PrintableString "edwards25519"; we accept it but emit the OID.
+// PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 and
+// Ed448 by the PrintableString "edwards25519" / "edwards448"; we accept it
+// but emit the OID.
 constexpr std::uint8_t kEdwards25519String[] = {0x13, 0x0c, 'e', 'd', 'w', 'a', 'r',
                                                 'd',  's',  '2', '5', '5', '1', '9'};
+constexpr std::uint8_t kEdwards448String[] = {0x13, 0x0a, 'e', 'd', 'w', 'a',
+                                              'r',  'd',  's', '4', '4', '8'};
 // And X25519 / X448 (section 2.3.7) by "curve25519" / "curve448".
 constexpr std::uint8_t kCurve25519String[] = {0x13, 0x0a, 'c', 'u', 'r', 'v',
                                               'e',  '2',  '5', '5', '1', '9'};
 constexpr std::uint8_t kCurve448String[] = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
 
 // Indexed by KeyType.
-constexpr std::array<KeyTypeInfo, 8> kKeyTypes = {{
+constexpr std::array<KeyTypeInfo, 9> kKeyTypes = {{
     {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
     {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
     {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
@@ -44,6 +48,7 @@ constexpr std::array<KeyTypeInfo, 8> kKeyTypes = {{
     {KeyType::kEd25519, "ed25519", "ED25519", nullptr, NID_undef, kEd25519Oid, 32},
     {KeyType::kX25519, "x25519", "X25519", nullptr, NID_undef, kX25519Oid, 32},
     {KeyType::kX448, "x448", "X448", nullptr, NID_undef, kX448Oid, 56},
+    {KeyType::kEd448, "ed448", "ED448", nullptr, NID_undef, kEd448Oid, 57},
 }};
 
 bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
@@ -60,9 +65,7 @@ const KeyTypeInfo* InfoForCurveNid(int nid) {
 
 std::span<const KeyTypeInfo> AllKeyTypes() { return kKeyTypes; }
 
-bool IsRawKey(KeyType type) {
-  return type == KeyType::kEd25519 || type == KeyType::kX25519 || type == KeyType::kX448;
-}
+bool IsRawKey(KeyType type) { return IsEdwards(type) || IsMontgomery(type); }
 
 }  // namespace internal
 
@@ -83,8 +86,8 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
   return MakeError(
       CKR_ARGUMENTS_BAD,
       "unknown key spec '" + std::string(text) +
-          "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1, ed25519, x25519 or "
-          "x448)");
+          "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1, ed25519, ed448, x25519 "
+          "or x448)");
 }
 
 std::string KeySpecName(const KeySpec& spec) {
@@ -96,6 +99,8 @@ bool IsEc(KeyType type) { return internal::InfoFor(type).nid != NID_undef; }
 
 bool IsMontgomery(KeyType type) { return type == KeyType::kX25519 || type == KeyType::kX448; }
 
+bool IsEdwards(KeyType type) { return type == KeyType::kEd25519 || type == KeyType::kEd448; }
+
 Bytes EcParamsDer(KeyType type) {
   auto der = internal::InfoFor(type).ec_params_der;
   return Bytes(der.begin(), der.end());
@@ -103,6 +108,7 @@ Bytes EcParamsDer(KeyType type) {
 
 Result<KeyType> KeyTypeFromEcParams(ByteView der) {
   if (internal::SameBytes(der, internal::kEdwards25519String)) return KeyType::kEd25519;
+  if (internal::SameBytes(der, internal::kEdwards448String)) return KeyType::kEd448;
   if (internal::SameBytes(der, internal::kCurve25519String)) return KeyType::kX25519;
   if (internal::SameBytes(der, internal::kCurve448String)) return KeyType::kX448;
   for (const auto& info : internal::AllKeyTypes()) {

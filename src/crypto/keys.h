@@ -1,5 +1,5 @@
 // Asymmetric keys: RSA (1024-4096 bits, e = 65537), ECDSA (P-256, P-384,
-// P-521, secp256k1), Ed25519, and the key-agreement-only X25519 and X448
+// P-521, secp256k1), Ed25519 and Ed448, and the key-agreement-only X25519 and X448
 // (RFC 7748), as EVP_PKEY wrappers.
 //
 // A PrivateKey is immutable once built and may be used for signing from many
@@ -21,7 +21,17 @@ namespace signet::crypto {
 
 // KeyType: new types are appended (the key pool stores KeySpecName, not the
 // number, but the tables are indexed by it).
-enum class KeyType { kRsa, kEcP256, kEcP384, kEcP521, kEcSecp256k1, kEd25519, kX25519, kX448 };
+enum class KeyType {
+  kRsa,
+  kEcP256,
+  kEcP384,
+  kEcP521,
+  kEcSecp256k1,
+  kEd25519,
+  kX25519,
+  kX448,
+  kEd448
+};
 
 // KeySpec: what to generate. rsa_bits is read only for kRsa.
 struct KeySpec {
@@ -30,7 +40,8 @@ struct KeySpec {
 };
 
 // ParseKeySpec reads "rsa:2048", "ec:p256", "ec:p384", "ec:p521",
-// "ec:secp256k1", "ed25519", "x25519", "x448"; CKR_ARGUMENTS_BAD otherwise.
+// "ec:secp256k1", "ed25519", "x25519", "x448", "ed448"; CKR_ARGUMENTS_BAD
+// otherwise.
 Result<KeySpec> ParseKeySpec(std::string_view text);
 
 // KeySpecName is the inverse of ParseKeySpec.
@@ -38,6 +49,10 @@ std::string KeySpecName(const KeySpec& spec);
 
 // IsEc: true for the four ECDSA curves.
 bool IsEc(KeyType type);
+
+// IsEdwards: true for Ed25519 and Ed448 (PKCS#11 3.0 CKK_EC_EDWARDS), which
+// sign with EdDSA (RFC 8032).
+bool IsEdwards(KeyType type);
 
 // IsMontgomery: true for X25519 and X448 (PKCS#11 3.0 CKK_EC_MONTGOMERY),
 // which agree on keys and never sign.
@@ -47,10 +62,10 @@ bool IsMontgomery(KeyType type);
 // for an EC or Ed25519 key type; empty for RSA.
 Bytes EcParamsDer(KeyType type);
 
-// KeyTypeFromEcParams maps CKA_EC_PARAMS DER (OID, or for Ed25519, X25519
-// and X448 also the printable string "edwards25519", "curve25519",
-// "curve448" of PKCS#11 3.0) back to a KeyType; CKR_CURVE_NOT_SUPPORTED
-// when unknown.
+// KeyTypeFromEcParams maps CKA_EC_PARAMS DER (OID, or for Ed25519, Ed448,
+// X25519 and X448 also the printable string "edwards25519", "edwards448",
+// "curve25519", "curve448" of PKCS#11 3.0) back to a KeyType;
+// CKR_CURVE_NOT_SUPPORTED when unknown.
 Result<KeyType> KeyTypeFromEcParams(ByteView der);
 
 struct GenerateOptions {

@@ -57,7 +57,7 @@ std::vector<CliCase> Cases() {
   cases.push_back({"ECDSA P-384 sha384",
                    {KeyType::kEcP384, 0},
                    {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha384}});
-  cases.push_back({"Ed25519", {KeyType::kEd25519, 0}, {.scheme = SignScheme::kEd25519}});
+  cases.push_back({"Ed25519", {KeyType::kEd25519, 0}, {.scheme = SignScheme::kEddsa}});
   return cases;
 }
 
@@ -66,7 +66,7 @@ std::vector<CliCase> Cases() {
 std::vector<std::string> VerifyArgs(const SignParams& p, const std::string& pub,
                                     const std::string& data, const std::string& sig) {
   const std::string digest(DigestName(p.digest));
-  if (p.scheme == SignScheme::kEd25519) {
+  if (p.scheme == SignScheme::kEddsa) {
     return {"pkeyutl", "-verify", "-pubin", "-inkey", pub, "-rawin", "-in", data, "-sigfile", sig};
   }
   std::vector<std::string> args;
@@ -176,7 +176,7 @@ TEST(OpensslCli, SignetVerifiesOpensslSignatures) {
        {"-sha512"},
        {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha512}},
       {"ECDSA secp256k1", ec("secp256k1"), {"-sha256"}, {.scheme = SignScheme::kEcdsa}},
-      {"Ed25519", {"-algorithm", "ED25519"}, {}, {.scheme = SignScheme::kEd25519}},
+      {"Ed25519", {"-algorithm", "ED25519"}, {}, {.scheme = SignScheme::kEddsa}},
   };
   for (const ReverseCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -185,7 +185,7 @@ TEST(OpensslCli, SignetVerifiesOpensslSignatures) {
     ASSERT_EQ(RunOpenssl(gen), 0);
     ASSERT_EQ(RunOpenssl({"pkey", "-in", key, "-pubout", "-out", pub}), 0);
     std::vector<std::string> sign;
-    if (c.params.scheme == SignScheme::kEd25519) {
+    if (c.params.scheme == SignScheme::kEddsa) {
       sign = {"pkeyutl", "-sign", "-inkey", key, "-rawin", "-in", data, "-out", sig};
     } else {
       sign = {"dgst", "-sign", key, "-out", sig};

@@ -105,7 +105,7 @@ Status CheckEd25519(const Ed25519Vector& v) {
   SIGNET_ASSIGN_OR_RETURN(PublicKey pub, Expect(key.Public(), v.name, "public key"));
   SIGNET_ASSIGN_OR_RETURN(Bytes pub_got, Expect(pub.EcPoint(), v.name, "public key"));
   SIGNET_TRY(ExpectEqual(pub_got, pub_want, v.name, "public key"));
-  SignParams params{.scheme = SignScheme::kEd25519};
+  SignParams params{.scheme = SignScheme::kEddsa};
   SIGNET_ASSIGN_OR_RETURN(Bytes sig, Expect(Sign(key, params, msg), v.name, "sign"));
   SIGNET_TRY(ExpectEqual(sig, sig_want, v.name, "signature"));
   return VerifyRejectsFlip(pub, params, msg, sig_want, v.name);

@@ -2,7 +2,7 @@
 // process-wide EVP_MD (FetchedDigest) and then treated exactly like a
 // prehashed digest, which goes to EVP_PKEY_sign/EVP_PKEY_verify on a context
 // made from the key itself (no algorithm lookup by name for the key).
-// Ed25519 signs whole messages (PureEdDSA) through EVP_DigestSign.
+// Ed25519 and Ed448 sign whole messages (PureEdDSA) through EVP_DigestSign.
 #include "crypto/sign.h"
 
 #include <openssl/core_names.h>
@@ -17,7 +17,8 @@ namespace {
 
 using internal::OsslError;
 
-constexpr std::size_t kEd25519SignatureBytes = 64;
+// EdDsaSignatureBytes: RFC 8032's signature sizes (2 * 32, 2 * 57).
+std::size_t EdDsaSignatureBytes(KeyType type) { return type == KeyType::kEd448 ? 114 : 64; }
 // PKCS#1 v1.5 type-1 padding needs 11 bytes of the modulus (RFC 8017 9.2).
 constexpr std::size_t kPkcs1Overhead = 11;
 
@@ -28,8 +29,8 @@ bool SchemeFitsKey(SignScheme scheme, KeyType type) {
       return type == KeyType::kRsa;
     case SignScheme::kEcdsa:
       return IsEc(type);
-    case SignScheme::kEd25519:
-      return type == KeyType::kEd25519;
+    case SignScheme::kEddsa:
+      return IsEdwards(type);
   }
   return false;
 }
@@ -46,7 +47,14 @@ Status CheckParams(KeyType type, const SignParams& p) {
   if (!SchemeFitsKey(p.scheme, type)) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "signature scheme does not fit the key type");
   }
-  if (p.scheme == SignScheme::kEd25519) return OkStatus();
+  if (p.scheme == SignScheme::kEddsa) {
+    if (p.eddsa_params && type == KeyType::kEd25519) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID,
+                       "CK_EDDSA_PARAMS with an Ed25519 key ask for Ed25519ctx or Ed25519ph, "
+                       "which signet does not offer (docs/PKCS11.md \"EdDSA\")");
+    }
+    return OkStatus();
+  }
   if (p.digest == DigestAlg::kMd5)
     return MakeError(CKR_MECHANISM_INVALID, "MD5 signatures refused");
   if (p.scheme == SignScheme::kRsaPss) {
@@ -117,29 +125,31 @@ Result<EvpPkeyCtxPtr> NewKeyCtx(EVP_PKEY* pkey, const SignParams& p, bool sign) 
   return ctx;
 }
 
-Result<Bytes> SignEd25519(EVP_PKEY* pkey, ByteView message) {
+Result<Bytes> SignEddsa(EVP_PKEY* pkey, KeyType type, ByteView message) {
   EvpMdCtxPtr ctx(EVP_MD_CTX_new());
-  Bytes sig(kEd25519SignatureBytes);
+  Bytes sig(EdDsaSignatureBytes(type));
   std::size_t len = sig.size();
   if (!ctx ||
       EVP_DigestSignInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey, nullptr) <= 0 ||
       EVP_DigestSign(ctx.get(), sig.data(), &len, message.data(), message.size()) <= 0) {
-    return OsslError(CKR_FUNCTION_FAILED, "Ed25519 signing failed");
+    return OsslError(CKR_FUNCTION_FAILED, "EdDSA signing failed");
   }
   return sig;
 }
 
-Status VerifyEd25519(EVP_PKEY* pkey, ByteView message, ByteView sig) {
-  if (sig.size() != kEd25519SignatureBytes) {
-    return MakeError(CKR_SIGNATURE_LEN_RANGE, "Ed25519 signatures are 64 bytes");
+Status VerifyEddsa(EVP_PKEY* pkey, KeyType type, ByteView message, ByteView sig) {
+  if (sig.size() != EdDsaSignatureBytes(type)) {
+    return MakeError(CKR_SIGNATURE_LEN_RANGE, "EdDSA signatures are " +
+                                                  std::to_string(EdDsaSignatureBytes(type)) +
+                                                  " bytes with this key");
   }
   EvpMdCtxPtr ctx(EVP_MD_CTX_new());
   if (!ctx ||
       EVP_DigestVerifyInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, pkey, nullptr) <= 0) {
-    return OsslError(CKR_FUNCTION_FAILED, "Ed25519 verify setup failed");
+    return OsslError(CKR_FUNCTION_FAILED, "EdDSA verify setup failed");
   }
   if (EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), message.data(), message.size()) != 1) {
-    return OsslError(CKR_SIGNATURE_INVALID, "Ed25519 signature invalid");
+    return OsslError(CKR_SIGNATURE_INVALID, "EdDSA signature invalid");
   }
   return OkStatus();
 }
@@ -169,7 +179,7 @@ Status CheckRsaFits(EVP_PKEY* pkey, const SignParams& p, ByteView tbs) {
 Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView input) {
   EVP_PKEY* pkey = key.get0_pkey();
   SIGNET_TRY(CheckParams(key.spec().type, params));
-  if (params.scheme == SignScheme::kEd25519) return SignEd25519(pkey, input);
+  if (params.scheme == SignScheme::kEddsa) return SignEddsa(pkey, key.spec().type, input);
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
   if (key.spec().type == KeyType::kRsa) SIGNET_TRY(CheckRsaFits(pkey, params, tbs));
@@ -195,7 +205,7 @@ Status Verify(const PublicKey& key, const SignParams& params, ByteView input, By
   EVP_PKEY* pkey = key.get0_pkey();
   KeyType type = key.spec().type;
   SIGNET_TRY(CheckParams(type, params));
-  if (params.scheme == SignScheme::kEd25519) return VerifyEd25519(pkey, input, signature);
+  if (params.scheme == SignScheme::kEddsa) return VerifyEddsa(pkey, type, input, signature);
   Bytes der;
   if (params.scheme == SignScheme::kEcdsa && params.ecdsa_format == EcdsaFormat::kRaw) {
     if (signature.size() != 2 * EcFieldBytes(type)) {

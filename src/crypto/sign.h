@@ -10,7 +10,8 @@
 
 namespace signet::crypto {
 
-enum class SignScheme { kRsaPkcs1, kRsaPss, kEcdsa, kEd25519 };
+// SignScheme: kEddsa is PureEdDSA (RFC 8032: Ed25519 or Ed448, by the key).
+enum class SignScheme { kRsaPkcs1, kRsaPss, kEcdsa, kEddsa };
 
 // EcdsaFormat: DER (X9.62, what `openssl dgst -verify` reads) or raw r||s
 // with each half padded to the curve size (PKCS#11 CKM_ECDSA form).
@@ -20,7 +21,7 @@ struct SignParams {
   SignScheme scheme = SignScheme::kRsaPkcs1;
   // Hash for the scheme. kNone with kRsaPkcs1 means "pad the input as given"
   // (PKCS#11 CKM_RSA_PKCS: the caller supplies the DigestInfo). Ignored for
-  // Ed25519, which always signs the whole message.
+  // EdDSA, which always signs the whole message.
   DigestAlg digest = DigestAlg::kSha256;
   // prehashed: the input is already the digest (PKCS#11 CKM_ECDSA,
   // CKM_RSA_PKCS_PSS); otherwise the message is hashed here.
@@ -30,6 +31,12 @@ struct SignParams {
   int pss_salt_len = -1;
   // PSS MGF1 hash; kNone means the same as `digest`.
   DigestAlg pss_mgf1 = DigestAlg::kNone;
+  // eddsa_params: the caller gave CK_EDDSA_PARAMS with phFlag FALSE and no
+  // context. For Ed448 that is plain Ed448; for Ed25519 it asks for
+  // Ed25519ctx with an empty context, which RFC 8032 section 5.1 does not
+  // define: CKR_MECHANISM_PARAM_INVALID. (Prehashing and contexts need
+  // OpenSSL 3.2; core/ refuses them before this.)
+  bool eddsa_params = false;
 };
 
 // Sign returns the signature of `input` (message, or digest when prehashed).
@@ -44,7 +51,8 @@ Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView inp
 
 // Verify checks `signature` over `input`; CKR_SIGNATURE_INVALID when it does
 // not verify, CKR_SIGNATURE_LEN_RANGE when its length is impossible (RSA: not
-// the modulus size; raw ECDSA: not 2 * field size; Ed25519: not 64). The
+// the modulus size; raw ECDSA: not 2 * field size; Ed25519: not 64; Ed448:
+// not 114). The
 // parameter errors are those of Sign.
 Status Verify(const PublicKey& key, const SignParams& params, ByteView input, ByteView signature);
 

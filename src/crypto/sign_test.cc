@@ -8,6 +8,7 @@
 
 #include <thread>
 
+#include "base/hex.h"
 #include "crypto/crypto_test_util.h"
 
 namespace signet::crypto {
@@ -46,7 +47,8 @@ std::vector<Case> AllCases() {
       }
     }
   }
-  cases.push_back({{KeyType::kEd25519, 0}, {.scheme = SignScheme::kEd25519}});
+  cases.push_back({{KeyType::kEd25519, 0}, {.scheme = SignScheme::kEddsa}});
+  cases.push_back({{KeyType::kEd448, 0}, {.scheme = SignScheme::kEddsa}});
   return cases;
 }
 
@@ -83,7 +85,7 @@ TEST(Sign, EverySchemeRoundTripsAndRejectsTampering) {
 TEST(Sign, MessageAndPrehashedFormsAgree) {
   const ByteView message = AsBytes("prehash me");
   for (const Case& c : AllCases()) {
-    if (c.params.prehashed || c.params.scheme == SignScheme::kEd25519) continue;
+    if (c.params.prehashed || c.params.scheme == SignScheme::kEddsa) continue;
     SCOPED_TRACE(Name(c));
     const PrivateKey* key = CachedKey(c.spec);
     PublicKey pub = *key->Public();
@@ -191,8 +193,8 @@ TEST(SignErrors, SchemeMustFitKey) {
   EXPECT_EQ(Sign(*rsa, {.scheme = SignScheme::kEcdsa}, m).error().code, CKR_KEY_TYPE_INCONSISTENT);
   EXPECT_EQ(Sign(*ec, {.scheme = SignScheme::kRsaPss}, m).error().code, CKR_KEY_TYPE_INCONSISTENT);
   EXPECT_EQ(Sign(*ed, {.scheme = SignScheme::kEcdsa}, m).error().code, CKR_KEY_TYPE_INCONSISTENT);
-  EXPECT_EQ(Sign(*ec, {.scheme = SignScheme::kEd25519}, m).error().code, CKR_KEY_TYPE_INCONSISTENT);
-  EXPECT_EQ(Verify(*rsa->Public(), {.scheme = SignScheme::kEd25519}, m, Bytes(64)).error().code,
+  EXPECT_EQ(Sign(*ec, {.scheme = SignScheme::kEddsa}, m).error().code, CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(Verify(*rsa->Public(), {.scheme = SignScheme::kEddsa}, m, Bytes(64)).error().code,
             CKR_KEY_TYPE_INCONSISTENT);
   EXPECT_EQ(Sign(*rsa, {.digest = DigestAlg::kMd5}, m).error().code, CKR_MECHANISM_INVALID);
 }
@@ -224,12 +226,72 @@ TEST(SignErrors, ImpossibleSignatureLengths) {
   EXPECT_EQ(Verify(ec, der, m, Bytes{}).error().code, CKR_SIGNATURE_LEN_RANGE);
   EXPECT_EQ(Verify(ec, der, m, Bytes(500, 1)).error().code, CKR_SIGNATURE_LEN_RANGE);
   EXPECT_EQ(Verify(ec, der, m, Bytes(20, 1)).error().code, CKR_SIGNATURE_INVALID);
-  SignParams eddsa{.scheme = SignScheme::kEd25519};
+  SignParams eddsa{.scheme = SignScheme::kEddsa};
   EXPECT_EQ(Verify(ed, eddsa, m, Bytes(63, 1)).error().code, CKR_SIGNATURE_LEN_RANGE);
   EXPECT_EQ(Verify(ed, eddsa, m, Bytes(64, 1)).error().code, CKR_SIGNATURE_INVALID);
 }
 
 // One key, many threads: what the daemon's worker pool does.
+// RFC 8032 section 7.4, the first two Ed448 vectors (blank message, one
+// octet; no context): the key from its 57-byte secret, the public key and
+// the exact signature (EdDSA is deterministic), which verifies, and fails
+// to once tampered with.
+TEST(Sign, Ed448GivesRfc8032Section74Signatures) {
+  struct Vector {
+    const char *secret, *public_key, *message, *signature;
+  };
+  const Vector vectors[] = {
+      {"6c82a562cb808d10d632be89c8513ebf6c929f34ddfa8c9f63c9960ef6e348a3528c8a3fcc2f044e39a3fc5b94"
+       "492f8f032e7549a20098f95b",
+       "5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778edf124769b46c7061bd6783df1"
+       "e50f6cd1fa1abeafe8256180",
+       "",
+       "533a37f6bbe457251f023c0d88f976ae2dfb504a843e34d2074fd823d41a591f2b233f034f628281f2fd7a22dd"
+       "d47d7828c59bd0a21bfd3980ff0d2028d4b18a9df63e006c5d1c2d345b925d8dc00b4104852db99ac5c7cdda85"
+       "30a113a0f4dbb61149f05a7363268c71d95808ff2e652600"},
+      {"c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a6"
+       "59949ef8021e954e0a12274e",
+       "43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb"
+       "82169c235160627b4c3a9480",
+       "03",
+       "26b8f91727bd62897af15e41eb43c377efb9c610d48f2335cb0bd0087810f4352541b143c4b981b7e18f62de8c"
+       "cdf633fc1bf037ab7cd779805e0dbcc0aae1cbcee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e7"
+       "99f1953d2a0ff3348ab21aa4adafd1d234441cf807c03a00"},
+  };
+  const SignParams eddsa{.scheme = SignScheme::kEddsa};
+  for (const Vector& v : vectors) {
+    SCOPED_TRACE(v.public_key);
+    auto key = PrivateKey::FromEcPrivateValue(EcParamsDer(KeyType::kEd448), *FromHex(v.secret));
+    ASSERT_TRUE(key.ok()) << key.error().message;
+    EXPECT_EQ(key->spec().type, KeyType::kEd448);
+    auto pub = key->Public();
+    ASSERT_TRUE(pub.ok());
+    EXPECT_EQ(ToHex(*pub->EcPoint()), v.public_key);
+    const Bytes message = *FromHex(v.message);
+    auto sig = Sign(*key, eddsa, message);
+    ASSERT_TRUE(sig.ok()) << sig.error().message;
+    EXPECT_EQ(ToHex(*sig), v.signature);
+    EXPECT_TRUE(Verify(*pub, eddsa, message, *sig).ok());
+    Bytes bad = *sig;
+    bad[10] ^= 1;
+    EXPECT_EQ(Verify(*pub, eddsa, message, bad).error().code, CKR_SIGNATURE_INVALID);
+    EXPECT_EQ(Verify(*pub, eddsa, message, Bytes(64)).error().code, CKR_SIGNATURE_LEN_RANGE);
+    // CK_EDDSA_PARAMS without prehash or context: plain Ed448 still.
+    SignParams with_params = eddsa;
+    with_params.eddsa_params = true;
+    EXPECT_EQ(ToHex(*Sign(*key, with_params, message)), v.signature);
+  }
+  // The printable curve name of PKCS#11 3.0 names the same curve.
+  const Bytes edwards448 = {0x13, 0x0a, 'e', 'd', 'w', 'a', 'r', 'd', 's', '4', '4', '8'};
+  EXPECT_EQ(*KeyTypeFromEcParams(edwards448), KeyType::kEd448);
+  EXPECT_EQ(ParseKeySpec("ed448")->type, KeyType::kEd448);
+  // For Ed25519, CK_EDDSA_PARAMS ask for Ed25519ctx: not offered.
+  SignParams ed25519_params = eddsa;
+  ed25519_params.eddsa_params = true;
+  EXPECT_EQ(Sign(*CachedKey({KeyType::kEd25519, 0}), ed25519_params, Bytes{1}).error().code,
+            CKR_MECHANISM_PARAM_INVALID);
+}
+
 TEST(Sign, SameKeyFromManyThreads) {
   const PrivateKey* rsa = CachedKey({KeyType::kRsa, 2048});
   const PrivateKey* ec = CachedKey({KeyType::kEcP256, 0});
@@ -242,7 +304,7 @@ TEST(Sign, SameKeyFromManyThreads) {
       for (int i = 0; i < 20; ++i) {
         for (auto [key, params] : {std::pair{rsa, SignParams{.scheme = SignScheme::kRsaPss}},
                                    std::pair{ec, SignParams{.scheme = SignScheme::kEcdsa}},
-                                   std::pair{ed, SignParams{.scheme = SignScheme::kEd25519}}}) {
+                                   std::pair{ed, SignParams{.scheme = SignScheme::kEddsa}}}) {
           auto sig = Sign(*key, params, m);
           if (!sig.ok() || !Verify(*key->Public(), params, m, *sig).ok()) ++failures;
         }

@@ -45,8 +45,8 @@ int Fail(const Error& error) {
 
 crypto::SignParams ParamsFor(crypto::KeyType type) {
   crypto::SignParams params;
-  if (type == crypto::KeyType::kEd25519)
-    params.scheme = crypto::SignScheme::kEd25519;
+  if (crypto::IsEdwards(type))
+    params.scheme = crypto::SignScheme::kEddsa;
   else if (crypto::IsEc(type))
     params.scheme = crypto::SignScheme::kEcdsa;
   return params;

@@ -232,6 +232,25 @@ TEST(ToMechanism, DerivationDataAndTheOtherKeyAreCopied) {
   EXPECT_EQ(ToMechanism(&short_key).error().code, CKR_MECHANISM_PARAM_INVALID);
 }
 
+TEST(ToMechanism, EddsaParametersAreCopiedOrAbsent) {
+  CK_BYTE context[] = {'c', 't', 'x'};
+  CK_EDDSA_PARAMS p = {CK_TRUE, sizeof(context), context};
+  CK_MECHANISM m = {CKM_EDDSA, &p, sizeof(p)};
+  Result<client::Mechanism> got = ToMechanism(&m);
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->eddsa.has_value());
+  EXPECT_TRUE(got->eddsa->prehash);
+  EXPECT_EQ(got->eddsa->context, (client::Bytes{'c', 't', 'x'}));
+  // No parameter: plain EdDSA, no typed value.
+  CK_MECHANISM none = {CKM_EDDSA, nullptr, 0};
+  ASSERT_TRUE(ToMechanism(&none).ok());
+  EXPECT_FALSE(ToMechanism(&none)->eddsa.has_value());
+  CK_MECHANISM short_param = {CKM_EDDSA, &p, sizeof(p) - 1};
+  EXPECT_EQ(ToMechanism(&short_param).error().code, CKR_MECHANISM_PARAM_INVALID);
+  p.pContextData = nullptr;
+  EXPECT_EQ(ToMechanism(&m).error().code, CKR_MECHANISM_PARAM_INVALID);
+}
+
 TEST(ToMechanism, ParameterFormComesFromTheTable) {
   // The raw PSS form needs its parameter; the hashing forms default it.
   CK_MECHANISM raw_pss = {CKM_RSA_PKCS_PSS, nullptr, 0};

@@ -175,7 +175,7 @@ class CrashConsistencyTest : public DaemonTest {
       ASSERT_TRUE(signature.ok()) << signature.error().message;
       auto public_key = ReadPublicKey(*user, pub->front());
       ASSERT_TRUE(public_key.ok()) << public_key.error().message;
-      crypto::SignParams params{ed ? crypto::SignScheme::kEd25519 : crypto::SignScheme::kEcdsa,
+      crypto::SignParams params{ed ? crypto::SignScheme::kEddsa : crypto::SignScheme::kEcdsa,
                                 crypto::DigestAlg::kSha256};
       params.ecdsa_format = crypto::EcdsaFormat::kRaw;
       EXPECT_TRUE(crypto::Verify(*public_key, params, message, *signature).ok());

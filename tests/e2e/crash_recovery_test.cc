@@ -66,7 +66,7 @@ TEST_F(CrashRecoveryTest, AcknowledgedKeysSurviveSigkill) {
   StartDaemon();
   auto after = OpenUserSession();
   ASSERT_TRUE(after.ok()) << after.error().message;
-  crypto::SignParams ed25519{crypto::SignScheme::kEd25519};
+  crypto::SignParams ed25519{crypto::SignScheme::kEddsa};
   crypto::SignParams ecdsa{crypto::SignScheme::kEcdsa, crypto::DigestAlg::kSha256};
   ecdsa.ecdsa_format = crypto::EcdsaFormat::kRaw;
   client::Bytes message = ToBytes("after the crash");

@@ -73,7 +73,7 @@ TEST_F(TlsClientTest, PipelinedSignaturesThroughTls) {
   for (int n = 0; n < 300; ++n) {
     auto signature = user.client->Wait(pending[n]);
     ASSERT_TRUE(signature.ok()) << signature.error().message;
-    EXPECT_TRUE(crypto::Verify(*public_key, {crypto::SignScheme::kEd25519},
+    EXPECT_TRUE(crypto::Verify(*public_key, {crypto::SignScheme::kEddsa},
                                AsBytes("tls message " + std::to_string(n)), *signature)
                     .ok());
   }
