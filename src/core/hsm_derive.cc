@@ -32,6 +32,55 @@ Status CheckDerivingKey(const ObjectRecord& key, const MechanismRow& rule) {
   return CheckMechanismAllowed(key.attributes, rule.type);
 }
 
+// NewKey: the derived key as its template asks for it: the attributes
+// (class and key type filled in, CKA_VALUE_LEN taken out), its length (0:
+// the mechanism's own) and key type.
+struct NewKey {
+  AttributeMap attrs;
+  std::size_t length = 0;
+  CK_KEY_TYPE type = CKK_GENERIC_SECRET;
+};
+
+// ReadNewKey applies §5.14 to the template: the new key is a secret key
+// (another class, or a CKA_VALUE, is CKR_TEMPLATE_INCONSISTENT) of the
+// template's CKA_KEY_TYPE, CKK_GENERIC_SECRET when absent; CKA_VALUE_LEN
+// asks for the length (the import sets it from the value, as for any
+// secret key), else a secret-key derivation makes the key type's fixed
+// length.
+Result<NewKey> ReadNewKey(const Template& t, const MechanismRow& rule) {
+  NewKey key;
+  SIGNET_ASSIGN_OR_RETURN(key.attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(key.attrs, false));
+  if (key.attrs.count(CKA_VALUE) != 0) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE of a derived key is computed");
+  }
+  auto cls = FindUlong(key.attrs, CKA_CLASS);
+  if (cls && *cls != CKO_SECRET_KEY) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "a derived key is a secret key");
+  }
+  key.attrs[CKA_CLASS] = UlongBytes(CKO_SECRET_KEY);
+  key.type = FindUlong(key.attrs, CKA_KEY_TYPE).value_or(CKK_GENERIC_SECRET);
+  key.attrs[CKA_KEY_TYPE] = UlongBytes(key.type);
+  key.length = FindUlong(key.attrs, CKA_VALUE_LEN).value_or(0);
+  key.attrs.erase(CKA_VALUE_LEN);
+  if (key.length == 0 && !DerivesFromPrivateKey(rule.family)) {
+    key.length = FixedSecretLength(key.type);
+  }
+  return key;
+}
+
+// AnyOf / AllOf: whether `type` is TRUE for any / all of the keys a
+// derivation reads (`fallback` when absent).
+bool AnyOf(const ObjectRecord& base, const ObjectRecord* second, CK_ATTRIBUTE_TYPE type,
+           bool fallback) {
+  return BoolOr(base.attributes, type, fallback) ||
+         (second != nullptr && BoolOr(second->attributes, type, fallback));
+}
+bool AllOf(const ObjectRecord& base, const ObjectRecord* second, CK_ATTRIBUTE_TYPE type) {
+  return BoolOr(base.attributes, type, false) &&
+         (second == nullptr || BoolOr(second->attributes, type, false));
+}
+
 }  // namespace
 
 Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s, const Mechanism& m,
@@ -47,47 +96,26 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
     SIGNET_ASSIGN_OR_RETURN(second, ResolveObject(c, r, *handle));
     SIGNET_TRY(CheckDerivingKey(*second->record, *rule));
   }
-  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, ValidateTemplate(t));
-  SIGNET_TRY(CheckNoComputedAttributes(attrs, false));
-  if (attrs.count(CKA_VALUE) != 0) {
-    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE of a derived key is computed");
-  }
-  // The new key is a secret key; CKK_GENERIC_SECRET unless the template
-  // names another type (§5.14: the template's CKA_CLASS and CKA_KEY_TYPE).
-  auto cls = FindUlong(attrs, CKA_CLASS);
-  if (cls && *cls != CKO_SECRET_KEY) {
-    return MakeError(CKR_TEMPLATE_INCONSISTENT, "a derived key is a secret key");
-  }
-  attrs[CKA_CLASS] = UlongBytes(CKO_SECRET_KEY);
-  if (attrs.count(CKA_KEY_TYPE) == 0) attrs[CKA_KEY_TYPE] = UlongBytes(CKK_GENERIC_SECRET);
-  // CKA_VALUE_LEN asks for the length; the import below sets it from the
-  // value, as for any secret key.
-  std::size_t length = FindUlong(attrs, CKA_VALUE_LEN).value_or(0);
-  attrs.erase(CKA_VALUE_LEN);
-  const CK_KEY_TYPE new_type = FindUlong(attrs, CKA_KEY_TYPE).value_or(CKK_GENERIC_SECRET);
-  if (length == 0 && !DerivesFromPrivateKey(rule->family)) length = FixedSecretLength(new_type);
+  const ObjectRecord* second_record = second ? second->record.get() : nullptr;
+  SIGNET_ASSIGN_OR_RETURN(NewKey key, ReadNewKey(t, *rule));
   // v2.40 section 2.38: a key made from a sensitive key is sensitive, from
   // an unextractable key unextractable, whatever the template says.
-  bool from_sensitive = BoolOr(base.record->attributes, CKA_SENSITIVE, false);
-  bool from_unextractable = !BoolOr(base.record->attributes, CKA_EXTRACTABLE, true);
-  if (second) {
-    from_sensitive = from_sensitive || BoolOr(second->record->attributes, CKA_SENSITIVE, false);
-    from_unextractable =
-        from_unextractable || !BoolOr(second->record->attributes, CKA_EXTRACTABLE, true);
-  }
+  const bool from_sensitive = AnyOf(*base.record, second_record, CKA_SENSITIVE, false);
   if (DerivedKeyInherits(rule->family)) {
-    if (from_sensitive) attrs[CKA_SENSITIVE] = BoolBytes(true);
-    if (from_unextractable) attrs[CKA_EXTRACTABLE] = BoolBytes(false);
+    if (from_sensitive) key.attrs[CKA_SENSITIVE] = BoolBytes(true);
+    if (!AllOf(*base.record, second_record, CKA_EXTRACTABLE)) {
+      key.attrs[CKA_EXTRACTABLE] = BoolBytes(false);
+    }
   }
   // Check before the agreement that this session may store the key.
-  SIGNET_TRY(CheckMayStore(r, attrs));
+  SIGNET_TRY(CheckMayStore(r, key.attrs));
 
   SIGNET_ASSIGN_OR_RETURN(auto secret, FetchSecret(r, base));
   if (!secret) return MakeError(CKR_KEY_HANDLE_INVALID, "no key material");
   SecureBytes value;
   if (DerivesFromPrivateKey(rule->family)) {
     if (!secret->private_key) return MakeError(CKR_KEY_HANDLE_INVALID, "no private key");
-    SIGNET_ASSIGN_OR_RETURN(value, DeriveWith(*rule, m, *secret->private_key, length));
+    SIGNET_ASSIGN_OR_RETURN(value, DeriveWith(*rule, m, *secret->private_key, key.length));
   } else {
     std::shared_ptr<const keystore::UnwrappedKey> second_secret;
     if (second) {
@@ -96,11 +124,11 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
     }
     SIGNET_ASSIGN_OR_RETURN(
         value, DeriveFromSecret(*rule, m, secret->value,
-                                second_secret ? ByteView(second_secret->value) : ByteView{}, length,
-                                new_type, from_sensitive));
+                                second_secret ? ByteView(second_secret->value) : ByteView{},
+                                key.length, key.type, from_sensitive));
   }
   Template as_template;
-  for (auto& [type, v] : attrs) as_template.push_back({type, std::move(v)});
+  for (auto& [type, v] : key.attrs) as_template.push_back({type, std::move(v)});
   as_template.push_back({CKA_VALUE, Bytes(value.begin(), value.end())});
   auto pending = PrepareImport(as_template, /*value_is_pkcs8=*/false);
   for (auto& a : as_template) WipeBytes(a.value);
@@ -110,17 +138,11 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   // they held for the base key (and the second key, whose value enters the
   // new one too) and hold for the new one.
   AttributeMap& made = pending->attrs;
-  bool always_sensitive = BoolOr(base.record->attributes, CKA_ALWAYS_SENSITIVE, false);
-  bool never_extractable = BoolOr(base.record->attributes, CKA_NEVER_EXTRACTABLE, false);
-  if (second) {
-    always_sensitive =
-        always_sensitive && BoolOr(second->record->attributes, CKA_ALWAYS_SENSITIVE, false);
-    never_extractable =
-        never_extractable && BoolOr(second->record->attributes, CKA_NEVER_EXTRACTABLE, false);
-  }
-  made[CKA_ALWAYS_SENSITIVE] = BoolBytes(always_sensitive && BoolOr(made, CKA_SENSITIVE, false));
+  made[CKA_ALWAYS_SENSITIVE] = BoolBytes(AllOf(*base.record, second_record, CKA_ALWAYS_SENSITIVE) &&
+                                         BoolOr(made, CKA_SENSITIVE, false));
   made[CKA_NEVER_EXTRACTABLE] =
-      BoolBytes(never_extractable && !BoolOr(made, CKA_EXTRACTABLE, true));
+      BoolBytes(AllOf(*base.record, second_record, CKA_NEVER_EXTRACTABLE) &&
+                !BoolOr(made, CKA_EXTRACTABLE, true));
   return StoreObject(c, s, r, std::move(pending->attrs), std::move(pending->secret));
 }
 
