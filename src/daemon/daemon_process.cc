@@ -24,12 +24,17 @@ DaemonProcess::~DaemonProcess() {
 Status DaemonProcess::Start(const std::string& program, const std::string& data_dir,
                             const std::string& socket, const std::vector<std::string>& extra,
                             const DaemonStartOptions& options) {
-  if (running()) return MakeError(CKR_GENERAL_ERROR, "signetd is already running");
+  std::vector<std::string> argv = {program, "--data", data_dir, "--socket", socket};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return StartProgram(std::move(argv), options);
+}
+
+Status DaemonProcess::StartProgram(std::vector<std::string> argv,
+                                   const DaemonStartOptions& options) {
+  if (running()) return MakeError(CKR_GENERAL_ERROR, argv[0] + " is already running");
   if (reader_.joinable()) reader_.join();
   // Everything the child needs is built before fork: it only calls
   // async-signal-safe functions.
-  std::vector<std::string> argv = {program, "--data", data_dir, "--socket", socket};
-  argv.insert(argv.end(), extra.begin(), extra.end());
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -59,7 +64,8 @@ Status DaemonProcess::Start(const std::string& program, const std::string& data_
     return MakeError(CKR_DEVICE_ERROR, "fork failed");
   }
   stderr_fd_ = err_pipe[0];
-  reader_ = std::thread([this, limit = options.log_limit] { ReadStderr(limit); });
+  reader_ = std::thread(
+      [this, limit = options.log_limit, ready = options.ready_line] { ReadStderr(limit, ready); });
 
   base::MutexLock lock(&mu_);
   const auto deadline = std::chrono::steady_clock::now() + options.bound;
@@ -70,19 +76,19 @@ Status DaemonProcess::Start(const std::string& program, const std::string& data_
   if (outcome == Outcome::kReady) return OkStatus();
   Kill();
   std::string why =
-      "signetd (" + program + ") " +
+      argv[0] + " " +
       (outcome == Outcome::kExited ? "exited before it was ready" : "was not ready in time");
   return MakeError(CKR_DEVICE_ERROR, why + "; its log:\n" + log());
 }
 
-void DaemonProcess::ReadStderr(std::size_t log_limit) {
+void DaemonProcess::ReadStderr(std::size_t log_limit, const std::string& ready_line) {
   char buffer[4096];
   ssize_t n;
   while ((n = read(stderr_fd_, buffer, sizeof(buffer))) > 0) {
     base::MutexLock lock(&mu_);
     const std::size_t room = log_limit - std::min(log_limit, log_.size());
     log_.append(buffer, std::min(room, static_cast<std::size_t>(n)));
-    if (outcome_ == Outcome::kWaiting && log_.find(kReadyLine) != std::string::npos) {
+    if (outcome_ == Outcome::kWaiting && log_.find(ready_line) != std::string::npos) {
       outcome_ = Outcome::kReady;
     }
     changed_.SignalAll();

@@ -43,6 +43,9 @@ struct DaemonStartOptions {
   // log_limit: the most bytes of signetd's stderr that log() keeps; what
   // comes after is read and dropped.
   std::size_t log_limit = std::numeric_limits<std::size_t>::max();
+  // ready_line: what the child writes on stderr once it serves; signetd's
+  // by default (StartProgram runs other servers, e.g. `openssl s_server`).
+  std::string ready_line{kReadyLine};
 };
 
 class DaemonProcess {
@@ -63,6 +66,9 @@ class DaemonProcess {
   // (log() then starts empty); CKR_GENERAL_ERROR while one is running.
   Status Start(const std::string& program, const std::string& data_dir, const std::string& socket,
                const std::vector<std::string>& extra = {}, const DaemonStartOptions& options = {});
+  // StartProgram is Start for any server: it runs `argv` (argv[0] a path)
+  // and waits for options.ready_line on its stderr.
+  Status StartProgram(std::vector<std::string> argv, const DaemonStartOptions& options);
 
   // Terminate sends SIGTERM, reaps the daemon and returns its exit status
   // (128 + signal if a signal ended it; -1 if it was not running).
@@ -88,7 +94,7 @@ class DaemonProcess {
   enum class Outcome { kWaiting, kReady, kExited };
 
   // ReadStderr: the reader thread's body, until end-of-file.
-  void ReadStderr(std::size_t log_limit) EXCLUDES(mu_);
+  void ReadStderr(std::size_t log_limit, const std::string& ready_line) EXCLUDES(mu_);
   // Reap waits for the daemon, joins the reader and returns the exit status.
   int Reap();
 

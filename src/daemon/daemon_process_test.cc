@@ -70,6 +70,27 @@ TEST_F(DaemonProcessChildTest, StartReturnsOnceTheReadyLineIsWritten) {
   EXPECT_EQ(daemon.Terminate(), -1) << "nothing left to stop";
 }
 
+// Any server: StartProgram passes argv as given and waits for its own
+// ready line; signetd's is not enough.
+TEST_F(DaemonProcessChildTest, StartProgramWaitsForTheGivenReadyLine) {
+  DaemonProcess server;
+  DaemonStartOptions options;
+  options.ready_line = "ACCEPT ";
+  options.bound = std::chrono::seconds(10);
+  Status started = server.StartProgram(
+      {Script("echo 'signetd: ready' >&2\necho \"ACCEPT $1\" >&2\nexec sleep 600\n"), "1.2.3.4:5"},
+      options);
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  EXPECT_TRUE(server.WaitForLog(
+      [](const std::string& log) { return log.find("ACCEPT 1.2.3.4:5") != std::string::npos; },
+      std::chrono::seconds(10)))
+      << server.log();
+  server.Kill();
+  options.bound = std::chrono::milliseconds(200);
+  EXPECT_FALSE(
+      server.StartProgram({Script("echo 'signetd: ready' >&2\nexec sleep 600\n")}, options).ok());
+}
+
 TEST_F(DaemonProcessChildTest, ExitBeforeReadyIsAnErrorWithTheLog) {
   DaemonProcess daemon;
   Status started =
