@@ -84,6 +84,22 @@ TEST_F(KeyPolicyTest, WrapUnderAKeyWhoseValueIsKnown) {
   ExpectValueHidden(secret_);
 }
 
+// Clulow's attack with a key pair: a private key may decrypt and unwrap
+// (as NSS generates them), but the secret never wraps under the public
+// half unless the SO trusted it, so there is nothing to decrypt.
+TEST_F(KeyPolicyTest, WrapUnderAPublicKeyThenDecryptWithItsPrivateHalf) {
+  auto pair =
+      hsm_->GenerateKeyPair(*owner_, s_, Mechanism{CKM_RSA_PKCS_KEY_PAIR_GEN},
+                            {{CKA_MODULUS_BITS, UlongBytes(1024)},
+                             {CKA_ENCRYPT, BoolBytes(true)},
+                             {CKA_WRAP, BoolBytes(true)}},
+                            {{CKA_DECRYPT, BoolBytes(true)}, {CKA_UNWRAP, BoolBytes(true)}});
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_RSA_PKCS}, pair->first, secret_)),
+            CKR_KEY_NOT_WRAPPABLE);
+  ExpectValueHidden(secret_);
+}
+
 // The same attack through C_DeriveKey: an ECDH-derived key is
 // CKA_NEVER_EXTRACTABLE when its base key is, yet the peer whose public
 // value went in knows the shared secret. Derived keys wrap no sensitive key.

@@ -3,6 +3,8 @@
 namespace signet::core {
 
 Status CheckKeyRoles(const AttributeMap& attrs) {
+  // Key pairs: the halves are separate objects (key_policy.h).
+  if (FindUlong(attrs, CKA_CLASS) != CKO_SECRET_KEY) return OkStatus();
   const bool data_role = BoolOr(attrs, CKA_ENCRYPT, false) || BoolOr(attrs, CKA_DECRYPT, false);
   const bool key_role = BoolOr(attrs, CKA_WRAP, false) || BoolOr(attrs, CKA_UNWRAP, false);
   // A readable key's value is the caller's already (key_policy.h).

@@ -22,6 +22,11 @@ namespace signet::core {
 // both, as pkcs11-tool --derive asks: keeping its roles apart hides
 // nothing, and being readable it never wraps a sensitive key
 // (MayWrapSensitiveKeys); made sensitive or unextractable, it must drop one.
+// The rule is for secret keys, one object holding both roles. A key pair's
+// private half may decrypt and unwrap (NSS and Firefox generate RSA keys so):
+// wrap-then-decrypt with a pair needs a sensitive key wrapped under the
+// public half, which MayWrapSensitiveKeys allows only when the SO made that
+// public key CKA_TRUSTED.
 Status CheckKeyRoles(const AttributeMap& attrs);
 
 // ApplyKeyRoleDefaults fills the role flags a secret key's template leaves
