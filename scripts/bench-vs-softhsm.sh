@@ -2,13 +2,17 @@
 # bench-vs-softhsm.sh: the parallel-signatures table through PKCS#11, for
 # signet's module (libsignet-pkcs11.so, on a throw-away signetd started by
 # `signet bench`) and SoftHSMv2 (on a throw-away token in a temp dir), side
-# by side, RSA-2048 and ECDSA P-256 at c = 1, 2, 4, 8, 16. Every signature
-# is verified in the client.
+# by side, RSA-2048 and ECDSA P-256 at c = 1, 2, 4, 8, 16, and the same
+# operations in-process with OpenSSL (`--raw`) in the same run. Every
+# signature is verified in the client.
 #
 # usage: scripts/bench-vs-softhsm.sh [BUILD_DIR] [N] [CLIENTS]
 #   BUILD_DIR  default: build        N  default: 1000   CLIENTS default: 1,2,4,8,16
-# Output: both tables, then a summary "c signet softhsm ratio" per algorithm;
-# the CSVs stay in $OUT_DIR (default: a temp dir, printed).
+#   ALGOS      environment, default rsa2048,ecp256; any `bench parallel
+#              --algo` names, e.g. aes-gcm-1k,hmac-sha256-1k,ecdh-p256,x25519
+# Output: the tables, then a summary "c signet softhsm raw signet/softhsm"
+# per algorithm ("-" where SoftHSMv2 lacks the mechanism); the CSVs stay in
+# $OUT_DIR (default: a temp dir, printed).
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -17,7 +21,7 @@ CLIENTS=${3:-1,2,4,8,16}
 SIGNET=$BUILD/bin/signet
 SIGNET_MODULE=$(realpath "$BUILD/lib/libsignet-pkcs11.so")
 SOFTHSM_MODULE=${SOFTHSM_MODULE:-/usr/lib/softhsm/libsofthsm2.so}
-ALGOS=rsa2048,ecp256
+ALGOS=${ALGOS:-rsa2048,ecp256}
 
 for f in "$SIGNET" "$SIGNET_MODULE" "$SOFTHSM_MODULE"; do
   [[ -e $f ]] || { echo "missing $f" >&2; exit 2; }
@@ -41,25 +45,36 @@ softhsm2-util --init-token --free --label bench --so-pin 1234 --pin 1234 >/dev/n
 # for signet's module.
 unset SIGNET_SOCKET SIGNET_CONF
 
-echo "== signet (libsignet-pkcs11.so over signetd)"
-"$SIGNET" bench parallel --via pkcs11 --module "$SIGNET_MODULE" --algo $ALGOS \
+echo "== signet (libsignet-pkcs11.so over signetd), then raw OpenSSL in-process (--raw)"
+"$SIGNET" bench parallel --via pkcs11 --module "$SIGNET_MODULE" --raw --algo "$ALGOS" \
   --clients "$CLIENTS" -n "$N" --csv "$OUT_DIR/signet.csv"
+# One run per algorithm: SoftHSMv2 lacks some (X25519), which must not stop
+# the others.
 echo "== SoftHSMv2 ($SOFTHSM_MODULE)"
-"$SIGNET" bench parallel --via pkcs11 --module "$SOFTHSM_MODULE" --token-label bench \
-  --pin 1234 --algo $ALGOS --clients "$CLIENTS" -n "$N" --csv "$OUT_DIR/softhsm.csv"
-
-echo "== sigs/sec side by side (CSV in $OUT_DIR)"
-python3 - "$OUT_DIR/signet.csv" "$OUT_DIR/softhsm.csv" <<'PY'
-import csv, sys
-def load(path):
+for algo in ${ALGOS//,/ }; do
+  "$SIGNET" bench parallel --via pkcs11 --module "$SOFTHSM_MODULE" --token-label bench \
+    --pin 1234 --algo "$algo" --clients "$CLIENTS" -n "$N" --csv "$OUT_DIR/softhsm-$algo.csv" ||
+    echo "SoftHSMv2: $algo not measured (see its error above)"
+done
+echo "== operations/sec side by side (CSV in $OUT_DIR)"
+python3 - "$OUT_DIR" <<'PY'
+import csv, glob, sys
+def load(backend, *paths):
     rows = {}
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            rows[(r["algorithm"], int(r["c"]))] = float(r["sigs/sec"])
+    for path in paths:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                if r["backend"] == backend:
+                    rows[(r["algorithm"].removesuffix("/raw"), int(r["c"]))] = float(r["sigs/sec"])
     return rows
-a, b = load(sys.argv[1]), load(sys.argv[2])
-print(f"{'algorithm':<12} {'c':>3} {'signet':>10} {'softhsm':>10} {'signet/softhsm':>15}")
+out = sys.argv[1]
+a = load("pkcs11", f"{out}/signet.csv")
+b = load("pkcs11", *glob.glob(f"{out}/softhsm-*.csv"))
+raw = load("raw", f"{out}/signet.csv")
+print(f"{'algorithm':<20} {'c':>3} {'signet':>10} {'softhsm':>10} {'raw':>10} {'signet/softhsm':>15}")
 for key in sorted(a):
-    if key in b:
-        print(f"{key[0]:<12} {key[1]:>3} {a[key]:>10.1f} {b[key]:>10.1f} {a[key]/b[key]:>15.2f}")
+    soft = f"{b[key]:>10.1f}" if key in b else f"{'-':>10}"
+    ratio = f"{a[key] / b[key]:>15.2f}" if key in b else f"{'-':>15}"
+    r = f"{raw[key]:>10.1f}" if key in raw else f"{'-':>10}"
+    print(f"{key[0]:<20} {key[1]:>3} {a[key]:>10.1f} {soft} {r} {ratio}")
 PY

@@ -19,6 +19,9 @@ class WithOwnDaemon : public SignerBackend {
   Result<WorkerFactory> Prepare(const SignAlgorithm& algo, bool verify) override {
     return inner_->Prepare(algo, verify);
   }
+  Result<WorkerFactory> PrepareOperation(const BenchOperation& op) override {
+    return inner_->PrepareOperation(op);
+  }
 
  private:
   std::unique_ptr<LocalDaemon> daemon_;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bench/app.h"
+#include "bench/bench_operations.h"
 #include "bench/keygen.h"
 #include "bench/parallel.h"
 #include "bench/profile.h"
@@ -82,11 +83,17 @@ void AddParallel(CLI::App& bench, SharedHooks hooks) {
   auto options = std::make_shared<ParallelOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "parallel", "Signatures/sec for c concurrent clients (the parallel-signatures table)");
-  cmd->add_option("--algo", options->algorithms, "Algorithms (default: rsa1024,rsa2048,rsa4096)")
+  std::string operations;
+  for (const BenchOperation& op : AllBenchOperations()) {
+    operations += (operations.empty() ? "" : ", ") + std::string(op.id);
+  }
+  cmd->add_option("--algo", options->algorithms,
+                  "Signature algorithms, or other operations with --via pkcs11 or --raw (" +
+                      operations + ") (default: rsa1024,rsa2048,rsa4096)")
       ->delimiter(',');
   cmd->add_option("--clients", options->clients, "Client counts (default: 1,2,...,8)")
       ->delimiter(',');
-  cmd->add_option("-n", options->n, "Signatures per (algorithm, clients) run (default: 1000)")
+  cmd->add_option("-n", options->n, "Operations per (algorithm, clients) run (default: 1000)")
       ->check(CLI::PositiveNumber);
   auto no_verify = std::make_shared<bool>(false);
   cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature");

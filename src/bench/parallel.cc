@@ -1,5 +1,6 @@
 #include "bench/parallel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -11,9 +12,44 @@
 namespace signet::bench {
 namespace {
 
-std::string LabelFor(const SignAlgorithm& algo, const SignerBackend& backend,
+// Workload: one --algo name, a signature algorithm or another operation
+// (bench_operations.h), and the label its lines carry.
+struct Workload {
+  std::string_view label;
+  const SignAlgorithm* algo = nullptr;
+  const BenchOperation* op = nullptr;
+};
+
+// SelectWorkloads splits the names at commas; each names an operation or a
+// signature algorithm. No names: every signature algorithm.
+Result<std::vector<Workload>> SelectWorkloads(const std::vector<std::string>& names) {
+  std::vector<std::string> algorithm_names;
+  std::vector<Workload> out;
+  for (const std::string& entry : names) {
+    std::size_t start = 0;
+    while (start <= entry.size()) {
+      const std::size_t comma = std::min(entry.find(',', start), entry.size());
+      const std::string name = entry.substr(start, comma - start);
+      start = comma + 1;
+      if (name.empty()) continue;
+      if (const BenchOperation* op = FindBenchOperation(name)) {
+        out.push_back({op->label, nullptr, op});
+        continue;
+      }
+      SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms({name}));
+      out.push_back({algos[0]->label, algos[0], nullptr});
+    }
+  }
+  if (names.empty()) {
+    SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms({}));
+    for (const SignAlgorithm* algo : algos) out.push_back({algo->label, algo, nullptr});
+  }
+  return out;
+}
+
+std::string LabelFor(const Workload& work, const SignerBackend& backend,
                      std::size_t backend_count) {
-  std::string label(algo.label);
+  std::string label(work.label);
   if (backend_count > 1 && backend.name() == "raw") label += "/raw";
   return label;
 }
@@ -42,17 +78,19 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
                                                 const std::vector<SignerBackend*>& backends,
                                                 std::ostream& out) {
   SIGNET_TRY(CheckOptions(options));
-  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms));
+  SIGNET_ASSIGN_OR_RETURN(auto workloads, SelectWorkloads(options.algorithms));
   std::vector<BackendRun> runs;
-  for (const SignAlgorithm* algo : algos) {
+  for (const Workload& work : workloads) {
     std::vector<WorkerFactory> factories;
     for (SignerBackend* backend : backends) {
-      SIGNET_ASSIGN_OR_RETURN(WorkerFactory f, backend->Prepare(*algo, options.verify));
+      SIGNET_ASSIGN_OR_RETURN(WorkerFactory f, work.op != nullptr
+                                                   ? backend->PrepareOperation(*work.op)
+                                                   : backend->Prepare(*work.algo, options.verify));
       factories.push_back(std::move(f));
     }
     for (int c : options.clients) {
       for (std::size_t b = 0; b < backends.size(); ++b) {
-        const std::string label = LabelFor(*algo, *backends[b], backends.size());
+        const std::string label = LabelFor(work, *backends[b], backends.size());
         ProgressBar bar = options.progress
                               ? ProgressBar::ForStderr(label + " c " + std::to_string(c), options.n)
                               : ProgressBar(label, options.n, nullptr);

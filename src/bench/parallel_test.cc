@@ -37,6 +37,27 @@ std::vector<std::string> NonEmptyLines(const std::string& text) {
   return lines;
 }
 
+// Every operation besides signing runs in-process (--raw) under the same
+// load generator and prints the same line, under the operation's label.
+TEST(BenchParallel, RawRunMeasuresEveryOtherOperation) {
+  ParallelOptions options = SmallRun();
+  options.algorithms.clear();
+  for (const BenchOperation& op : AllBenchOperations()) options.algorithms.emplace_back(op.id);
+  options.clients = {2};
+  options.n = 6;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunParallel(options, nullptr, out, err), 0) << err.str();
+  const auto lines = NonEmptyLines(out.str());
+  ASSERT_EQ(lines.size(), AllBenchOperations().size()) << out.str();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[i], m, kLine)) << lines[i];
+    EXPECT_EQ(m[1].str(), AllBenchOperations()[i].label);
+  }
+  options.algorithms = {"aes-gcm-2k"};
+  EXPECT_NE(RunParallel(options, nullptr, out, err), 0);
+}
+
 TEST(BenchParallel, RawRunPrintsOneSeedLinePerAlgorithmAndClientCount) {
   crypto::testing::TempDir dir;
   ASSERT_TRUE(dir.ok());

@@ -1,4 +1,5 @@
-// SignerBackend: the seam between `bench parallel` and what actually signs.
+// SignerBackend: the seam between `bench parallel` and what actually signs
+// (or encrypts, MACs, decrypts, derives: bench_operations.h).
 // The raw backend (raw_backend.h) signs in-process with crypto/; the daemon
 // backend (daemon_backend.h, on the client library) and the PKCS#11 backend
 // (pkcs11_backend.h) open one connection or session per client. RunParallel
@@ -8,8 +9,10 @@
 // returns is called once per client on that client's thread, concurrently.
 #pragma once
 
+#include <string>
 #include <string_view>
 
+#include "bench/bench_operations.h"
 #include "bench/load_generator.h"
 #include "bench/sign_algorithms.h"
 #include "signet/result.hpp"
@@ -29,6 +32,15 @@ class SignerBackend {
   // whatever it captures) stays valid until the next Prepare or until the
   // backend is destroyed.
   [[nodiscard]] virtual Result<WorkerFactory> Prepare(const SignAlgorithm& algo, bool verify) = 0;
+
+  // PrepareOperation is Prepare for an operation other than signing: it
+  // readies its key (and, for kDecrypt, a ciphertext; for kDerive, the
+  // peer's public key) and returns the factory of each client's Operation.
+  // CKR_FUNCTION_NOT_SUPPORTED from a backend that does not measure them.
+  [[nodiscard]] virtual Result<WorkerFactory> PrepareOperation(const BenchOperation& op) {
+    return MakeError(CKR_FUNCTION_NOT_SUPPORTED,
+                     std::string(name()) + " does not measure " + std::string(op.id));
+  }
 };
 
 }  // namespace signet::bench

@@ -211,5 +211,35 @@ TEST(BenchPkcs11Test, SignetModuleThroughViaPkcs11) {
   EXPECT_NE(r.out.find("ratio pkcs11/raw"), std::string::npos) << r.out;
 }
 
+// The operations besides signing (AES-GCM / CBC, HMAC, RSA OAEP
+// decryption, ECDH, X25519) through signet's module and SoftHSMv2's, each
+// line well formed; SoftHSMv2 has no X25519.
+TEST(BenchPkcs11Test, OtherOperationsThroughSignetAndSoftHsm) {
+  const std::string module = std::string(SIGNET_BINARY_DIR) + "/lib/libsignet-pkcs11.so";
+  if (!std::filesystem::exists(module)) GTEST_SKIP() << module << " not built";
+  const std::string ops = "aes-gcm-1k,aes-cbc-16k,hmac-sha256-1k,rsa2048-oaep-decrypt,ecdh-p256";
+  ProgramResult signet =
+      RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11", "--module", module,
+                  "--algo", ops + ",x25519", "-n", "8", "--clients", "2", "--raw"});
+  ASSERT_EQ(signet.exit_code, 0) << signet.err;
+  std::vector<ParallelLine> lines = ParseParallel(signet.out);
+  ASSERT_EQ(lines.size(), 12u) << signet.out;  // module and raw, six operations
+  for (const auto& line : lines) ExpectRightArithmetic(line);
+  if (!std::filesystem::exists(kSoftHsm)) GTEST_SKIP() << kSoftHsm << " not installed";
+  TempDir dir;
+  auto env = SoftHsmEnv(dir.path());
+  ASSERT_EQ(RunProgram({"/usr/bin/softhsm2-util", "--init-token", "--free", "--label", "bench",
+                        "--so-pin", "1234", "--pin", "1234"},
+                       env)
+                .exit_code,
+            0);
+  ProgramResult softhsm = RunProgram(
+      {BinaryPath("signet"), "bench", "parallel", "--via", "pkcs11", "--module", kSoftHsm,
+       "--token-label", "bench", "--pin", "1234", "--algo", ops, "-n", "8", "--clients", "2"},
+      env);
+  ASSERT_EQ(softhsm.exit_code, 0) << softhsm.err;
+  EXPECT_EQ(ParseParallel(softhsm.out).size(), 5u) << softhsm.out;
+}
+
 }  // namespace
 }  // namespace signet::e2e
