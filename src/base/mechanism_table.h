@@ -307,15 +307,13 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 8,
      .max_key_size = 4096},
     // RSA signatures. CKM_RSA_PKCS signs a DigestInfo the caller built, and
-    // encrypts and decrypts with PKCS#1 v1.5 padding (RFC 8017 section 7.2).
-    // It does not wrap: applications (NSS) ask a key pair for every role
-    // CKM_RSA_PKCS lists, and the key-management policy refuses a key that
-    // both decrypts and unwraps (docs/PKCS11.md "RSA key wrapping").
+    // encrypts, decrypts, wraps and unwraps (secret keys) with PKCS#1 v1.5
+    // padding (RFC 8017 section 7.2).
     {.type = CKM_RSA_PKCS,
      .name = "CKM_RSA_PKCS",
      .family = MechanismFamily::kRsaPkcs1,
      .key_type = CKK_RSA,
-     .flags = mechanism_flags::kSignVerify | CKF_ENCRYPT | CKF_DECRYPT,
+     .flags = mechanism_flags::kSignVerify | CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 1024,
      .max_key_size = 4096},
     {.type = CKM_SHA1_RSA_PKCS,

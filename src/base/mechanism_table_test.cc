@@ -38,9 +38,10 @@ TEST(MechanismTable, RowsAreWellFormed) {
       EXPECT_GT(row.max_key_size, 0u);
     }
     if (IsSignature(row.family)) {
-      // Signatures only; CKM_RSA_PKCS also encrypts (PKCS#1 v1.5 padding),
-      // and does not wrap (docs/PKCS11.md "RSA key wrapping").
-      const CK_FLAGS cipher = row.type == CKM_RSA_PKCS ? CKF_ENCRYPT | CKF_DECRYPT : 0;
+      // Signatures only; CKM_RSA_PKCS also encrypts and wraps (PKCS#1 v1.5
+      // padding).
+      const CK_FLAGS cipher =
+          row.type == CKM_RSA_PKCS ? CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP : 0;
       EXPECT_EQ(row.flags & ~(mechanism_flags::kSignVerify | mechanism_flags::kEc | cipher), 0u);
     }
   }

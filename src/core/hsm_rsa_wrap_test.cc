@@ -71,10 +71,7 @@ TEST_F(HsmRsaWrapTest, PkcsAndOaepWrapASecretKeyAndUnwrapIt) {
   const Bytes value =
       FromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f").value();
   const CK_OBJECT_HANDLE aes = SecretKey(CKK_AES, value);
-  // CKM_RSA_PKCS does not wrap (docs/PKCS11.md "RSA key wrapping").
-  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_RSA_PKCS}, pub_, aes)),
-            CKR_MECHANISM_INVALID);
-  const Mechanism cases[] = {Oaep(CKM_SHA_1, CKG_MGF1_SHA1, {}),
+  const Mechanism cases[] = {Mechanism{CKM_RSA_PKCS}, Oaep(CKM_SHA_1, CKG_MGF1_SHA1, {}),
                              Oaep(CKM_SHA256, CKG_MGF1_SHA256, Bytes{'l', 'b', 'l'}),
                              Oaep(CKM_SHA512, CKG_MGF1_SHA1, {})};
   for (const Mechanism& m : cases) {
@@ -97,20 +94,22 @@ TEST_F(HsmRsaWrapTest, PkcsAndOaepWrapASecretKeyAndUnwrapIt) {
 
 TEST_F(HsmRsaWrapTest, KeysOfTheWrongClassOrRoleAreRefused) {
   const CK_OBJECT_HANDLE aes = SecretKey(CKK_AES, Bytes(16, 7));
-  const Mechanism oaep = Oaep(CKM_SHA_1, CKG_MGF1_SHA1, {});
+  const Mechanism pkcs{CKM_RSA_PKCS};
   // A private key's PKCS#8 does not fit one RSA block: not wrappable.
-  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, oaep, pub_, priv_)), CKR_KEY_NOT_WRAPPABLE);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, pkcs, pub_, priv_)), CKR_KEY_NOT_WRAPPABLE);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Oaep(CKM_SHA_1, CKG_MGF1_SHA1, {}), pub_, priv_)),
+            CKR_KEY_NOT_WRAPPABLE);
   // The public key wraps, the private key unwraps, not the other way.
-  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, oaep, priv_, aes)), CKR_WRAPPING_KEY_TYPE_INCONSISTENT);
-  auto wrapped = hsm_->WrapKey(*owner_, s_, oaep, pub_, aes);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, pkcs, priv_, aes)), CKR_WRAPPING_KEY_TYPE_INCONSISTENT);
+  auto wrapped = hsm_->WrapKey(*owner_, s_, pkcs, pub_, aes);
   ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
-  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, oaep, pub_, *wrapped, AesTemplate())),
+  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, pkcs, pub_, *wrapped, AesTemplate())),
             CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT);
   // An AES key is no RSA wrapping key.
-  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, oaep, aes, aes)), CKR_WRAPPING_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, pkcs, aes, aes)), CKR_WRAPPING_KEY_TYPE_INCONSISTENT);
   // Unwrapping into a private key is refused before any decryption.
   EXPECT_EQ(Code(hsm_->UnwrapKey(
-                *owner_, s_, oaep, priv_, *wrapped,
+                *owner_, s_, pkcs, priv_, *wrapped,
                 {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_RSA)}})),
             CKR_TEMPLATE_INCONSISTENT);
   // A key too long for one block: 2048-bit RSA with OAEP-SHA-512 takes at
@@ -121,33 +120,33 @@ TEST_F(HsmRsaWrapTest, KeysOfTheWrongClassOrRoleAreRefused) {
       CKR_KEY_SIZE_RANGE);
 }
 
-// Padding-oracle attacks (Bleichenbacher, Manger) need an oracle that tells
-// a padding failure from any later failure. Here every failure after the RSA
+// Bleichenbacher's attack needs an oracle that tells a PKCS#1 v1.5 padding
+// failure from any later failure. Here every failure after the RSA
 // decryption has the padding failure's code and message; template errors
 // that do not depend on the plaintext come before the decryption, the same
 // for every ciphertext.
 TEST_F(HsmRsaWrapTest, FailuresAfterDecryptionLookLikePaddingFailures) {
-  const Mechanism oaep = Oaep(CKM_SHA_1, CKG_MGF1_SHA1, {});
-  auto aes_wrapped = hsm_->WrapKey(*owner_, s_, oaep, pub_, SecretKey(CKK_AES, Bytes(16, 3)));
+  const Mechanism pkcs{CKM_RSA_PKCS};
+  auto aes_wrapped = hsm_->WrapKey(*owner_, s_, pkcs, pub_, SecretKey(CKK_AES, Bytes(16, 3)));
   ASSERT_TRUE(aes_wrapped.ok());
   Bytes tampered = *aes_wrapped;
   tampered[100] ^= 0x40;
-  auto padding = hsm_->UnwrapKey(*owner_, s_, oaep, priv_, tampered, AesTemplate());
+  auto padding = hsm_->UnwrapKey(*owner_, s_, pkcs, priv_, tampered, AesTemplate());
   ASSERT_FALSE(padding.ok());
   EXPECT_EQ(padding.error().code, CKR_WRAPPED_KEY_INVALID);
 
   // Good padding around 5 bytes, which no AES key has.
   auto short_wrapped =
-      hsm_->WrapKey(*owner_, s_, oaep, pub_, SecretKey(CKK_GENERIC_SECRET, Bytes(5, 9)));
+      hsm_->WrapKey(*owner_, s_, pkcs, pub_, SecretKey(CKK_GENERIC_SECRET, Bytes(5, 9)));
   ASSERT_TRUE(short_wrapped.ok()) << short_wrapped.error().message;
-  auto bad_length = hsm_->UnwrapKey(*owner_, s_, oaep, priv_, *short_wrapped, AesTemplate());
+  auto bad_length = hsm_->UnwrapKey(*owner_, s_, pkcs, priv_, *short_wrapped, AesTemplate());
   ASSERT_FALSE(bad_length.ok());
   EXPECT_EQ(bad_length.error().code, padding.error().code);
   EXPECT_EQ(bad_length.error().message, padding.error().message);
   // The same 5 bytes as a generic secret unwrap fine.
   Template generic = AesTemplate();
   generic[1].value = UlongBytes(CKK_GENERIC_SECRET);
-  auto five = hsm_->UnwrapKey(*owner_, s_, oaep, priv_, *short_wrapped, generic);
+  auto five = hsm_->UnwrapKey(*owner_, s_, pkcs, priv_, *short_wrapped, generic);
   ASSERT_TRUE(five.ok()) << five.error().message;
   EXPECT_EQ(Value(*five), Bytes(5, 9));
 
@@ -157,10 +156,10 @@ TEST_F(HsmRsaWrapTest, FailuresAfterDecryptionLookLikePaddingFailures) {
   Template token = AesTemplate();
   token.push_back({CKA_TOKEN, BoolBytes(true)});
   for (const Bytes* blob : {&*aes_wrapped, &tampered}) {
-    EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, ro, oaep, priv_, *blob, token)), CKR_SESSION_READ_ONLY);
+    EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, ro, pkcs, priv_, *blob, token)), CKR_SESSION_READ_ONLY);
   }
   // A ciphertext that is not the modulus length says so.
-  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, oaep, priv_, Bytes(255, 1), AesTemplate())),
+  EXPECT_EQ(Code(hsm_->UnwrapKey(*owner_, s_, pkcs, priv_, Bytes(255, 1), AesTemplate())),
             CKR_WRAPPED_KEY_LEN_RANGE);
 }
 

@@ -118,7 +118,7 @@ Result<SecureBytes> UnwrapWith(const MechanismRow& row, const Mechanism& m, Byte
                                ByteView wrapped, std::size_t key_length = 0);
 
 // WrapsPrivateKeys: the wrapping mechanism wraps private keys (their
-// PKCS#8 PrivateKeyInfo) as well as secret keys. Not so for
+// PKCS#8 PrivateKeyInfo) as well as secret keys. Not so for CKM_RSA_PKCS and
 // CKM_RSA_PKCS_OAEP, whose one RSA block is too short for a PKCS#8 key, nor
 // for CKM_DES3_ECB and CKM_DES3_CBC, whose zero padding only a key length
 // in the template removes (CKR_KEY_NOT_WRAPPABLE; they unwrap secret keys
@@ -127,8 +127,9 @@ bool WrapsPrivateKeys(const MechanismRow& row);
 
 // WrapWithPublic / UnwrapWithPrivate run a wrapping mechanism of a key pair
 // (UsesKeyPair): wrap a key's value under the public key, unwrap with the
-// private key. CKM_RSA_PKCS_OAEP is RSA encryption of the value (CKR_KEY_SIZE_RANGE when the value
-// is too long for one block); CKM_RSA_AES_KEY_WRAP is crypto/rsa_aes_wrap.h with its
+// private key. CKM_RSA_PKCS and CKM_RSA_PKCS_OAEP are RSA encryption of the
+// value (CKR_KEY_SIZE_RANGE when the value is too long for one block);
+// CKM_RSA_AES_KEY_WRAP is crypto/rsa_aes_wrap.h with its
 // CK_RSA_AES_KEY_WRAP_PARAMS (CKR_MECHANISM_PARAM_INVALID when missing, an
 // AES key size other than 128, 192 or 256 bits, or OAEP parameters that
 // CheckCipherParams would refuse). UnwrapWithPrivate:

@@ -179,7 +179,7 @@ class WrapTest : public ModuleTest {
   CK_SESSION_HANDLE s_ = CK_INVALID_HANDLE;
 };
 
-TEST_F(WrapTest, OaepWrapsOpenSslDecryptsAndOpenSslWrapsOaepUnwraps) {
+TEST_F(WrapTest, RsaWrapsOpenSslDecryptsAndOpenSslWrapsRsaUnwraps) {
   CK_OBJECT_HANDLE pub = 0, priv = 0;
   ASSERT_NO_FATAL_FAILURE(ImportRsa(&pub, &priv));
   std::vector<CK_BYTE> value(32);
@@ -187,11 +187,24 @@ TEST_F(WrapTest, OaepWrapsOpenSslDecryptsAndOpenSslWrapsOaepUnwraps) {
   const CK_OBJECT_HANDLE aes = AesKey(value);
   WriteBytes(Path("value"), value);
 
-  // CKM_RSA_PKCS encrypts but does not wrap (docs/PKCS11.md "RSA key wrapping").
+  // CKM_RSA_PKCS both ways.
   std::vector<CK_BYTE> wrapped;
   CK_MECHANISM pkcs = {CKM_RSA_PKCS, nullptr, 0};
-  EXPECT_EQ(Wrap(pkcs, pub, aes, &wrapped), CKR_MECHANISM_INVALID);
+  ASSERT_EQ(Wrap(pkcs, pub, aes, &wrapped), CKR_OK);
+  ASSERT_EQ(wrapped.size(), 256u);
+  WriteBytes(Path("pkcs.wrapped"), wrapped);
+  ProgramResult dec =
+      OpenSsl({"pkeyutl", "-decrypt", "-inkey", Path("rsa.pem"), "-pkeyopt",
+               "rsa_padding_mode:pkcs1", "-in", Path("pkcs.wrapped"), "-out", Path("pkcs.out")});
+  ASSERT_EQ(dec.exit_code, 0) << dec.err;
+  EXPECT_EQ(ReadBytes(Path("pkcs.out")), value);
+  ProgramResult enc =
+      OpenSsl({"pkeyutl", "-encrypt", "-pubin", "-inkey", Path("rsa-pub.pem"), "-pkeyopt",
+               "rsa_padding_mode:pkcs1", "-in", Path("value"), "-out", Path("pkcs.theirs")});
+  ASSERT_EQ(enc.exit_code, 0) << enc.err;
   CK_OBJECT_HANDLE unwrapped = 0;
+  ASSERT_EQ(UnwrapAes(pkcs, priv, ReadBytes(Path("pkcs.theirs")), &unwrapped), CKR_OK);
+  ExpectEncryptsLikeOpenSsl(unwrapped, value);
 
   // CKM_RSA_PKCS_OAEP with several hashes and a label, both ways.
   for (const OaepCase& c : OaepCases()) {
