@@ -1,6 +1,5 @@
 #include "bench/parallel.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -23,22 +22,14 @@ struct Workload {
 // SelectWorkloads splits the names at commas; each names an operation or a
 // signature algorithm. No names: every signature algorithm.
 Result<std::vector<Workload>> SelectWorkloads(const std::vector<std::string>& names) {
-  std::vector<std::string> algorithm_names;
   std::vector<Workload> out;
-  for (const std::string& entry : names) {
-    std::size_t start = 0;
-    while (start <= entry.size()) {
-      const std::size_t comma = std::min(entry.find(',', start), entry.size());
-      const std::string name = entry.substr(start, comma - start);
-      start = comma + 1;
-      if (name.empty()) continue;
-      if (const BenchOperation* op = FindBenchOperation(name)) {
-        out.push_back({op->label, nullptr, op});
-        continue;
-      }
-      SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms({name}));
-      out.push_back({algos[0]->label, algos[0], nullptr});
+  for (const std::string& name : SplitNames(names)) {
+    if (const BenchOperation* op = FindBenchOperation(name)) {
+      out.push_back({op->label, nullptr, op});
+      continue;
     }
+    SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(name));
+    out.push_back({algo->label, algo, nullptr});
   }
   if (names.empty()) {
     SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms({}));

@@ -61,20 +61,25 @@ Result<const SignAlgorithm*> FindSignAlgorithm(std::string_view name) {
                    "unknown algorithm '" + std::string(name) + "' (known: " + known + ")");
 }
 
-Result<std::vector<const SignAlgorithm*>> SelectSignAlgorithms(
-    const std::vector<std::string>& names) {
-  std::vector<const SignAlgorithm*> out;
-  for (const auto& entry : names) {
+std::vector<std::string> SplitNames(const std::vector<std::string>& entries) {
+  std::vector<std::string> names;
+  for (const auto& entry : entries) {
     std::size_t start = 0;
     while (start <= entry.size()) {
       const std::size_t comma = std::min(entry.find(',', start), entry.size());
-      const std::string_view name(entry.data() + start, comma - start);
-      if (!name.empty()) {
-        SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(name));
-        out.push_back(algo);
-      }
+      if (comma > start) names.push_back(entry.substr(start, comma - start));
       start = comma + 1;
     }
+  }
+  return names;
+}
+
+Result<std::vector<const SignAlgorithm*>> SelectSignAlgorithms(
+    const std::vector<std::string>& names) {
+  std::vector<const SignAlgorithm*> out;
+  for (const std::string& name : SplitNames(names)) {
+    SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(name));
+    out.push_back(algo);
   }
   if (names.empty()) {
     for (const auto& algo : kAlgorithms) out.push_back(&algo);

@@ -32,6 +32,10 @@ std::span<const SignAlgorithm> AllSignAlgorithms();
 // CKR_ARGUMENTS_BAD naming the accepted ids otherwise.
 Result<const SignAlgorithm*> FindSignAlgorithm(std::string_view name);
 
+// SplitNames splits each entry at commas and drops empty names
+// ("rsa2048,ecp256" and "--algo rsa2048 --algo ecp256" select the same).
+std::vector<std::string> SplitNames(const std::vector<std::string>& entries);
+
 // SelectSignAlgorithms maps names (each may itself be comma-separated) to
 // algorithms; an empty list selects all of them.
 Result<std::vector<const SignAlgorithm*>> SelectSignAlgorithms(
