@@ -67,10 +67,10 @@ struct FetchedModes {
     }
   }
 
-  const EVP_CIPHER* Get(BlockCipher cipher, BlockMode mode, int key_index) const {
-    const auto m = static_cast<std::size_t>(mode);
+  const EVP_CIPHER* Get(BlockCipher cipher, BlockMode block_mode, int key_index) const {
+    const auto m = static_cast<std::size_t>(block_mode);
     const auto k = static_cast<std::size_t>(key_index);
-    if (cipher == BlockCipher::kAes) return this->mode[m][k].get();
+    if (cipher == BlockCipher::kAes) return mode[m][k].get();
     return m < des3.size() ? des3[m][k].get() : nullptr;
   }
 };
