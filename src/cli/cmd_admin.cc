@@ -19,7 +19,7 @@ namespace {
 Status RunUnlockSo(const GlobalOptions& global) {
   std::string dir = ResolveDataDir(global);
   if (dir.empty()) return MakeError(CKR_ARGUMENTS_BAD, "give --data DIR (or SIGNET_DATA)");
-  auto lock = keystore::LockDataDir(dir);
+  auto lock = keystore::LockDataDir(dir, "signet admin");
   if (!lock.ok()) {
     return MakeError(lock.error().code, lock.error().message + "; stop signetd first");
   }

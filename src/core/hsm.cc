@@ -55,7 +55,8 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
     return MakeError(CKR_DEVICE_ERROR, "data dir " + options.data_dir.string() + " is not usable");
   }
   // One daemon per data dir; `signet admin` refuses to touch it meanwhile.
-  SIGNET_ASSIGN_OR_RETURN(auto dir_lock, keystore::LockDataDir(options.data_dir));
+  SIGNET_ASSIGN_OR_RETURN(auto dir_lock,
+                          keystore::LockDataDir(options.data_dir, options.lock_holder));
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
   std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
   hsm->dir_lock_ = std::move(dir_lock);

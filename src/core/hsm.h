@@ -52,6 +52,10 @@ struct SlotDescription {
 
 struct HsmOptions {
   std::filesystem::path data_dir;
+  // lock_holder: who holds the data dir's lock ("signetd on SOCKET"),
+  // written into the lock file so a second daemon refused names this one
+  // (keystore::LockDataDir adds the pid).
+  std::string lock_holder = "signetd";
   keystore::TokenOptions token_options;
   Limits limits;
   // public_rw_compat: serials of the tokens whose public R/W sessions may

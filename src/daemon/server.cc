@@ -147,8 +147,8 @@ Status Server::StartTls() {
 }
 
 Status Server::StartUnix() {
+  SIGNET_ASSIGN_OR_RETURN(socket_claim_, ClaimSocketPath(options_.socket_path));
   asio::error_code ec;
-  std::filesystem::remove(options_.socket_path, ec);  // a stale socket from a crash
   unix_acceptor_ = std::make_unique<asio::local::stream_protocol::acceptor>(io_);
   asio::local::stream_protocol::endpoint endpoint(options_.socket_path.string());
   unix_acceptor_->open(endpoint.protocol(), ec);
@@ -358,7 +358,7 @@ void Server::Shutdown(std::function<void()> done) {
   if (tcp_acceptor_) tcp_acceptor_->close(ignored);
   unix_backoff_.cancel();
   tcp_backoff_.cancel();
-  if (!options_.socket_path.empty()) std::filesystem::remove(options_.socket_path, ignored);
+  if (socket_claim_) socket_claim_->RemoveSocket();
   for (const auto& c : std::set(connections_)) c->Drain();
   scheduler_.Stop();
   drain_timer_.expires_after(options_.drain_timeout);

@@ -19,16 +19,17 @@
 // Connection::Reply.
 #pragma once
 
-#include <asio.hpp>
 #include <openssl/x509.h>
 #include <sys/types.h>
+
+#include <asio.hpp>
 #include <atomic>
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -37,6 +38,7 @@
 #include "core/hsm.h"
 #include "core/scheduler.h"
 #include "daemon/dispatch.h"
+#include "daemon/socket_file.h"
 #include "proto/framing.h"
 
 namespace asio::ssl {
@@ -173,6 +175,7 @@ class Server {
   std::atomic<std::size_t> connection_count_{0};
   ServerView view_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
+  std::unique_ptr<SocketPathClaim> socket_claim_;  // held from StartUnix on
   std::unique_ptr<asio::ip::tcp::acceptor> tcp_acceptor_;
   std::unique_ptr<asio::ssl::context> tls_;
   std::set<std::shared_ptr<ConnectionBase>> connections_;

@@ -136,6 +136,10 @@ int Run(const Args& args) {
   }
   signet::core::HsmOptions hsm_options;
   hsm_options.data_dir = args.data_dir;
+  const std::filesystem::path socket_path =
+      args.socket_path.empty() ? std::filesystem::path(args.data_dir) / "signetd.sock"
+                               : std::filesystem::path(args.socket_path);
+  hsm_options.lock_holder = "signetd on " + socket_path.string();
   hsm_options.limits = args.limits;
   hsm_options.limits.login_delay_base = std::chrono::milliseconds(args.login_delay_base_ms);
   hsm_options.limits.login_delay_cap = std::chrono::milliseconds(args.login_delay_cap_ms);
@@ -178,9 +182,7 @@ int Run(const Args& args) {
   options.idle_timeout = Millis(args.idle_timeout_s);
   options.handshake_timeout = Millis(args.handshake_timeout_s);
   options.drain_timeout = Millis(args.drain_timeout_s);
-  options.socket_path = args.socket_path.empty()
-                            ? std::filesystem::path(args.data_dir) / "signetd.sock"
-                            : std::filesystem::path(args.socket_path);
+  options.socket_path = socket_path;
   options.listen = args.listen;
   options.tls_cert = args.tls_cert;
   options.tls_key = args.tls_key;

@@ -14,6 +14,18 @@
 namespace signet::keystore {
 namespace {
 
+// ReadHolder: the note the lock's holder wrote (LockDataDir), one short
+// printable line, or "" when there is none.
+std::string ReadHolder(int fd) {
+  char buffer[256];
+  ssize_t n = ::pread(fd, buffer, sizeof buffer, 0);
+  std::string note;
+  for (ssize_t i = 0; i < n && buffer[i] != '\n'; ++i) {
+    note += (buffer[i] >= 0x20 && buffer[i] < 0x7f) ? buffer[i] : '?';
+  }
+  return note;
+}
+
 constexpr std::size_t kSerialChars = 16;
 constexpr int kCreateAttempts = 4;  // serial collisions are ~2^-64; be safe
 
@@ -78,7 +90,8 @@ DataDirLock::~DataDirLock() {
   if (fd_ >= 0) ::close(fd_);  // also releases the flock
 }
 
-Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir) {
+Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir,
+                                                 std::string_view holder) {
   std::filesystem::path file = dir / std::string(kDataDirLockName);
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
@@ -87,12 +100,19 @@ Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& di
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
+    std::string held_by = ReadHolder(fd);
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return MakeError(CKR_FUNCTION_FAILED, dir.string() + " is in use by a running signetd (" +
-                                                file.string() + " is locked)");
+      return MakeError(CKR_FUNCTION_FAILED, dir.string() + " is in use by " +
+                                                (held_by.empty() ? "a running signetd" : held_by) +
+                                                " (" + file.string() + " is locked)");
     }
     return MakeError(CKR_DEVICE_ERROR, "cannot lock " + file.string() + ": " + std::strerror(err));
+  }
+  // Best effort: the lock itself is what excludes; the note only names it.
+  if (::ftruncate(fd, 0) == 0) {
+    std::string note = std::string(holder) + " (pid " + std::to_string(::getpid()) + ")\n";
+    [[maybe_unused]] ssize_t written = ::pwrite(fd, note.data(), note.size(), 0);
   }
   return std::make_unique<DataDirLock>(fd);
 }

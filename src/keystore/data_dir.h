@@ -52,9 +52,12 @@ class DataDirLock {
 // kDataDirLockName: the lock file's name inside a data directory.
 inline constexpr std::string_view kDataDirLockName = "signetd.lock";
 
-// LockDataDir takes the lock without waiting. CKR_FUNCTION_FAILED naming
-// the lock file when another process holds it (a running signetd);
+// LockDataDir takes the lock without waiting and writes `holder` (who holds
+// it: "signetd on /run/signet/signetd.sock") and its pid into the lock file,
+// so that the next process refused names it. CKR_FUNCTION_FAILED naming the
+// holder when another process holds the lock (a running signetd);
 // CKR_DEVICE_ERROR when the file cannot be opened.
-Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir);
+Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& dir,
+                                                 std::string_view holder);
 
 }  // namespace signet::keystore

@@ -138,13 +138,6 @@ TEST_F(AccessTest, LimitFlagsBoundSessionsSessionObjectsAndTheToken) {
   EXPECT_EQ(full.error().code, CKR_DEVICE_MEMORY);
 }
 
-// One daemon per data directory: the lock `signet admin` relies on.
-TEST_F(AccessTest, SecondDaemonOnTheSameDataDirIsRefused) {
-  Daemon second;
-  std::string failure = second.Start(data_dir(), Path("second.sock"));
-  EXPECT_NE(failure.find("in use by a running signetd"), std::string::npos) << failure;
-}
-
 // Defect 5: the daemon's own uid may create tokens over the Unix socket.
 TEST_F(AccessTest, DaemonOwnerCreatesTokensThroughTheDaemon) {
   ProgramResult made =
