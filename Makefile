@@ -29,6 +29,7 @@ test: build
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
+# install: README "Installing as a service" (the module goes where p11-kit looks).
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 

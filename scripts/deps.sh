@@ -20,6 +20,9 @@ packages=(
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools
+  # the install test (tests/e2e/install_test.cc): p11-kit list-modules,
+  # systemd-analyze verify (works without systemd running), setpriv
+  p11-kit systemd util-linux
 )
 
 missing=()

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "signet/paths.hpp"
+
 namespace signet::pkcs11 {
 namespace {
-
-constexpr const char* kDefaultConfPath = "/etc/signet/pkcs11.conf";
 
 std::string Trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -70,7 +70,7 @@ Result<ModuleConfig> LoadModuleConfig() {
   ModuleConfig config;
   const char* conf_env = std::getenv("SIGNET_CONF");
   std::string conf_path = conf_env != nullptr ? conf_env : "";
-  if (conf_path.empty() && std::ifstream(kDefaultConfPath).good()) conf_path = kDefaultConfPath;
+  if (conf_path.empty() && std::ifstream(kModuleConfigPath).good()) conf_path = kModuleConfigPath;
   if (!conf_path.empty()) {
     SIGNET_ASSIGN_OR_RETURN(std::string text, ReadFile(conf_path));
     Status parsed = ParseConfigText(text, config);
@@ -88,8 +88,9 @@ Result<ModuleConfig> LoadModuleConfig() {
   }
   if (config.socket.empty()) {
     return MakeError(CKR_DEVICE_ERROR,
-                     "no signetd address: set SIGNET_SOCKET, or SIGNET_CONF to a file with "
-                     "'socket = PATH'");
+                     "empty signetd address: set SIGNET_SOCKET, or 'socket = PATH' in the config "
+                     "file (or leave both unset for " +
+                         std::string(kDefaultSocketPath) + ")");
   }
   return config;
 }

@@ -6,18 +6,21 @@
 //                  comment): socket, tls_ca, tls_cert, tls_key, tls_server_name,
 //                  timeout (seconds one wait for the daemon may take; default
 //                  120, 0 = forever).
-// Without either, /etc/signet/pkcs11.conf is read when it exists. Plain
-// values; no synchronisation needed.
+// Without either, /etc/signet/pkcs11.conf (signet/paths.hpp
+// kModuleConfigPath) is read when it exists. When none of them names a
+// socket, the address is the installed service's, /run/signet/signetd.sock
+// (kDefaultSocketPath). Plain values; no synchronisation needed.
 #pragma once
 
 #include <string>
 
+#include "signet/paths.hpp"
 #include "signet/result.hpp"
 
 namespace signet::pkcs11 {
 
 struct ModuleConfig {
-  std::string socket;  // daemon address, never empty in a loaded config
+  std::string socket = kDefaultSocketPath;  // daemon address, never empty in a loaded config
   std::string tls_ca;
   std::string tls_cert;
   std::string tls_key;
@@ -31,7 +34,7 @@ struct ModuleConfig {
 [[nodiscard]] Status ParseConfigText(const std::string& text, ModuleConfig& config);
 
 // LoadModuleConfig applies the rules above. CKR_DEVICE_ERROR with a message
-// for a person when no daemon address is configured or the file named by
+// for a person when the file sets an empty socket or the file named by
 // SIGNET_CONF cannot be read or parsed, or its timeout is not a number.
 [[nodiscard]] Result<ModuleConfig> LoadModuleConfig();
 

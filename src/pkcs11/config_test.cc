@@ -53,6 +53,28 @@ TEST_F(ModuleConfigEnv, EnvironmentSocketWinsOverFile) {
   rmdir(dir_template);
 }
 
+// Issue 14: with nothing configured the module talks to the installed
+// service. An empty SIGNET_CONF file stands for "no settings" without
+// depending on whether this machine has /etc/signet/pkcs11.conf.
+TEST_F(ModuleConfigEnv, NothingConfiguredMeansTheServiceSocket) {
+  EXPECT_STREQ(kDefaultSocketPath, "/run/signet/signetd.sock");
+  char dir_template[] = "/tmp/signet-p11conf-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/pkcs11.conf";
+  std::ofstream(path) << "# every line a comment, as the installed sample\n# socket = /x\n";
+  setenv("SIGNET_CONF", path.c_str(), 1);
+  Result<ModuleConfig> config = LoadModuleConfig();
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->socket, kDefaultSocketPath);
+  std::ofstream(path) << "socket =\n";
+  Result<ModuleConfig> empty = LoadModuleConfig();
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, CKR_DEVICE_ERROR);
+  EXPECT_NE(empty.error().message.find("empty signetd address"), std::string::npos);
+  std::remove(path.c_str());
+  rmdir(dir_template);
+}
+
 TEST_F(ModuleConfigEnv, MissingFileIsDeviceError) {
   setenv("SIGNET_CONF", "/nonexistent/signet.conf", 1);
   Result<ModuleConfig> config = LoadModuleConfig();
