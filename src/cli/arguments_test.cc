@@ -292,6 +292,70 @@ TEST(DaemonAddress, NoneGivenNamesAllFourSources) {
 
 // ---------------------------------------------------------------- files
 
+// ---------------------------------------------------------------- --token
+
+// Slots as GetInfo gives them: labels and serials padded with blanks, an
+// empty slot, two tokens sharing a label (an older daemon allowed it), a
+// token labelled with another token's slot id.
+std::vector<client::SlotInfo> TestSlots() {
+  auto slot = [](CK_SLOT_ID id, bool present, const std::string& label, const std::string& serial) {
+    client::SlotInfo info;
+    info.slot_id = id;
+    info.token_present = present;
+    info.label = label + std::string(32 - label.size(), ' ');
+    info.serial = serial + std::string(16 - serial.size(), ' ');
+    return info;
+  };
+  return {slot(0, false, "", ""), slot(1, true, "alpha", "aaaa000000000001"),
+          slot(2, true, "twin", "bbbb000000000002"), slot(5, true, "twin", "cccc000000000005"),
+          slot(7, true, "1", "dddd000000000007")};
+}
+
+TEST(ChooseToken, EmptyIsTheFirstToken) {
+  EXPECT_EQ(*ChooseToken(TestSlots(), ""), 1u);
+  Result<CK_SLOT_ID> none = ChooseToken({}, "");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, CKR_TOKEN_NOT_PRESENT);
+}
+
+TEST(ChooseToken, ByLabelSerialOrSlotIdWithOrWithoutPrefix) {
+  const auto slots = TestSlots();
+  EXPECT_EQ(*ChooseToken(slots, "alpha"), 1u);
+  EXPECT_EQ(*ChooseToken(slots, "label:alpha"), 1u);
+  EXPECT_EQ(*ChooseToken(slots, "cccc000000000005"), 5u);
+  EXPECT_EQ(*ChooseToken(slots, "serial:cccc000000000005"), 5u);
+  EXPECT_EQ(*ChooseToken(slots, "5"), 5u);
+  EXPECT_EQ(*ChooseToken(slots, "slot:5"), 5u);
+  // A bare value is a label first: "1" is the token labelled 1 (slot 7);
+  // slot:1 is slot 1.
+  EXPECT_EQ(*ChooseToken(slots, "1"), 7u);
+  EXPECT_EQ(*ChooseToken(slots, "slot:1"), 1u);
+}
+
+TEST(ChooseToken, NoMatchAndEmptySlotsAreTokenNotPresent) {
+  const auto slots = TestSlots();
+  for (const char* selector : {"beta", "slot:0", "slot:9", "serial:alpha", "label:5", "0"}) {
+    Result<CK_SLOT_ID> chosen = ChooseToken(slots, selector);
+    ASSERT_FALSE(chosen.ok()) << selector;
+    EXPECT_EQ(chosen.error().code, CKR_TOKEN_NOT_PRESENT) << selector;
+  }
+  Result<CK_SLOT_ID> word = ChooseToken(slots, "slot:first");
+  ASSERT_FALSE(word.ok());
+  EXPECT_EQ(word.error().code, CKR_ARGUMENTS_BAD);
+}
+
+TEST(ChooseToken, AnAmbiguousLabelNamesEveryCandidate) {
+  for (const char* selector : {"twin", "label:twin"}) {
+    Result<CK_SLOT_ID> chosen = ChooseToken(TestSlots(), selector);
+    ASSERT_FALSE(chosen.ok()) << selector;
+    EXPECT_EQ(chosen.error().code, CKR_ARGUMENTS_BAD);
+    EXPECT_NE(chosen.error().message.find("2 tokens are labelled 'twin': slot 2 (serial "
+                                          "bbbb000000000002), slot 5 (serial cccc000000000005)"),
+              std::string::npos)
+        << chosen.error().message;
+  }
+}
+
 TEST(FileArguments, MissingFileNamesThePathAndTheReason) {
   Result<client::Bytes> data = ReadFile("/nonexistent/signet/message");
   ASSERT_FALSE(data.ok());

@@ -1,6 +1,10 @@
 #include "cli/cli_context.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <optional>
 
 #include "cli/pin_input.h"
 
@@ -16,26 +20,93 @@ std::string FromEnv(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// TrimmedLabel drops the blank padding PKCS#11 token labels may carry.
-std::string TrimmedLabel(std::string label) {
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  return label;
+// Trimmed drops the blank padding PKCS#11 token labels and serials carry.
+std::string Trimmed(std::string text) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
 }
 
-Result<CK_SLOT_ID> ChooseSlot(client::Client& client, const std::string& label) {
-  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client.GetInfo());
-  for (const client::SlotInfo& slot : info.slots) {
+// SlotNumber: `text` as a slot id when it is all digits (and fits).
+std::optional<CK_SLOT_ID> SlotNumber(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != text.npos) {
+    return std::nullopt;
+  }
+  return static_cast<CK_SLOT_ID>(std::stoul(text));
+}
+
+// TokenField: what of a token a --token value is compared with.
+enum class TokenField { kLabel, kSerial, kSlot };
+
+// Matching: the slots with a token whose `field` is `value`.
+std::vector<const client::SlotInfo*> Matching(const std::vector<client::SlotInfo>& slots,
+                                              TokenField field, const std::string& value) {
+  std::vector<const client::SlotInfo*> found;
+  const std::optional<CK_SLOT_ID> number = SlotNumber(value);
+  for (const client::SlotInfo& slot : slots) {
     if (!slot.token_present) continue;
-    if (label.empty() || TrimmedLabel(slot.label) == label) return slot.slot_id;
+    const bool match = field == TokenField::kLabel    ? Trimmed(slot.label) == value
+                       : field == TokenField::kSerial ? Trimmed(slot.serial) == value
+                                                      : number && slot.slot_id == *number;
+    if (match) found.push_back(&slot);
   }
-  if (label.empty()) {
-    return MakeError(CKR_TOKEN_NOT_PRESENT,
-                     "signetd has no token; create one with `signet init`");
-  }
-  return MakeError(CKR_TOKEN_NOT_PRESENT, "signetd has no token labelled '" + label + "'");
+  return found;
 }
 
 }  // namespace
+
+Result<CK_SLOT_ID> ChooseToken(const std::vector<client::SlotInfo>& slots,
+                               const std::string& selector) {
+  if (selector.empty()) {
+    for (const client::SlotInfo& slot : slots) {
+      if (slot.token_present) return slot.slot_id;
+    }
+    return MakeError(CKR_TOKEN_NOT_PRESENT, "signetd has no token; create one with `signet init`");
+  }
+  struct Prefix {
+    const char* text;
+    TokenField field;
+    const char* noun;
+  };
+  static constexpr Prefix kPrefixes[] = {{"label:", TokenField::kLabel, "labelled"},
+                                         {"serial:", TokenField::kSerial, "with serial"},
+                                         {"slot:", TokenField::kSlot, "in slot"}};
+  std::vector<const client::SlotInfo*> found;
+  std::string value = selector;
+  std::string described = "labelled, with serial or in slot";
+  bool by_label = true;
+  const auto prefix = std::find_if(std::begin(kPrefixes), std::end(kPrefixes),
+                                   [&](const Prefix& p) { return selector.starts_with(p.text); });
+  if (prefix != std::end(kPrefixes)) {
+    value = selector.substr(std::strlen(prefix->text));
+    described = prefix->noun;
+    by_label = prefix->field == TokenField::kLabel;
+    if (prefix->field == TokenField::kSlot && !SlotNumber(value)) {
+      return MakeError(CKR_ARGUMENTS_BAD, "--token " + selector + ": a slot id is a number");
+    }
+    found = Matching(slots, prefix->field, value);
+  } else {
+    for (TokenField field : {TokenField::kLabel, TokenField::kSerial, TokenField::kSlot}) {
+      found = Matching(slots, field, value);
+      by_label = field == TokenField::kLabel;
+      if (!found.empty()) break;
+    }
+  }
+  if (found.empty()) {
+    return MakeError(CKR_TOKEN_NOT_PRESENT, "signetd has no token " + described + " '" + value +
+                                                "' (`signet tokens` lists them)");
+  }
+  if (found.size() > 1 && by_label) {
+    std::string candidates;
+    for (const client::SlotInfo* slot : found) {
+      candidates += (candidates.empty() ? "slot " : ", slot ") + std::to_string(slot->slot_id) +
+                    " (serial " + Trimmed(slot->serial) + ")";
+    }
+    return MakeError(CKR_ARGUMENTS_BAD, std::to_string(found.size()) + " tokens are labelled '" +
+                                            value + "': " + candidates +
+                                            "; choose one with --token serial:S or --token slot:N");
+  }
+  return found.front()->slot_id;
+}
 
 std::string ResolveDataDir(const GlobalOptions& options) {
   return options.data_dir.empty() ? FromEnv("SIGNET_DATA") : options.data_dir;
@@ -64,7 +135,8 @@ Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& optio
 Result<Connection> Connect(const GlobalOptions& options) {
   Connection connection;
   SIGNET_ASSIGN_OR_RETURN(connection.client, ConnectClient(options));
-  SIGNET_ASSIGN_OR_RETURN(connection.slot, ChooseSlot(*connection.client, options.token_label));
+  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, connection.client->GetInfo());
+  SIGNET_ASSIGN_OR_RETURN(connection.slot, ChooseToken(info.slots, options.token_label));
   SIGNET_ASSIGN_OR_RETURN(connection.session, connection.client->OpenSession(connection.slot));
   return connection;
 }

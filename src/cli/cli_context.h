@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "signet/client.hpp"
 
@@ -17,7 +18,7 @@ namespace signet::cli {
 struct GlobalOptions {
   std::string data_dir;               // --data (else SIGNET_DATA)
   std::string socket;                 // --socket (else SIGNET_SOCKET)
-  std::string token_label;            // --token: which token; default the first
+  std::string token_label;            // --token: label, serial or slot id (ChooseToken)
   std::optional<std::string> pin;     // --pin (else SIGNET_PIN, else prompt)
   std::string tls_ca;                 // --tls-ca
   std::string tls_cert;               // --tls-cert
@@ -35,6 +36,21 @@ Result<std::string> ResolveDaemonAddress(const GlobalOptions& options);
 // TLS files when given.
 Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& options);
 
+// ChooseToken picks the slot whose token `selector` (--token) names among
+// GetInfo's `slots`; only slots holding a token count:
+//   ""           the first token
+//   label:L      the token labelled L
+//   serial:S     the token with serial S
+//   slot:N       the token in slot N
+//   X            a token labelled X, else the token with serial X, else, when
+//                X is a number, the token in slot X (label first: --token
+//                always took a label, and labels are what people type)
+// CKR_TOKEN_NOT_PRESENT when no token matches; CKR_ARGUMENTS_BAD naming
+// every candidate's slot and serial when several carry the label, or when
+// `slot:` is not followed by a number.
+Result<CK_SLOT_ID> ChooseToken(const std::vector<client::SlotInfo>& slots,
+                               const std::string& selector);
+
 // Connection: a connected client with one open session on the chosen token.
 struct Connection {
   std::unique_ptr<client::Client> client;
@@ -42,9 +58,9 @@ struct Connection {
   CK_SLOT_ID slot = 0;
 };
 
-// Connect connects, chooses the token (by --token label, else the first
-// one) and opens a read-write session. CKR_TOKEN_NOT_PRESENT when the daemon
-// has no (such) token.
+// Connect connects, chooses the token (ChooseToken on --token) and opens a
+// read-write session. ChooseToken's errors when the daemon has no (such)
+// token.
 Result<Connection> Connect(const GlobalOptions& options);
 
 // ConnectAndLogin is Connect plus a user login with the PIN from --pin,

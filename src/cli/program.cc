@@ -13,6 +13,7 @@
 #include "bench/bench_commands.h"
 #include "cli/commands.h"
 #include "cli/secret_arguments.h"
+#include "signet/version.hpp"
 
 namespace signet::cli {
 namespace {
@@ -37,6 +38,53 @@ std::optional<std::string> UnknownCommand(const CLI::App& app) {
          " --help lists the commands)";
 }
 
+// kUsageExit: the exit status for a command line that cannot be parsed
+// (program.h); CLI11's own codes (105-115) are not what shells expect.
+constexpr int kUsageExit = 2;
+
+// kGlobalGroup: the help section the global options appear under.
+constexpr const char* kGlobalGroup = "Global options (before or after the command)";
+
+// AddGlobalOptions declares the options every command shares on `app`,
+// each bound to the same GlobalOptions field, so `signet init --help` lists
+// them and `signet init --pin X` parses wherever they stand. A name the
+// command declares itself stays the command's.
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  struct Row {
+    const char* name;
+    std::string* field;
+    const char* help;
+  };
+  const Row rows[] = {
+      {"--data", &global.data_dir, "Data directory (else SIGNET_DATA)"},
+      {"--socket", &global.socket,
+       "signetd address: socket path or tcp://host:port (else SIGNET_SOCKET, else "
+       "DATA/signetd.sock)"},
+      {"--token", &global.token_label,
+       "Token: its label, serial or slot id; label:L, serial:S or slot:N to say which "
+       "(default: the first token)"},
+      {"--tls-ca", &global.tls_ca, "CA file for a tcp:// daemon"},
+      {"--tls-cert", &global.tls_cert, "Client certificate for a tcp:// daemon"},
+      {"--tls-key", &global.tls_key, "Client key for a tcp:// daemon"},
+  };
+  for (const Row& row : rows) {
+    if (app.get_option_no_throw(row.name) != nullptr) continue;
+    app.add_option(row.name, *row.field, row.help)->group(kGlobalGroup);
+  }
+  if (app.get_option_no_throw("--pin") == nullptr) {
+    app.add_option("--pin", global.pin, "User PIN (else SIGNET_PIN, else a prompt)")
+        ->group(kGlobalGroup);
+  }
+}
+
+// ShareGlobalOptions adds them to every command below `app`, at any depth.
+void ShareGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    AddGlobalOptions(*command, global);
+    ShareGlobalOptions(*command, global);
+  }
+}
+
 }  // namespace
 
 int RunSignet(int argc, char** argv) {
@@ -52,15 +100,8 @@ int RunSignet(int argc, char** argv) {
   CLI::App app{"signet: command-line client for the signet software HSM"};
   app.require_subcommand(1);
   app.fallthrough();  // global flags may follow the subcommand
-  app.add_option("--data", global.data_dir, "Data directory (else SIGNET_DATA)");
-  app.add_option("--socket", global.socket,
-                 "signetd address: socket path or tcp://host:port (else SIGNET_SOCKET, "
-                 "else DATA/signetd.sock)");
-  app.add_option("--token", global.token_label, "Token label (default: the first token)");
-  app.add_option("--pin", global.pin, "User PIN (else SIGNET_PIN, else a prompt)");
-  app.add_option("--tls-ca", global.tls_ca, "CA file for a tcp:// daemon");
-  app.add_option("--tls-cert", global.tls_cert, "Client certificate for a tcp:// daemon");
-  app.add_option("--tls-key", global.tls_key, "Client key for a tcp:// daemon");
+  app.set_version_flag("--version", std::string("signet ") + kVersionString);
+  AddGlobalOptions(app, global);
 
   CommandAction action;
   AddInitCommand(app, global, &action);
@@ -81,17 +122,19 @@ int RunSignet(int argc, char** argv) {
   };
   bench_hooks.run_later = [&bench_job](bench::BenchJob job) { bench_job = std::move(job); };
   bench::AddBenchCommands(app, std::move(bench_hooks));
+  ShareGlobalOptions(app, global);
 
   try {
     app.parse(arguments.argc(), arguments.argv());
   } catch (const CLI::RequiredError& e) {
     if (std::optional<std::string> unknown = UnknownCommand(app)) {
       std::fprintf(stderr, "%s\n", unknown->c_str());
-      return e.get_exit_code();
+      return kUsageExit;
     }
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : kUsageExit;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end parsing this way too, with status 0.
+    return app.exit(e) == 0 ? 0 : kUsageExit;
   }
   try {
     if (bench_job) return (*bench_job)();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/sign_input.h"
+#include "signet/version.hpp"
 
 namespace signet::cli {
 namespace {
@@ -81,9 +82,12 @@ class SignetProgramTest : public ::testing::Test {
   std::vector<std::pair<std::string, std::string>> saved_;
 };
 
-constexpr int kRequiredError = static_cast<int>(CLI::ExitCodes::RequiredError);
-constexpr int kExtrasError = static_cast<int>(CLI::ExitCodes::ExtrasError);
-constexpr int kValidationError = static_cast<int>(CLI::ExitCodes::ValidationError);
+// Every usage error exits 2 (issue 14: CLI11's own 106 and 109 were what
+// the program returned), whatever CLI11 calls it.
+constexpr int kUsage = 2;
+constexpr int kRequiredError = kUsage;
+constexpr int kExtrasError = kUsage;
+constexpr int kValidationError = kUsage;
 
 // ---------------------------------------------------------------- usage
 
@@ -97,8 +101,38 @@ TEST_F(SignetProgramTest, HelpListsTheCommandsAndSucceeds) {
   }
 }
 
-// Bad usage exits with CLI11's code for the error (not 1, which means the
-// operation failed) and says what is wrong.
+TEST_F(SignetProgramTest, VersionIsTheProjectVersion) {
+  ProgramRun run = Run({"--version"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, std::string("signet ") + kVersionString + "\n");
+}
+
+// Issue 14: `signet init --help` showed neither --pin nor --data. Every
+// command's help, at any depth, lists the global options.
+TEST_F(SignetProgramTest, EveryCommandsHelpListsTheGlobalOptions) {
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"init"},
+                                             {"keygen"},
+                                             {"list"},
+                                             {"sign"},
+                                             {"stats"},
+                                             {"admin", "unlock-so"},
+                                             {"bench", "parallel"}}) {
+    std::vector<std::string> args = command;
+    args.push_back("--help");
+    ProgramRun run = Run(args);
+    EXPECT_EQ(run.exit_code, 0) << command.front();
+    for (const char* option : {"--data", "--socket", "--token", "--pin", "--tls-ca"}) {
+      EXPECT_NE(run.out.find(option), std::string::npos)
+          << option << " missing in the help of " << args[0] << " " << args[1] << ":\n"
+          << run.out;
+    }
+    EXPECT_NE(run.out.find("Global options"), std::string::npos) << run.out;
+  }
+}
+
+// Bad usage exits 2 (not 1, which means the operation failed) and says
+// what is wrong.
 TEST_F(SignetProgramTest, NoSubcommandIsAUsageError) {
   ProgramRun run = Run({});
   EXPECT_EQ(run.exit_code, kRequiredError);

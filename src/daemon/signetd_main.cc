@@ -1,18 +1,17 @@
 // signetd: the signet daemon. Parses arguments, runs the crypto self-tests,
 // opens the data dir, starts the worker pool and the server, and on
 // SIGTERM/SIGINT drains in-flight requests and exits 0.
-#include <CLI/CLI.hpp>
 #include <grp.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <asio.hpp>
 #include <cctype>
 #include <chrono>
-#include <optional>
-#include <vector>
-#include <asio.hpp>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "daemon/log.h"
 #include "daemon/process_hardening.h"
 #include "daemon/server.h"
+#include "signet/version.hpp"
 
 namespace {
 
@@ -237,6 +237,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an error code, not a signal
   Args args;
   CLI::App app{"signetd: the signet software HSM daemon"};
+  app.set_version_flag("--version", std::string("signetd ") + signet::kVersionString);
   app.add_option("--data", args.data_dir, "data directory (one <serial>.token per token)")
       ->required();
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
@@ -308,7 +309,13 @@ int main(int argc, char** argv) {
                  "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
       ->capture_default_str();
   AddLimitOptions(app, args);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // 2 for bad usage, as Run's own usage checks (CLI11's codes are 105-115);
+    // --help and --version end parsing this way too, with status 0.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   try {
     return Run(args);
   } catch (const std::exception& e) {
