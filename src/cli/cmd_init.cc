@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/printable.h"
 #include "cli/cli_context.h"
 #include "cli/commands.h"
 #include "cli/pin_input.h"
 #include "keystore/data_dir.h"
-#include "base/printable.h"
+#include "keystore/pin_policy.h"
+#include "keystore/slot_ids.h"
 
 namespace signet::cli {
 namespace {
@@ -58,6 +60,18 @@ Status InitThroughDaemon(client::Client& client, const InitOptions& options,
   return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
 }
 
+// TokensInDirectory: the Info of every token in `dir` that opens (a damaged
+// one is skipped here and reported by the daemon that serves the directory).
+Result<std::vector<keystore::TokenInfo>> TokensInDirectory(const std::string& dir) {
+  SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(dir));
+  std::vector<keystore::TokenInfo> infos;
+  for (const auto& file : files) {
+    auto token = keystore::Token::Open(file, keystore::TokenOptions{});
+    if (token.ok()) infos.push_back((*token)->Info());
+  }
+  return infos;
+}
+
 Status RunInit(GlobalOptions& global, InitOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> daemon, RunningDaemon(global));
   std::string dir = ResolveDataDir(global);
@@ -85,8 +99,16 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
   // They live in the keystore, which this command already links for this
   // very call, rather than in core/, which would bring the whole HSM into
   // the CLI.
-  SIGNET_ASSIGN_OR_RETURN(auto token, keystore::CreateInDirectory(dir, options.label, so_pin,
-                                                                  user_pin, token_options));
+  // As signetd does: under the data dir's lock (no daemon starts meanwhile),
+  // a label no other token has, on a new slot id (keystore/slot_ids.h).
+  SIGNET_TRY(keystore::CheckPinLength(so_pin, "SO PIN"));  // before anything is written
+  SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
+  SIGNET_TRY(keystore::EnsureDataDirectory(dir));
+  SIGNET_ASSIGN_OR_RETURN(auto lock, keystore::LockDataDir(dir, "signet init"));
+  SIGNET_ASSIGN_OR_RETURN(std::vector<keystore::TokenInfo> others, TokensInDirectory(dir));
+  SIGNET_ASSIGN_OR_RETURN(
+      auto token,
+      keystore::CreateTokenOnNewSlot(dir, options.label, so_pin, user_pin, token_options, others));
   keystore::TokenInfo info = token->Info();
   std::printf("initialised token '%s' (serial %s) in %s\n",
               PrintableText(info.label).c_str(), PrintableText(info.serial).c_str(),

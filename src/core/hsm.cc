@@ -8,6 +8,7 @@
 #include "core/key_policy.h"
 #include "crypto/symmetric.h"
 #include "keystore/data_dir.h"
+#include "keystore/slot_ids.h"
 
 namespace signet::core {
 
@@ -22,13 +23,12 @@ CK_ULONG RandomHandle() {
 
 namespace {
 
-// OpenSlot opens one token file and loads its objects into a new slot
-// with the policy `policy_for` gives the opened token.
+// ServeToken puts an opened token on slot `id` and loads its objects, with
+// the policy `policy_for` gives the token.
 template <typename PolicyFor>
-Result<std::unique_ptr<TokenSlot>> OpenSlot(CK_SLOT_ID id, const std::filesystem::path& file,
-                                            const keystore::TokenOptions& options,
-                                            const PolicyFor& policy_for) {
-  SIGNET_ASSIGN_OR_RETURN(auto token, keystore::Token::Open(file, options));
+Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::filesystem::path& file,
+                                              std::unique_ptr<keystore::Token> token,
+                                              const PolicyFor& policy_for) {
   TokenPolicy policy = policy_for(*token);
   auto slot = std::make_unique<TokenSlot>(id, file, std::move(token), policy);
   if (Status loaded = slot->LoadObjects(); !loaded.ok()) {
@@ -58,29 +58,56 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
   SIGNET_ASSIGN_OR_RETURN(auto dir_lock,
                           keystore::LockDataDir(options.data_dir, options.lock_holder));
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
+  SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID next_slot_id, keystore::ReadNextSlotId(options.data_dir));
   std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
   hsm->dir_lock_ = std::move(dir_lock);
   std::optional<Error> first_error;
-  std::vector<std::unique_ptr<TokenSlot>> slots;
+  auto unavailable = [&](const std::filesystem::path& file, const Error& error) {
+    if (!first_error) first_error = error;
+    hsm->unavailable_.push_back({file, error.message});
+  };
+  std::vector<std::pair<std::filesystem::path, std::unique_ptr<keystore::Token>>> tokens;
+  std::vector<std::optional<CK_SLOT_ID>> stored_ids;
   for (const auto& file : files) {
-    auto slot = OpenSlot(slots.size(), file, hsm->options_.token_options,
-                         [&hsm](const keystore::Token& token) { return hsm->PolicyFor(token); });
-    if (slot.ok()) {
-      slots.push_back(std::move(*slot));
+    auto token = keystore::Token::Open(file, hsm->options_.token_options);
+    if (!token.ok()) {
+      unavailable(file, token.error());
       continue;
     }
-    if (!first_error) first_error = slot.error();
-    hsm->unavailable_.push_back({file, slot.error().message});
+    stored_ids.push_back((*token)->Info().slot_id);
+    tokens.emplace_back(file, std::move(*token));
+  }
+  keystore::SlotIdPlan plan = keystore::PlanSlotIds(stored_ids, next_slot_id);
+  std::map<CK_SLOT_ID, std::unique_ptr<TokenSlot>> slots;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    auto& [file, token] = tokens[i];
+    const CK_SLOT_ID id = plan.ids[i];
+    bool is_new = std::find(plan.new_ids.begin(), plan.new_ids.end(), i) != plan.new_ids.end();
+    if (Status stored = is_new ? token->SetSlotId(id) : OkStatus(); !stored.ok()) {
+      unavailable(file, stored.error());  // cannot keep its id: not served
+      continue;
+    }
+    auto slot = ServeToken(id, file, std::move(token),
+                           [&hsm](const keystore::Token& t) { return hsm->PolicyFor(t); });
+    if (!slot.ok()) {
+      unavailable(file, slot.error());
+      continue;
+    }
+    slots.emplace(id, std::move(*slot));
   }
   if (first_error && (slots.empty() || hsm->options_.strict)) {
     std::string why = slots.empty() ? "no token could be opened: " : "strict: ";
     return MakeError(first_error->code, why + first_error->message);
+  }
+  if (plan.next != next_slot_id) {
+    SIGNET_TRY(keystore::WriteNextSlotId(hsm->options_.data_dir, plan.next));
   }
   {
     // No other thread sees the Hsm yet: the lock is uncontended, and keeps
     // slots_ written only under slots_mu_.
     base::WriterMutexLock lock(&hsm->slots_mu_);
     hsm->slots_ = std::move(slots);
+    hsm->next_slot_id_ = plan.next;
   }
   return hsm;
 }
@@ -116,19 +143,27 @@ std::shared_ptr<ClientState> HsmImpl::NewClient() {
 
 TokenSlot* HsmImpl::FindSlot(CK_SLOT_ID slot) const {
   base::ReaderMutexLock lock(&slots_mu_);
-  return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  auto it = slots_.find(slot);
+  return it == slots_.end() ? nullptr : it->second.get();
+}
+
+std::vector<TokenSlot*> HsmImpl::AllSlots() const {
+  base::ReaderMutexLock lock(&slots_mu_);
+  std::vector<TokenSlot*> out;
+  for (const auto& [id, slot] : slots_) out.push_back(slot.get());
+  return out;
 }
 
 Error HsmImpl::MissingSlotError(CK_SLOT_ID slot) const {
   base::ReaderMutexLock lock(&slots_mu_);
-  if (slot == slots_.size()) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
+  if (slot == next_slot_id_) return MakeError(CKR_TOKEN_NOT_PRESENT, "free slot has no token");
   return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
 }
 
 std::vector<SlotDescription> HsmImpl::Slots() const {
   std::vector<SlotDescription> out;
   base::ReaderMutexLock lock(&slots_mu_);
-  for (const auto& slot : slots_) {
+  for (const auto& [id, slot] : slots_) {
     keystore::TokenInfo info = slot->token().Info();
     SlotDescription d;
     d.id = slot->id();
@@ -147,7 +182,7 @@ std::vector<SlotDescription> HsmImpl::Slots() const {
     out.push_back(std::move(d));
   }
   SlotDescription free_slot;
-  free_slot.id = slots_.size();
+  free_slot.id = next_slot_id_;
   out.push_back(free_slot);
   return out;
 }
@@ -155,7 +190,7 @@ std::vector<SlotDescription> HsmImpl::Slots() const {
 keystore::CacheStats HsmImpl::CacheTotals() const {
   keystore::CacheStats total;
   base::ReaderMutexLock lock(&slots_mu_);
-  for (const auto& slot : slots_) {
+  for (const auto& [id, slot] : slots_) {
     keystore::CacheStats s = slot->token().cache_stats();
     total.hits += s.hits;
     total.misses += s.misses;

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -249,6 +250,8 @@ class HsmImpl final : public Hsm {
   // it). Slots are never removed, so the pointer stays valid. Takes
   // slots_mu_ shared.
   TokenSlot* FindSlot(CK_SLOT_ID slot) const EXCLUDES(slots_mu_);
+  // AllSlots: every slot served, in slot id order (the key pool's view).
+  std::vector<TokenSlot*> AllSlots() const EXCLUDES(slots_mu_);
   // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
   // private key's CKA_VALUE as PKCS#8 whatever else the template holds.
   Result<CK_OBJECT_HANDLE> ImportObject(ClientState& c, CK_SESSION_HANDLE s, const Template& t,
@@ -291,8 +294,11 @@ class HsmImpl final : public Hsm {
   LoginThrottle throttle_;
   std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
   mutable base::SharedMutex slots_mu_;
-  std::vector<std::unique_ptr<TokenSlot>> slots_ GUARDED_BY(slots_mu_);  // index == slot id
-  std::vector<UnavailableToken> unavailable_;                            // written only by Open
+  // slots_: the tokens served, by slot id (stable: keystore/slot_ids.h);
+  // next_slot_id_ is the free slot's id, which InitToken gives a new token.
+  std::map<CK_SLOT_ID, std::unique_ptr<TokenSlot>> slots_ GUARDED_BY(slots_mu_);
+  CK_SLOT_ID next_slot_id_ GUARDED_BY(slots_mu_) = 0;
+  std::vector<UnavailableToken> unavailable_;  // written only by Open
   // init_mu_ serialises InitToken, which takes slots_mu_ under it.
   base::Mutex init_mu_ ACQUIRED_BEFORE(slots_mu_);
   std::atomic<std::uint64_t> next_client_id_{1};

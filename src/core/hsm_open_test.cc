@@ -51,12 +51,15 @@ TEST_F(HsmOpenTest, DamagedTokenDoesNotStopTheHealthyOne) {
   auto hsm = Hsm::Open(options_);
   ASSERT_TRUE(hsm.ok()) << hsm.error().message;
 
-  // The healthy token is slot 0, then the free slot; nothing else.
+  // The healthy token keeps its slot (1: the damaged token does not
+  // renumber it), then the free slot; nothing else.
   auto slots = (*hsm)->Slots();
   ASSERT_EQ(slots.size(), 2u);
   EXPECT_TRUE(slots[0].token_present);
   EXPECT_EQ(slots[0].serial, serials_[1]);
+  EXPECT_EQ(slots[0].id, 1u);
   EXPECT_FALSE(slots[1].token_present);
+  EXPECT_EQ(slots[1].id, 2u);
 
   ASSERT_EQ((*hsm)->unavailable_tokens().size(), 1u);
   const UnavailableToken& bad = (*hsm)->unavailable_tokens()[0];
@@ -66,7 +69,7 @@ TEST_F(HsmOpenTest, DamagedTokenDoesNotStopTheHealthyOne) {
 
   // The healthy one serves: login and sign.
   auto client = (*hsm)->NewClient();
-  auto s = (*hsm)->OpenSession(*client, 0, CKF_SERIAL_SESSION | CKF_RW_SESSION);
+  auto s = (*hsm)->OpenSession(*client, slots[0].id, CKF_SERIAL_SESSION | CKF_RW_SESSION);
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE((*hsm)->Login(*client, *s, CKU_USER, AsBytes(kUserPin)).ok());
   Mechanism gen{CKM_EC_KEY_PAIR_GEN, {}, {}};

@@ -17,8 +17,7 @@ namespace signet::core {
 
 void HsmImpl::StartKeyPool(KeyPool::Options options) {
   StopKeyPool();
-  auto pool =
-      std::make_shared<KeyPool>([this](CK_SLOT_ID id) { return FindSlot(id); }, std::move(options));
+  auto pool = std::make_shared<KeyPool>([this] { return AllSlots(); }, std::move(options));
   base::MutexLock lock(&pool_mu_);
   key_pool_ = std::move(pool);
 }

@@ -3,6 +3,7 @@
 #include "core/hsm_internal.h"
 #include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
+#include "keystore/slot_ids.h"
 
 namespace signet::core {
 
@@ -16,12 +17,16 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
   SIGNET_TRY(keystore::CheckPinLength(so_pin, "SO PIN"));
   if (!user_pin.empty()) SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
   base::MutexLock init_lock(&init_mu_);
-  std::size_t count;
+  CK_SLOT_ID free_slot;
+  std::vector<keystore::TokenInfo> tokens;  // the others: their labels and ids
   {
     base::ReaderMutexLock lock(&slots_mu_);
-    count = slots_.size();
+    free_slot = next_slot_id_;
+    for (const auto& [id, slot] : slots_) {
+      if (id != slot_id) tokens.push_back(slot->token().Info());
+    }
   }
-  if (slot_id == count) {
+  if (slot_id == free_slot) {
     // A new token is a new trust root on this daemon (and the CLI's default
     // token after a restart may be the first one): administrators only.
     // CKR_TOKEN_WRITE_PROTECTED is C_InitToken's code for "this slot may
@@ -31,23 +36,26 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
                        "creating a token needs an admin connection (the daemon's own uid or root "
                        "on the Unix socket, or the admin certificate over TLS)");
     }
-    SIGNET_ASSIGN_OR_RETURN(auto token,
-                            keystore::CreateInDirectory(options_.data_dir, label, so_pin, user_pin,
-                                                        options_.token_options));
-    std::string serial = token->Info().serial;
+    SIGNET_ASSIGN_OR_RETURN(
+        auto token, keystore::CreateTokenOnNewSlot(options_.data_dir, label, so_pin, user_pin,
+                                                   options_.token_options, tokens));
+    const keystore::TokenInfo info = token->Info();
+    const CK_SLOT_ID id = info.slot_id.value_or(free_slot);
     TokenPolicy policy = PolicyFor(*token);
     auto slot = std::make_unique<TokenSlot>(
-        slot_id, keystore::TokenFilePath(options_.data_dir, serial), std::move(token), policy);
+        id, keystore::TokenFilePath(options_.data_dir, info.serial), std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
     base::WriterMutexLock lock(&slots_mu_);
-    slots_.push_back(std::move(slot));
-    return std::make_pair(slot_id, serial);
+    slots_.emplace(id, std::move(slot));
+    next_slot_id_ = std::max(next_slot_id_, id + 1);
+    return std::make_pair(id, info.serial);
   }
   TokenSlot* slot = FindSlot(slot_id);
   if (slot == nullptr) return MakeError(CKR_SLOT_ID_INVALID, "no such slot");
   if (slot->sessions.load() > 0) {
     return MakeError(CKR_SESSION_EXISTS, "close every session on the token first");
   }
+  SIGNET_TRY(keystore::CheckTokenLabelFree(label, tokens));
   // Re-initialisation (§5.5): with the right SO PIN every object goes, the
   // label changes and the user PIN must be set again by the SO.
   // The SO PIN check counts like a Login, and is throttled like one.

@@ -79,7 +79,7 @@ Result<std::vector<PoolTarget>> ParsePoolConfig(std::string_view text) {
   }
 }
 
-KeyPool::KeyPool(SlotLookup slots, Options options)
+KeyPool::KeyPool(SlotList slots, Options options)
     : slots_(std::move(slots)),
       targets_(std::move(options.targets)),
       client_work_queued_(std::move(options.client_work_queued)),
@@ -140,7 +140,7 @@ void KeyPool::RecordMiss(const std::string& name) {
 
 bool KeyPool::FullLocked() const {
   for (const auto& [id, sizes] : sizes_) {
-    TokenSlot* slot = slots_(id);
+    TokenSlot* slot = FindSlot(id);
     if (slot == nullptr || !Unlocked(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       if (sizes[i] < targets_[i].target) return false;
@@ -176,15 +176,21 @@ std::vector<PoolTypeStats> KeyPool::Stats() const {
   return out;
 }
 
+TokenSlot* KeyPool::FindSlot(CK_SLOT_ID id) const {
+  for (TokenSlot* slot : slots_()) {
+    if (slot->id() == id) return slot;
+  }
+  return nullptr;
+}
+
 void KeyPool::DiscoverSlots() {
   // A token's pool size is read from its database once, when the token is
   // first seen (at start, or after InitToken made it); from then on every
   // change goes through this KeyPool (RunJob's store, RecordTake), so the
   // counts stay exact without re-reading. The read happens with no lock
   // held (it may wait for a keystore write).
-  for (CK_SLOT_ID id = 0;; ++id) {
-    TokenSlot* slot = slots_(id);  // slots are never removed
-    if (slot == nullptr) return;
+  for (TokenSlot* slot : slots_()) {
+    const CK_SLOT_ID id = slot->id();
     {
       base::MutexLock lock(&mu_);
       if (sizes_.contains(id)) continue;
@@ -208,7 +214,7 @@ std::optional<KeyPool::Job> KeyPool::NextJob() {
   std::optional<Job> best;
   double best_fill = 1.0;
   for (const auto& [id, sizes] : sizes_) {
-    TokenSlot* slot = slots_(id);
+    TokenSlot* slot = FindSlot(id);
     if (slot == nullptr || !Unlocked(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       double fill =

@@ -19,11 +19,11 @@
 //   anyway.
 //
 // Thread contract: every method may be called from any thread. The KeyPool
-// must be stopped (Stop or destruction) before its SlotLookup's slots and
+// must be stopped (Stop or destruction) before its SlotList's slots and
 // anything Options::client_work_queued refers to are destroyed; the Hsm
 // that owns it stops it in Hsm::StopKeyPool and in its destructor.
 // The pool's counts are GUARDED_BY mu_ (checked by clang's -Wthread-safety,
-// base/mutex.h); mu_ is held while the SlotLookup runs (it may take the
+// base/mutex.h); mu_ is held while the SlotList runs (it may take the
 // Hsm's slot lock), never across key generation or a keystore call.
 #pragma once
 
@@ -82,15 +82,16 @@ class KeyPool {
     std::function<bool()> client_work_queued;
   };
 
-  // SlotLookup: the token slot with id `slot`, or nullptr past the last one
-  // (slots are never removed). All the pool needs of the HSM.
-  using SlotLookup = std::function<TokenSlot*(CK_SLOT_ID slot)>;
+  // SlotList: the token slots there are now (slots are never removed, and
+  // their ids are not contiguous: keystore/slot_ids.h). All the pool needs
+  // of the HSM.
+  using SlotList = std::function<std::vector<TokenSlot*>()>;
 
   // KeyPool starts the generator threads at once. `slots` must stay
   // callable until the pool is stopped. The Hsm owns its pool
   // (Hsm::StartKeyPool) and passes its own slot lookup: the pool knows
   // nothing else of the Hsm.
-  KeyPool(SlotLookup slots, Options options);
+  KeyPool(SlotList slots, Options options);
   ~KeyPool();
   KeyPool(const KeyPool&) = delete;
   KeyPool& operator=(const KeyPool&) = delete;
@@ -143,7 +144,10 @@ class KeyPool {
   bool ClientWorkQueued() const;
   std::size_t IndexOf(const std::string& name) const;
 
-  const SlotLookup slots_;
+  // FindSlot: the slot with id `id`, or nullptr.
+  TokenSlot* FindSlot(CK_SLOT_ID id) const;
+
+  const SlotList slots_;
   const std::vector<PoolTarget> targets_;
   const std::function<bool()> client_work_queued_;
 

@@ -35,7 +35,9 @@ bool IsSerial(std::string_view text) {
          });
 }
 
-Status EnsureDirectory(const std::filesystem::path& dir) {
+}  // namespace
+
+Status EnsureDataDirectory(const std::filesystem::path& dir) {
   std::error_code ec;
   if (std::filesystem::is_directory(dir, ec)) return OkStatus();
   if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
@@ -45,8 +47,6 @@ Status EnsureDirectory(const std::filesystem::path& dir) {
   }
   return OkStatus();
 }
-
-}  // namespace
 
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial) {
   return dir / (std::string(serial) + std::string(kTokenFileExtension));
@@ -74,7 +74,7 @@ Result<std::vector<std::filesystem::path>> ListTokenFiles(const std::filesystem:
 Result<std::unique_ptr<Token>> CreateInDirectory(const std::filesystem::path& dir,
                                                  std::string_view label, ByteView so_pin,
                                                  ByteView user_pin, const TokenOptions& options) {
-  SIGNET_TRY(EnsureDirectory(dir));
+  SIGNET_TRY(EnsureDataDirectory(dir));
   for (int attempt = 0;; ++attempt) {
     SIGNET_ASSIGN_OR_RETURN(std::string serial, NewTokenSerial());
     auto path = TokenFilePath(dir, serial);
@@ -103,9 +103,9 @@ Result<std::unique_ptr<DataDirLock>> LockDataDir(const std::filesystem::path& di
     std::string held_by = ReadHolder(fd);
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return MakeError(CKR_FUNCTION_FAILED, dir.string() + " is in use by " +
-                                                (held_by.empty() ? "a running signetd" : held_by) +
-                                                " (" + file.string() + " is locked)");
+      return MakeError(CKR_FUNCTION_FAILED, dir.string() + " is in use by a running " +
+                                                (held_by.empty() ? "signetd" : held_by) + " (" +
+                                                file.string() + " is locked)");
     }
     return MakeError(CKR_DEVICE_ERROR, "cannot lock " + file.string() + ": " + std::strerror(err));
   }

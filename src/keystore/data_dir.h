@@ -16,6 +16,10 @@ namespace signet::keystore {
 // kTokenFileExtension: the suffix of every token file in a data directory.
 inline constexpr std::string_view kTokenFileExtension = ".token";
 
+// EnsureDataDirectory creates `dir` (mode 0700, with parents) when missing.
+// CKR_DEVICE_ERROR when it cannot.
+Status EnsureDataDirectory(const std::filesystem::path& dir);
+
 // TokenFilePath returns `dir/<serial>.token`.
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial);
 

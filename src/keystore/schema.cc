@@ -62,6 +62,12 @@ constexpr const char* kMigrations[] = {
       );
       CREATE INDEX key_pool_by_pool ON key_pool (pool, id);
     )sql",
+    // 3: the token's slot id, kept across restarts (keystore/slot_ids.h).
+    // NULL on a token made before this step: the daemon assigns one at its
+    // next start and stores it.
+    R"sql(
+      ALTER TABLE token_meta ADD COLUMN slot_id INTEGER CHECK (slot_id IS NULL OR slot_id >= 0);
+    )sql",
 };
 
 constexpr int kVersionCount = static_cast<int>(std::size(kMigrations));

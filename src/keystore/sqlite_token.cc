@@ -241,19 +241,25 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenCheckedFile(
     SIGNET_TRY(MigrateSchema(*db));
     SIGNET_TRY(txn.Commit());
   }
-  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
-                          db->Prepare("SELECT label, serial, max_pin_failures FROM token_meta"));
+  SIGNET_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db->Prepare("SELECT label, serial, max_pin_failures, slot_id FROM token_meta"));
   SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: token has no metadata");
   std::string label = stmt.ColumnText(0);
   std::string serial = stmt.ColumnText(1);
   int max_failures = static_cast<int>(stmt.ColumnInt64(2));
+  std::optional<CK_SLOT_ID> slot_id;
+  if (!stmt.ColumnIsNull(3)) slot_id = static_cast<CK_SLOT_ID>(stmt.ColumnInt64(3));
   stmt = Statement();  // finalise before the connection moves
   if (max_failures < 1) {
     return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: implausible PIN failure limit");
   }
-  return std::unique_ptr<SqliteToken>(
+  std::unique_ptr<SqliteToken> token(
       new SqliteToken(std::move(db), std::move(label), std::move(serial), max_failures, options));
+  base::MutexLock lock(&token->auth_mu_);
+  token->slot_id_ = slot_id;
+  return token;
 }
 
 TokenInfo SqliteToken::Info() const {
@@ -261,6 +267,7 @@ TokenInfo SqliteToken::Info() const {
   {
     base::MutexLock lock(&auth_mu_);
     info.label = label_;
+    info.slot_id = slot_id_;
   }
   info.serial = serial_;
   info.max_pin_failures = max_pin_failures_;
@@ -387,6 +394,19 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     label_ = std::string(label);
   }
   cache_.Clear();
+  return OkStatus();
+}
+
+Status SqliteToken::SetSlotId(CK_SLOT_ID slot_id) {
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("UPDATE token_meta SET slot_id = ?1 WHERE id = 1"));
+    SIGNET_TRY(stmt.Bind(1, static_cast<std::int64_t>(slot_id)));
+    SIGNET_TRY(stmt.Run());
+  }
+  base::MutexLock lock(&auth_mu_);
+  slot_id_ = slot_id;
   return OkStatus();
 }
 

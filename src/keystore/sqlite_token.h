@@ -40,6 +40,7 @@ class SqliteToken final : public Token {
   void Logout() override;
   Status InitUserPin(ByteView new_pin) override;
   Status Reinitialize(ByteView so_pin, std::string_view label) override;
+  Status SetSlotId(CK_SLOT_ID slot_id) override;
   Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) override;
   Result<int> ClearPinFailures(UserType user) override;
   Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
@@ -98,6 +99,7 @@ class SqliteToken final : public Token {
                                                  const AttributeMap& match) const EXCLUDES(db_mu_);
 
   std::string label_ GUARDED_BY(auth_mu_);  // Reinitialize changes it
+  std::optional<CK_SLOT_ID> slot_id_ GUARDED_BY(auth_mu_);  // SetSlotId changes it
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;

@@ -50,6 +50,9 @@ struct TokenOptions {
 struct TokenInfo {
   std::string label;
   std::string serial;  // 16 hex chars, random at creation
+  // slot_id: the slot this token is served on, kept across restarts
+  // (keystore/slot_ids.h); none on a token older than that.
+  std::optional<CK_SLOT_ID> slot_id;
   bool user_pin_initialized = false;
   int user_pin_failures = 0;
   int so_pin_failures = 0;
@@ -167,6 +170,9 @@ class Token {
   // transaction; the token is left logged out. CKR_ARGUMENTS_BAD for a
   // label that is not 1-32 bytes.
   virtual Status Reinitialize(ByteView so_pin, std::string_view label) = 0;
+
+  // SetSlotId stores the token's slot id (keystore/slot_ids.h).
+  virtual Status SetSlotId(CK_SLOT_ID slot_id) = 0;
 
   // SetPin changes `user`'s PIN; `old_pin` must be right (same failure
   // counting as Login). CKR_PIN_LEN_RANGE, before `old_pin` is checked, when

@@ -32,7 +32,7 @@ class OneDaemonTest : public DaemonTest {
 TEST_F(OneDaemonTest, ASecondDaemonOnTheDataDirExitsNamingTheFirst) {
   ProgramResult second = SecondDaemon(data_dir(), socket_path());
   EXPECT_NE(second.exit_code, 0);
-  EXPECT_NE(second.err.find("in use by signetd on " + socket_path()), std::string::npos)
+  EXPECT_NE(second.err.find("in use by a running signetd on " + socket_path()), std::string::npos)
       << second.err;
   EXPECT_NE(second.err.find("(pid " + std::to_string(daemon_.pid()) + ")"), std::string::npos)
       << second.err;
