@@ -8,6 +8,7 @@
 #include "base/printable.h"
 #include "cli/commands.h"
 #include "cli/file_io.h"
+#include "cli/output.h"
 
 namespace signet::cli {
 namespace {
@@ -36,12 +37,54 @@ Status RunRandom(GlobalOptions& global, const RandomOptions& options) {
   return OkStatus();
 }
 
-Status RunStats(GlobalOptions& global) {
-  SIGNET_ASSIGN_OR_RETURN(std::string address, ResolveDaemonAddress(global));
-  client::ConnectOptions connect{address, global.tls_ca, global.tls_cert, global.tls_key};
-  SIGNET_ASSIGN_OR_RETURN(auto client, client::Client::Connect(connect));
+Json StatsJson(const client::ServerStats& stats, const client::ServerInfo& info) {
+  Json phases = Json::array();
+  for (const client::PhaseStat& phase : stats.phases) {
+    phases.push_back({{"name", phase.name}, {"calls", phase.calls}, {"total_ns", phase.total_ns}});
+  }
+  Json pools = Json::array();
+  for (const client::PoolStat& pool : stats.pools) {
+    pools.push_back({{"name", pool.name},
+                     {"size", pool.size},
+                     {"target", pool.target},
+                     {"generated", pool.generated},
+                     {"taken", pool.taken},
+                     {"misses", pool.misses},
+                     {"generate_ns", pool.generate_ns}});
+  }
+  Json unavailable = Json::array();
+  for (const client::UnavailableToken& token : info.unavailable_tokens) {
+    unavailable.push_back({{"file", token.file}, {"reason", token.reason}});
+  }
+  return {{"workers", stats.workers},
+          {"connections", stats.connections},
+          {"sessions", stats.sessions},
+          {"queue",
+           {{"capacity", stats.queue_capacity},
+            {"depth", stats.queue_depth},
+            {"peak", stats.queue_peak},
+            {"busy_rejections", stats.busy_rejections},
+            {"completed", stats.completed},
+            {"ran_on_event_loop", stats.ran_on_event_loop}}},
+          {"key_cache",
+           {{"hits", stats.cache_hits},
+            {"misses", stats.cache_misses},
+            {"evictions", stats.cache_evictions},
+            {"size", stats.cache_size},
+            {"capacity", stats.cache_capacity}}},
+          {"phases", std::move(phases)},
+          {"key_pools", std::move(pools)},
+          {"unavailable_tokens", std::move(unavailable)}};
+}
+
+Status RunStats(GlobalOptions& global, bool json) {
+  SIGNET_ASSIGN_OR_RETURN(auto client, ConnectClient(global));
   SIGNET_ASSIGN_OR_RETURN(client::ServerStats stats, client->GetStats());
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, client->GetInfo());
+  if (json) {
+    PrintJson(StatsJson(stats, info));
+    return OkStatus();
+  }
   // Token files the daemon could not open have no slot; say so first.
   for (const client::UnavailableToken& token : info.unavailable_tokens) {
     std::printf("unavailable token: %s\n", PrintableText(token.reason).c_str());
@@ -91,8 +134,12 @@ void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* select
     *selected = [&global, options] { return RunRandom(global, *options); };
   });
 
+  auto json = std::make_shared<bool>(false);
   CLI::App* stats = app.add_subcommand("stats", "Show the daemon's counters");
-  stats->callback([&global, selected] { *selected = [&global] { return RunStats(global); }; });
+  stats->add_flag("--json", *json, "Print JSON");
+  stats->callback([&global, json, selected] {
+    *selected = [&global, json] { return RunStats(global, *json); };
+  });
 }
 
 }  // namespace signet::cli

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/hex.h"
+#include "base/printable.h"
 #include "cli/commands.h"
 #include "cli/file_io.h"
 #include "cli/key_objects.h"
-#include "base/printable.h"
+#include "cli/output.h"
 
 namespace signet::cli {
 namespace {
@@ -16,7 +18,8 @@ namespace {
 struct KeyOptions {
   std::string type;
   std::string label;
-  std::string in;  // import: the private key file
+  std::string in;     // import: the private key file
+  bool json = false;  // list --json
 };
 
 Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
@@ -66,12 +69,44 @@ Status RunImport(GlobalOptions& global, const KeyOptions& options) {
   return OkStatus();
 }
 
-Status RunList(GlobalOptions& global) {
+// Protection: a key's sensitivity and extractability in words ("-" for a
+// public key, which has neither).
+std::string Protection(const KeyListing& key) {
+  std::vector<std::string> words;
+  if (key.sensitive) words.push_back(*key.sensitive ? "sensitive" : "not-sensitive");
+  if (key.extractable) words.push_back(*key.extractable ? "extractable" : "non-extractable");
+  return JoinNames(words);
+}
+
+Json KeyJson(const KeyListing& key) {
+  Json entry = {{"label", key.label},   {"id", ToHex(key.id)}, {"class", key.object_class},
+                {"type", key.key_type}, {"bits", key.bits},    {"usage", key.usage}};
+  const std::pair<const char*, const std::optional<bool>*> flags[] = {
+      {"sensitive", &key.sensitive},
+      {"extractable", &key.extractable},
+      {"always_sensitive", &key.always_sensitive},
+      {"never_extractable", &key.never_extractable}};
+  for (const auto& [name, value] : flags) {
+    if (value->has_value()) entry[name] = **value;
+  }
+  return entry;
+}
+
+Status RunList(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
   SIGNET_ASSIGN_OR_RETURN(std::vector<KeyListing> keys, ListKeys(connection));
+  if (options.json) {
+    Json listed = Json::array();
+    for (const KeyListing& key : keys) listed.push_back(KeyJson(key));
+    PrintJson({{"slot", connection.slot}, {"keys", std::move(listed)}});
+    return OkStatus();
+  }
+  std::printf("%-8s %-13s %-16s %-22s %-26s %s\n", "class", "type", "id", "usage", "protection",
+              "label");
   for (const KeyListing& key : keys) {
-    std::printf("%-8s %-13s %s\n", key.object_class.c_str(), key.key_type.c_str(),
-                PrintableText(key.label).c_str());
+    std::printf("%-8s %-13s %-16s %-22s %-26s %s\n", key.object_class.c_str(), key.key_type.c_str(),
+                key.id.empty() ? "-" : ToHex(key.id).c_str(), JoinNames(key.usage).c_str(),
+                Protection(key).c_str(), PrintableText(key.label).c_str());
   }
   return OkStatus();
 }
@@ -121,8 +156,12 @@ void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selecte
     *selected = [&global, options] { return RunImport(global, *options); };
   });
 
-  CLI::App* list = app.add_subcommand("list", "List the token's keys");
-  list->callback([&global, selected] { *selected = [&global] { return RunList(global); }; });
+  CLI::App* list = app.add_subcommand(
+      "list", "List the token's keys: class, type and size, CKA_ID, usage, protection, label");
+  list->add_flag("--json", options->json, "Print JSON");
+  list->callback([&global, options, selected] {
+    *selected = [&global, options] { return RunList(global, *options); };
+  });
 
   CLI::App* pubkey = app.add_subcommand("pubkey", "Print a public key as PEM");
   pubkey->add_option("--label", options->label, "Key label")->required();

@@ -24,6 +24,8 @@ void AddSignCommands(CLI::App& app, GlobalOptions& global, CommandAction* select
 void AddPinCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // random, stats.
 void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// tokens, info.
+void AddTokenCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // admin unlock-so (offline, data directory).
 void AddAdminCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 

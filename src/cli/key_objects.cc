@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <array>
+#include <utility>
 
 #include "base/secure_bytes.h"
 
@@ -59,8 +60,49 @@ std::string DescribeKeyType(const AttributeMap& attributes) {
     Result<crypto::KeyType> curve = crypto::KeyTypeFromEcParams(params->second);
     return curve.ok() ? crypto::KeySpecName({*curve, 0}) : "ec:?";
   }
-  if (key_type == CKK_AES) return "aes";
+  const auto length = attributes.find(CKA_VALUE_LEN);
+  const std::string bits =
+      length == attributes.end()
+          ? ""
+          : ":" + std::to_string(UlongFromBytes(length->second).value_or(0) * 8);
+  if (key_type == CKK_AES) return "aes" + bits;
+  if (key_type == CKK_GENERIC_SECRET) return "generic" + bits;
+  if (key_type == CKK_DES3) return "des3";
+  if (key_type == CKK_DES) return "des";
   return "type " + std::to_string(key_type);
+}
+
+// KeyBits: the key's size in bits from what DescribeKeyType read (the
+// modulus, the secret's length, the curve named in the type); 0 unknown.
+CK_ULONG KeyBits(const AttributeMap& attributes, const std::string& key_type) {
+  if (auto bits = attributes.find(CKA_MODULUS_BITS); bits != attributes.end()) {
+    return UlongFromBytes(bits->second).value_or(0);
+  }
+  if (auto modulus = attributes.find(CKA_MODULUS); modulus != attributes.end()) {
+    return modulus->second.size() * 8;
+  }
+  if (auto length = attributes.find(CKA_VALUE_LEN); length != attributes.end()) {
+    return UlongFromBytes(length->second).value_or(0) * 8;
+  }
+  static constexpr std::pair<const char*, CK_ULONG> kCurveBits[] = {
+      {"ec:p256", 256}, {"ec:p384", 384}, {"ec:p521", 521}, {"ec:secp256k1", 256}, {"ed25519", 256},
+      {"ed448", 456},   {"x25519", 256},  {"x448", 448},    {"des3", 192},         {"des", 64}};
+  for (const auto& [name, bits] : kCurveBits) {
+    if (key_type == name) return bits;
+  }
+  return 0;
+}
+
+// kUsageAttributes: the CKA_ flags `list` shows as usage, with their names.
+constexpr std::pair<CK_ATTRIBUTE_TYPE, const char*> kUsageAttributes[] = {
+    {CKA_SIGN, "sign"}, {CKA_VERIFY, "verify"}, {CKA_ENCRYPT, "encrypt"}, {CKA_DECRYPT, "decrypt"},
+    {CKA_WRAP, "wrap"}, {CKA_UNWRAP, "unwrap"}, {CKA_DERIVE, "derive"}};
+
+// Flag: a boolean attribute when the object has it.
+std::optional<bool> Flag(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type) {
+  auto it = attributes.find(type);
+  if (it == attributes.end()) return std::nullopt;
+  return BoolFromBytes(it->second);
 }
 
 std::string DescribeClass(const AttributeMap& attributes) {
@@ -192,14 +234,45 @@ Result<crypto::PublicKey> ReadPublicKey(Connection& connection, client::Handle p
 Result<std::vector<KeyListing>> ListKeys(Connection& connection) {
   SIGNET_ASSIGN_OR_RETURN(std::vector<client::Handle> objects,
                           connection.client->FindObjects(connection.session, {}));
-  constexpr std::array<CK_ATTRIBUTE_TYPE, 6> kTypes = {
-      CKA_CLASS, CKA_LABEL, CKA_KEY_TYPE, CKA_MODULUS_BITS, CKA_MODULUS, CKA_EC_PARAMS};
+  // Public components and flags only: nothing here is sensitive, so the
+  // daemon answers each for any key that has it.
+  constexpr std::array<CK_ATTRIBUTE_TYPE, 19> kTypes = {CKA_CLASS,
+                                                        CKA_LABEL,
+                                                        CKA_ID,
+                                                        CKA_KEY_TYPE,
+                                                        CKA_MODULUS_BITS,
+                                                        CKA_MODULUS,
+                                                        CKA_EC_PARAMS,
+                                                        CKA_VALUE_LEN,
+                                                        CKA_SIGN,
+                                                        CKA_VERIFY,
+                                                        CKA_ENCRYPT,
+                                                        CKA_DECRYPT,
+                                                        CKA_WRAP,
+                                                        CKA_UNWRAP,
+                                                        CKA_DERIVE,
+                                                        CKA_SENSITIVE,
+                                                        CKA_EXTRACTABLE,
+                                                        CKA_ALWAYS_SENSITIVE,
+                                                        CKA_NEVER_EXTRACTABLE};
   std::vector<KeyListing> listing;
   for (client::Handle object : objects) {
     SIGNET_ASSIGN_OR_RETURN(AttributeMap attributes, ReadAttributes(connection, object, kTypes));
+    KeyListing key;
     const client::Bytes& label = attributes[CKA_LABEL];
-    listing.push_back(KeyListing{std::string(label.begin(), label.end()),
-                                 DescribeClass(attributes), DescribeKeyType(attributes)});
+    key.label.assign(label.begin(), label.end());
+    key.id = attributes[CKA_ID];
+    key.object_class = DescribeClass(attributes);
+    key.key_type = DescribeKeyType(attributes);
+    key.bits = KeyBits(attributes, key.key_type);
+    for (const auto& [type, name] : kUsageAttributes) {
+      if (Flag(attributes, type).value_or(false)) key.usage.push_back(name);
+    }
+    key.sensitive = Flag(attributes, CKA_SENSITIVE);
+    key.extractable = Flag(attributes, CKA_EXTRACTABLE);
+    key.always_sensitive = Flag(attributes, CKA_ALWAYS_SENSITIVE);
+    key.never_extractable = Flag(attributes, CKA_NEVER_EXTRACTABLE);
+    listing.push_back(std::move(key));
   }
   return listing;
 }

@@ -4,6 +4,7 @@
 // Single-threaded helpers over one Connection.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,11 +59,17 @@ Result<std::vector<client::Handle>> FindKeysByLabel(Connection& connection,
 // ReadPublicKey reads a public key object's components into a PublicKey.
 Result<crypto::PublicKey> ReadPublicKey(Connection& connection, client::Handle public_key);
 
-// KeyListing: one line of `signet list`.
+// KeyListing: one line of `signet list` (one object of `list --json`).
+// The key-protection flags are absent when the object does not have them
+// (a public key is neither sensitive nor extractable).
 struct KeyListing {
   std::string label;
-  std::string object_class;  // "private", "public", "secret"
-  std::string key_type;      // "rsa:2048", "ec:p256", "ed25519", "aes"
+  client::Bytes id;                // CKA_ID
+  std::string object_class;        // "private", "public", "secret", "other"
+  std::string key_type;            // "rsa:2048", "ec:p256", "ed25519", "aes:256", ...
+  CK_ULONG bits = 0;               // key size: RSA modulus, secret value, curve; 0 unknown
+  std::vector<std::string> usage;  // "sign", "verify", "encrypt", ... (CKA_SIGN ...)
+  std::optional<bool> sensitive, extractable, always_sensitive, never_extractable;
 };
 
 // ListKeys describes every key object this connection can see.

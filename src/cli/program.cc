@@ -109,6 +109,7 @@ int RunSignet(int argc, char** argv) {
   AddPinCommands(app, global, &action);
   AddSignCommands(app, global, &action);
   AddInfoCommands(app, global, &action);
+  AddTokenCommands(app, global, &action);
   AddAdminCommands(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global
   // --socket/--pin/--token options are known.

@@ -96,7 +96,7 @@ TEST_F(SignetProgramTest, HelpListsTheCommandsAndSucceeds) {
   EXPECT_EQ(run.exit_code, 0);
   for (const char* command :
        {"init", "keygen", "import", "list", "pubkey", "delete", "sign", "verify", "set-pin",
-        "init-pin", "random", "stats", "admin", "bench"}) {
+        "init-pin", "random", "stats", "tokens", "info", "admin", "bench"}) {
     EXPECT_NE(run.out.find(command), std::string::npos) << command << " in\n" << run.out;
   }
 }

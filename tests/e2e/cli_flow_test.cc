@@ -224,8 +224,16 @@ TEST_F(CliFlowTest, ListShowsGeneratedKeys) {
   ASSERT_EQ(SignetWithPin({"keygen", "--type", "ec:p256", "--label", "listed"}).exit_code, 0);
   ProgramResult list = SignetWithPin({"list"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_NE(list.out.find("private  ec:p256       listed"), std::string::npos) << list.out;
-  EXPECT_NE(list.out.find("public   ec:p256       listed"), std::string::npos) << list.out;
+  // Columns: class, type and size, CKA_ID (the label's bytes), usage,
+  // protection, label (issue 14).
+  EXPECT_NE(list.out.find("private  ec:p256       6c6973746564     sign                   "
+                          "sensitive,non-extractable  listed\n"),
+            std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("public   ec:p256       6c6973746564     verify                 "
+                          "-                          listed\n"),
+            std::string::npos)
+      << list.out;
 }
 
 TEST_F(CliFlowTest, KeygenRefusesADuplicateLabel) {
