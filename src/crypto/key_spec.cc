@@ -39,7 +39,7 @@ constexpr std::uint8_t kCurve25519String[] = {0x13, 0x0a, 'c', 'u', 'r', 'v',
 constexpr std::uint8_t kCurve448String[] = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
 
 // Indexed by KeyType.
-constexpr std::array<KeyTypeInfo, 9> kKeyTypes = {{
+constexpr std::array<KeyTypeInfo, 12> kKeyTypes = {{
     {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
     {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
     {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
@@ -49,6 +49,11 @@ constexpr std::array<KeyTypeInfo, 9> kKeyTypes = {{
     {KeyType::kX25519, "x25519", "X25519", nullptr, NID_undef, kX25519Oid, 32},
     {KeyType::kX448, "x448", "X448", nullptr, NID_undef, kX448Oid, 56},
     {KeyType::kEd448, "ed448", "ED448", nullptr, NID_undef, kEd448Oid, 57},
+    // The RFC 7919 groups: no CKA_EC_PARAMS, no curve NID (IsEc is false);
+    // field_bytes is the prime's length.
+    {KeyType::kDhFfdhe2048, "dh:ffdhe2048", "DH", "ffdhe2048", NID_undef, {}, 256},
+    {KeyType::kDhFfdhe3072, "dh:ffdhe3072", "DH", "ffdhe3072", NID_undef, {}, 384},
+    {KeyType::kDhFfdhe4096, "dh:ffdhe4096", "DH", "ffdhe4096", NID_undef, {}, 512},
 }};
 
 bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
@@ -81,7 +86,9 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
     return KeySpec{KeyType::kRsa, bits};
   }
   for (const auto& info : internal::AllKeyTypes()) {
-    if (info.type != KeyType::kRsa && info.spec_name == text) return KeySpec{info.type, 0};
+    if (info.type != KeyType::kRsa && !IsDh(info.type) && info.spec_name == text) {
+      return KeySpec{info.type, 0};
+    }
   }
   return MakeError(
       CKR_ARGUMENTS_BAD,
@@ -100,6 +107,11 @@ bool IsEc(KeyType type) { return internal::InfoFor(type).nid != NID_undef; }
 bool IsMontgomery(KeyType type) { return type == KeyType::kX25519 || type == KeyType::kX448; }
 
 bool IsEdwards(KeyType type) { return type == KeyType::kEd25519 || type == KeyType::kEd448; }
+
+bool IsDh(KeyType type) {
+  return type == KeyType::kDhFfdhe2048 || type == KeyType::kDhFfdhe3072 ||
+         type == KeyType::kDhFfdhe4096;
+}
 
 Bytes EcParamsDer(KeyType type) {
   auto der = internal::InfoFor(type).ec_params_der;

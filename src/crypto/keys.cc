@@ -7,6 +7,7 @@
 #include <openssl/encoder.h>
 #include <openssl/objects.h>
 
+#include "crypto/dh.h"
 #include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
 #include "crypto/sign_context_pool.h"
@@ -22,10 +23,15 @@ constexpr int kMaxRsaBits = 4096;
 constexpr unsigned int kRsaPublicExponent = 65537;
 
 // KeygenParams fills `params` (4 slots) with what EVP_PKEY_generate needs
-// for `spec`; the strings it points at are static.
-void KeygenParams(const KeySpec& spec, std::size_t* bits, unsigned int* e, OSSL_PARAM* params) {
+// for `spec`; the strings it points at are static. `priv_len`: a DH private
+// value's length in bits, 0 for the group's own.
+void KeygenParams(const KeySpec& spec, std::size_t* bits, unsigned int* e, int* priv_len,
+                  OSSL_PARAM* params) {
   const auto& info = internal::InfoFor(spec.type);
   int n = 0;
+  if (IsDh(spec.type) && *priv_len != 0) {
+    params[n++] = OSSL_PARAM_construct_int(OSSL_PKEY_PARAM_DH_PRIV_LEN, priv_len);
+  }
   if (spec.type == KeyType::kRsa) {
     *bits = static_cast<std::size_t>(spec.rsa_bits);
     params[n++] = OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, bits);
@@ -48,6 +54,21 @@ Status CheckRsaBits(const KeySpec& spec, const GenerateOptions& options) {
   return OkStatus();
 }
 
+// CheckDhBits: a DH private value between RFC 7919's length for the group
+// and the prime's.
+Status CheckDhBits(const KeySpec& spec, const GenerateOptions& options) {
+  if (!IsDh(spec.type) || options.dh_private_bits == 0) return OkStatus();
+  const std::size_t min_bits = DhMinPrivateBits(spec.type);
+  const std::size_t max_bits = internal::InfoFor(spec.type).field_bytes * 8 - 1;
+  if (options.dh_private_bits < min_bits || options.dh_private_bits > max_bits) {
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "CKA_VALUE_BITS " +
+                                                      std::to_string(options.dh_private_bits) +
+                                                      " outside " + std::to_string(min_bits) + "-" +
+                                                      std::to_string(max_bits) + " for this group");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 namespace internal {
@@ -62,6 +83,21 @@ Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
   }
   for (const KeyTypeInfo& info : AllKeyTypes()) {
     if (IsRawKey(info.type) && EVP_PKEY_is_a(pkey, info.ossl_type)) return KeySpec{info.type, 0};
+  }
+  if (EVP_PKEY_is_a(pkey, "DH")) {
+    // OpenSSL names a DH key's group when its prime and base are an RFC
+    // 7919 group's (it compares the values).
+    char group[64] = {};
+    std::size_t len = 0;
+    if (EVP_PKEY_get_group_name(pkey, group, sizeof(group), &len)) {
+      for (const KeyTypeInfo& info : AllKeyTypes()) {
+        if (IsDh(info.type) && std::string_view(group) == info.group_name) {
+          return KeySpec{info.type, 0};
+        }
+      }
+    }
+    return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
+                     "DH keys are in the RFC 7919 groups ffdhe2048, ffdhe3072, ffdhe4096 only");
   }
   if (!EVP_PKEY_is_a(pkey, "EC")) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "unsupported key type");
@@ -89,6 +125,7 @@ PrivateKey::PrivateKey(EvpPkeyPtr pkey, KeySpec spec)
 
 Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptions& options) {
   SIGNET_TRY(CheckRsaBits(spec, options));
+  SIGNET_TRY(CheckDhBits(spec, options));
   const auto& info = internal::InfoFor(spec.type);
   EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, info.ossl_type, nullptr));
   if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0) {
@@ -96,8 +133,9 @@ Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptio
   }
   std::size_t bits = 0;
   unsigned int e = kRsaPublicExponent;
+  int priv_len = static_cast<int>(options.dh_private_bits);
   OSSL_PARAM params[4];
-  KeygenParams(spec, &bits, &e, params);
+  KeygenParams(spec, &bits, &e, &priv_len, params);
   EVP_PKEY* raw = nullptr;
   if (EVP_PKEY_CTX_set_params(ctx.get(), params) <= 0 || EVP_PKEY_generate(ctx.get(), &raw) <= 0) {
     return OsslError(CKR_FUNCTION_FAILED, "key generation failed for " + KeySpecName(spec));

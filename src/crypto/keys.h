@@ -8,13 +8,14 @@
 // that keystore/ wraps at once; OpenSSL clears private bignums on free.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
-#include "crypto/ossl_ptr.h"
 #include "base/secure_bytes.h"
+#include "crypto/ossl_ptr.h"
 #include "signet/result.hpp"
 
 namespace signet::crypto {
@@ -30,7 +31,11 @@ enum class KeyType {
   kEd25519,
   kX25519,
   kX448,
-  kEd448
+  kEd448,
+  // Diffie-Hellman in the RFC 7919 groups (PKCS#11 CKK_DH); crypto/dh.h.
+  kDhFfdhe2048,
+  kDhFfdhe3072,
+  kDhFfdhe4096,
 };
 
 // KeySpec: what to generate. rsa_bits is read only for kRsa.
@@ -41,7 +46,8 @@ struct KeySpec {
 
 // ParseKeySpec reads "rsa:2048", "ec:p256", "ec:p384", "ec:p521",
 // "ec:secp256k1", "ed25519", "x25519", "x448", "ed448"; CKR_ARGUMENTS_BAD
-// otherwise.
+// otherwise, also for the DH groups, which only C_GenerateKeyPair makes
+// (their CKA_PRIME and CKA_BASE name the group, not a spec).
 Result<KeySpec> ParseKeySpec(std::string_view text);
 
 // KeySpecName is the inverse of ParseKeySpec.
@@ -58,6 +64,10 @@ bool IsEdwards(KeyType type);
 // which agree on keys and never sign.
 bool IsMontgomery(KeyType type);
 
+// IsDh: true for the RFC 7919 Diffie-Hellman groups (PKCS#11 CKK_DH),
+// which agree on keys and never sign.
+bool IsDh(KeyType type);
+
 // EcParamsDer returns the DER-encoded OID of the curve (PKCS#11 CKA_EC_PARAMS)
 // for an EC or Ed25519 key type; empty for RSA.
 Bytes EcParamsDer(KeyType type);
@@ -72,6 +82,9 @@ struct GenerateOptions {
   // Permits RSA keys of 512-1023 bits. Only benchmarks set this; token keys
   // are always refused below 1024 bits.
   bool allow_weak_rsa = false;
+  // dh_private_bits: the length of a DH private value (PKCS#11
+  // CKA_VALUE_BITS); 0 for the group's own (dh.h DhMinPrivateBits).
+  std::size_t dh_private_bits = 0;
 };
 
 class PublicKey;
@@ -127,6 +140,11 @@ class PrivateKey {
   // unknown params, CKR_ATTRIBUTE_VALUE_INVALID for a value out of range.
   static Result<PrivateKey> FromEcPrivateValue(ByteView ec_params_der, ByteView value);
 
+  // FromDhPrivateValue builds a DH key of the group `type` (dh.h) from x
+  // (PKCS#11 CKA_VALUE, big-endian). CKR_KEY_TYPE_INCONSISTENT when `type`
+  // is not a DH group; CKR_ATTRIBUTE_VALUE_INVALID unless 1 < x < q.
+  static Result<PrivateKey> FromDhPrivateValue(KeyType type, ByteView x);
+
   // ToPkcs8Der serialises the private key (unencrypted PKCS#8
   // PrivateKeyInfo DER); the caller wraps it at once. OpenSSL's own
   // intermediate buffers are freed with OPENSSL_clear_free.
@@ -171,6 +189,11 @@ class PublicKey {
   // CKR_CURVE_NOT_SUPPORTED for unknown params; CKR_ATTRIBUTE_VALUE_INVALID
   // for a point of the wrong size or not on the curve.
   static Result<PublicKey> FromEcPoint(ByteView ec_params_der, ByteView point);
+  // FromDhValue builds the DH public key y (big-endian, PKCS#11 CKA_VALUE)
+  // in the group of `type` (dh.h). CKR_KEY_TYPE_INCONSISTENT when `type`
+  // is not a DH group; CKR_ATTRIBUTE_VALUE_INVALID unless 1 < y < p - 1 and
+  // y is in the group's prime-order subgroup.
+  static Result<PublicKey> FromDhValue(KeyType type, ByteView y);
 
   Result<Bytes> ToDer() const;
   Result<std::string> ToPem() const;

@@ -68,6 +68,8 @@ Result<SecureBytes> ExportPrivateComponent(const PrivateKey& key, PrivateCompone
     out.resize(len);
     return out;
   }
+  // DH's x is a short exponent (dh.h): no padding to the prime's length.
+  if (IsDh(type)) return BignumParam(pkey, OSSL_PKEY_PARAM_PRIV_KEY, 0);
   return BignumParam(pkey, OSSL_PKEY_PARAM_PRIV_KEY, (EVP_PKEY_get_bits(pkey) + 7) / 8);
 }
 

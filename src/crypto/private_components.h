@@ -18,6 +18,7 @@ enum class PrivateComponent {
   kRsaExponent2,        // CKA_EXPONENT_2
   kRsaCoefficient,      // CKA_COEFFICIENT
   kEcValue,             // CKA_VALUE: the scalar d (field-size bytes) or Ed25519's 32-byte key
+                        // (or a DH key's x, its own length)
 };
 
 // ExportPrivateComponent returns `which` of `key`. CKR_KEY_TYPE_INCONSISTENT
