@@ -190,6 +190,8 @@ enum class MechanismFamily : std::uint8_t {
   kXorBaseAndData,          // base XOR data
   kEncryptData,             // the row's cipher over the data: ECB (kStringData) or CBC (an IV too)
   kDes3Cmac,                // triple-DES CMAC (NIST SP 800-38B), 8-byte MAC
+  kDhKeyPairGen,            // PKCS #3 DH key pairs in the RFC 7919 groups
+  kDh,                      // PKCS #3 DH key agreement: Z, the prime's length
 };
 
 // ParamKind: the form of a mechanism's CK_MECHANISM parameter. The module
@@ -275,6 +277,16 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE_KEY_PAIR,
      .min_key_size = 255,
      .max_key_size = 448},
+    // Diffie-Hellman (PKCS #3) in the RFC 7919 groups ffdhe2048, ffdhe3072
+    // and ffdhe4096, recognised by CKA_PRIME and CKA_BASE; sizes are the
+    // prime's bits (docs/PKCS11.md "Diffie-Hellman").
+    {.type = CKM_DH_PKCS_KEY_PAIR_GEN,
+     .name = "CKM_DH_PKCS_KEY_PAIR_GEN",
+     .family = MechanismFamily::kDhKeyPairGen,
+     .key_type = CKK_DH,
+     .flags = CKF_GENERATE_KEY_PAIR,
+     .min_key_size = 2048,
+     .max_key_size = 4096},
     {.type = CKM_AES_KEY_GEN,
      .name = "CKM_AES_KEY_GEN",
      .family = MechanismFamily::kAesKeyGen,
@@ -772,6 +784,16 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 256,
      .max_key_size = 521,
      .param = ParamKind::kEcdh},
+    // DH (PKCS#11 v2.40 section 2.5.7): the parameter is the other party's
+    // public value y, big-endian.
+    {.type = CKM_DH_PKCS_DERIVE,
+     .name = "CKM_DH_PKCS_DERIVE",
+     .family = MechanismFamily::kDh,
+     .key_type = CKK_DH,
+     .flags = CKF_DERIVE,
+     .min_key_size = 2048,
+     .max_key_size = 4096,
+     .param = ParamKind::kPublicValue},
     // HKDF (PKCS#11 3.0 section 2.43) from a generic secret or CKK_HKDF
     // key of 1-512 bytes; CKM_HKDF_KEY_GEN makes CKK_HKDF keys, sizes in
     // bits as for CKM_GENERIC_SECRET_KEY_GEN.
@@ -954,9 +976,10 @@ constexpr bool DerivedKeyInherits(MechanismFamily family) {
 }
 
 // DerivesFromPrivateKey: a derivation family whose base key is a private
-// key (key agreement: ECDH); the others derive from a secret key's value.
+// key (key agreement: ECDH, DH); the others derive from a secret key's value.
 constexpr bool DerivesFromPrivateKey(MechanismFamily family) {
-  return family == MechanismFamily::kEcdh || family == MechanismFamily::kEcdhCofactor;
+  return family == MechanismFamily::kEcdh || family == MechanismFamily::kEcdhCofactor ||
+         family == MechanismFamily::kDh;
 }
 
 // SignsDigest: a signature mechanism whose input is already a digest (or,

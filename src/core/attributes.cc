@@ -56,6 +56,8 @@ constexpr AttributeRule kRules[] = {
     {CKA_EXPONENT_2, "CKA_EXPONENT_2", S::kBytes, true, false},
     {CKA_COEFFICIENT, "CKA_COEFFICIENT", S::kBytes, true, false},
     {CKA_PUBLIC_KEY_INFO, "CKA_PUBLIC_KEY_INFO", S::kBytes, false, true},
+    {CKA_PRIME, "CKA_PRIME", S::kBytes, false, false},
+    {CKA_BASE, "CKA_BASE", S::kBytes, false, false},
     {CKA_VALUE_BITS, "CKA_VALUE_BITS", S::kUlong, false, true},
     {CKA_VALUE_LEN, "CKA_VALUE_LEN", S::kUlong, false, false},
     {CKA_EXTRACTABLE, "CKA_EXTRACTABLE", S::kBool, false, false},

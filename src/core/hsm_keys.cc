@@ -7,15 +7,27 @@
 #include "core/key_policy.h"
 #include "core/object_classes.h"
 #include "core/secret_keys.h"
+#include "crypto/dh.h"
 #include "crypto/symmetric.h"
 
 namespace signet::core {
 namespace {
 
 // KeySpecFromTemplates reads what to generate from the public template:
-// CKA_MODULUS_BITS / CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS.
+// CKA_MODULUS_BITS / CKA_PUBLIC_EXPONENT (RSA), CKA_PRIME and CKA_BASE (DH:
+// an RFC 7919 group, else CKR_ATTRIBUTE_VALUE_INVALID, docs/PKCS11.md
+// "Diffie-Hellman") or CKA_EC_PARAMS.
 Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRow& rule, const AttributeMap& pub) {
   crypto::KeySpec spec;
+  if (rule.key_type == CKK_DH) {
+    auto prime = pub.find(CKA_PRIME);
+    auto base = pub.find(CKA_BASE);
+    if (prime == pub.end() || base == pub.end()) {
+      return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_PRIME and CKA_BASE are required");
+    }
+    SIGNET_ASSIGN_OR_RETURN(spec.type, crypto::DhGroupOf(prime->second, base->second));
+    return spec;
+  }
   if (rule.key_type == CKK_RSA) {
     auto bits = FindUlong(pub, CKA_MODULUS_BITS);
     if (!bits) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_MODULUS_BITS is required");
@@ -117,7 +129,10 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::GenerateKeyPair(
   SIGNET_ASSIGN_OR_RETURN(auto pooled,
                           GenerateKeyPairFromPool(c, s, r, spec, m.type, pub, priv, label_check));
   if (pooled) return *pooled;
-  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(spec));
+  // CKA_VALUE_BITS asks for a DH private value's length (v2.40 section 2.5.5).
+  const crypto::GenerateOptions options{
+      .dh_private_bits = static_cast<std::size_t>(FindUlong(priv, CKA_VALUE_BITS).value_or(0))};
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key, crypto::PrivateKey::Generate(spec, options));
   return StoreGeneratedKeyPair(c, s, r, m.type, std::move(key), std::move(pub), std::move(priv),
                                label_check);
 }
@@ -129,6 +144,10 @@ Result<std::pair<CK_OBJECT_HANDLE, CK_OBJECT_HANDLE>> HsmImpl::StoreGeneratedKey
   SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(public_key));
   SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
   CompleteKeyPairAttributes(derived, mechanism, pub, priv);
+  if (crypto::IsDh(key.spec().type)) {
+    SIGNET_ASSIGN_OR_RETURN(std::size_t bits, crypto::DhPrivateValueBits(key));
+    priv[CKA_VALUE_BITS] = UlongBytes(static_cast<CK_ULONG>(bits));
+  }
   auto secret = std::make_shared<keystore::UnwrappedKey>();
   secret->value = std::move(der);
   secret->private_key = std::move(key);

@@ -5,6 +5,7 @@
 #include "core/key_policy.h"
 #include "core/object_classes.h"
 #include "core/secret_keys.h"
+#include "crypto/dh.h"
 #include "crypto/digest.h"
 #include "crypto/private_components.h"
 
@@ -32,7 +33,8 @@ std::optional<SecureBytes> TakeBytes(AttributeMap& attrs, CK_ATTRIBUTE_TYPE type
 
 // PrivateKeyFromTemplate reads an imported private key in whichever form
 // the template carries: the eight RSA components; CKA_EC_PARAMS with
-// CKA_VALUE (the scalar, or the Ed25519 private key); or CKA_VALUE alone as
+// CKA_VALUE (the scalar, or the Ed25519 private key); CKA_PRIME and
+// CKA_BASE (an RFC 7919 group) with CKA_VALUE (DH's x); or CKA_VALUE alone as
 // PKCS#8 DER (signet's own form, and always the form after UnwrapKey).
 // The secret attributes leave `attrs`.
 Result<crypto::PrivateKey> PrivateKeyFromTemplate(AttributeMap& attrs, bool value_is_pkcs8) {
@@ -57,6 +59,12 @@ Result<crypto::PrivateKey> PrivateKeyFromTemplate(AttributeMap& attrs, bool valu
   auto params = attrs.find(CKA_EC_PARAMS);
   if (!value_is_pkcs8 && params != attrs.end()) {
     return crypto::PrivateKey::FromEcPrivateValue(params->second, *value);
+  }
+  auto prime = attrs.find(CKA_PRIME);
+  auto base = attrs.find(CKA_BASE);
+  if (!value_is_pkcs8 && prime != attrs.end() && base != attrs.end()) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::KeyType group, crypto::DhGroupOf(prime->second, base->second));
+    return crypto::PrivateKey::FromDhPrivateValue(group, *value);
   }
   return crypto::PrivateKey::FromPkcs8Der(*value);
 }
@@ -108,9 +116,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
   // The keystore keeps PKCS#8 (what it wraps), whatever form came in.
   SIGNET_ASSIGN_OR_RETURN(SecureBytes der, priv.ToPkcs8Der());
   key->value.assign(der.begin(), der.end());
-  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, priv.Public());
-  SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
-  derived.erase(CKA_MODULUS_BITS);  // a public-key attribute only
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PrivateKeyAttributes(priv));
   for (auto& [t, v] : derived) attrs[t] = std::move(v);
   key->private_key = std::move(priv);
   return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));

@@ -10,7 +10,8 @@ void CompleteKeyPairAttributes(const AttributeMap& derived, CK_MECHANISM_TYPE me
     pub[type] = value;
     priv[type] = value;
   }
-  priv.erase(CKA_MODULUS_BITS);  // a public-key attribute only
+  priv.erase(CKA_MODULUS_BITS);  // public-key attributes only
+  priv.erase(CKA_VALUE);         // DH's y
   KeyOrigin origin{true, mechanism};
   ApplyObjectDefaults(pub, CKO_PUBLIC_KEY, origin);
   ApplyObjectDefaults(priv, CKO_PRIVATE_KEY, origin);

@@ -10,7 +10,7 @@ namespace signet::core {
 
 // CompleteKeyPairAttributes copies the attributes the public key determines
 // (`derived`, from PublicKeyAttributes) into both templates (CKA_MODULUS_BITS
-// into the public one only), then applies the object defaults with
+// and DH's CKA_VALUE, y, into the public one only), then applies the object defaults with
 // CKA_LOCAL = true and CKA_KEY_GEN_MECHANISM = `mechanism` (PKCS#11 §4.7).
 void CompleteKeyPairAttributes(const AttributeMap& derived, CK_MECHANISM_TYPE mechanism,
                                AttributeMap& pub, AttributeMap& priv);

@@ -7,6 +7,7 @@
 
 #include "base/hex.h"
 #include "crypto/aes_modes.h"
+#include "crypto/dh.h"
 #include "crypto/digest.h"
 #include "crypto/hkdf.h"
 #include "crypto/key_agreement.h"
@@ -552,8 +553,29 @@ Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& 
   return plain;
 }
 
+// TrailingBytes: the last `length` bytes of the shared secret `z` (all of
+// it for 0), the rule of CKD_NULL and of DH (as SoftHSMv2 cuts them);
+// CKR_TEMPLATE_INCONSISTENT when `length` exceeds it.
+Result<SecureBytes> TrailingBytes(SecureBytes z, std::size_t length, std::string_view what) {
+  if (length > z.size()) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE_LEN " + std::to_string(length) +
+                                                    " exceeds the " + std::to_string(z.size()) +
+                                                    "-byte shared secret (" + std::string(what) +
+                                                    ")");
+  }
+  if (length == 0 || length == z.size()) return z;
+  return SecureBytes(z.end() - static_cast<std::ptrdiff_t>(length), z.end());
+}
+
 Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
                                const crypto::PrivateKey& base, std::size_t length) {
+  if (row.family == MechanismFamily::kDh) {
+    if (!crypto::IsDh(base.spec().type)) {
+      return MakeError(CKR_KEY_TYPE_INCONSISTENT, std::string(row.name) + " needs a DH key");
+    }
+    SIGNET_ASSIGN_OR_RETURN(SecureBytes z, crypto::DhSharedSecret(base, m.raw_params));
+    return TrailingBytes(std::move(z), length, "DH");
+  }
   if (row.family != MechanismFamily::kEcdh && row.family != MechanismFamily::kEcdhCofactor) {
     return NotBound(row);
   }
@@ -586,13 +608,7 @@ Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
   if (kdf->digest != DigestAlg::kNone) {
     return crypto::X963Kdf(kdf->digest, z, m.ecdh->shared_data, length == 0 ? z.size() : length);
   }
-  if (length > z.size()) {
-    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE_LEN " + std::to_string(length) +
-                                                    " exceeds the " + std::to_string(z.size()) +
-                                                    "-byte shared secret (CKD_NULL)");
-  }
-  if (length == 0 || length == z.size()) return z;
-  return SecureBytes(z.end() - static_cast<std::ptrdiff_t>(length), z.end());
+  return TrailingBytes(std::move(z), length, "CKD_NULL");
 }
 
 // Leading returns the first `length` bytes of `value` (all of it for 0):

@@ -141,7 +141,7 @@ Result<Bytes> WrapWithPublic(const MechanismRow& row, const Mechanism& m,
 Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& m,
                                       const crypto::PrivateKey& key, ByteView wrapped);
 
-// DeriveWith runs a key-derivation mechanism (the ECDH families) with the
+// DeriveWith runs a key-agreement mechanism (the ECDH families, DH) with the
 // base private key `base` and returns the new key's value: `length` bytes,
 // or with `length` 0 the shared secret's own length. The mechanism's
 // CK_ECDH1_DERIVE_PARAMS name the KDF and the other party's public value
@@ -151,7 +151,9 @@ Result<SecureBytes> UnwrapWithPrivate(const MechanismRow& row, const Mechanism& 
 // longer one is CKR_TEMPLATE_INCONSISTENT (docs/PKCS11.md "Derived keys").
 // CKR_MECHANISM_PARAM_INVALID: no parameter, a KDF signet does not run,
 // shared data with CKD_NULL, a public value that is not a point of the
-// base key's curve.
+// base key's curve. CKM_DH_PKCS_DERIVE's parameter is the other party's y
+// (crypto/dh.h: CKR_MECHANISM_PARAM_INVALID unless 1 < y < p - 1 and in the
+// group); its Z has the prime's length and is cut as CKD_NULL's is.
 Result<SecureBytes> DeriveWith(const MechanismRow& row, const Mechanism& m,
                                const crypto::PrivateKey& base, std::size_t length);
 

@@ -1,5 +1,6 @@
 #include "core/object.h"
 
+#include "crypto/dh.h"
 #include "signet/protocol.hpp"
 
 namespace signet::core {
@@ -25,6 +26,7 @@ CK_KEY_TYPE PkcsKeyType(crypto::KeyType type) {
   if (type == crypto::KeyType::kRsa) return CKK_RSA;
   if (crypto::IsEdwards(type)) return CKK_EC_EDWARDS;
   if (crypto::IsMontgomery(type)) return CKK_EC_MONTGOMERY;
+  if (crypto::IsDh(type)) return CKK_DH;
   return CKK_EC;
 }
 
@@ -41,9 +43,28 @@ Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key) {
     attrs[CKA_PUBLIC_EXPONENT] = std::move(exponent);
     return attrs;
   }
+  if (crypto::IsDh(spec.type)) {
+    SIGNET_ASSIGN_OR_RETURN(crypto::DhGroup group, crypto::DhGroupValues(spec.type));
+    SIGNET_ASSIGN_OR_RETURN(attrs[CKA_VALUE], crypto::DhPublicValue(key));
+    attrs[CKA_PRIME] = std::move(group.prime);
+    attrs[CKA_BASE] = std::move(group.base);
+    return attrs;
+  }
   SIGNET_ASSIGN_OR_RETURN(Bytes point, key.EcPoint());
   attrs[CKA_EC_PARAMS] = crypto::EcParamsDer(spec.type);
   attrs[CKA_EC_POINT] = DerOctetString(point);
+  return attrs;
+}
+
+Result<AttributeMap> PrivateKeyAttributes(const crypto::PrivateKey& key) {
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, key.Public());
+  SIGNET_ASSIGN_OR_RETURN(AttributeMap attrs, PublicKeyAttributes(pub));
+  attrs.erase(CKA_MODULUS_BITS);  // public-key attributes only
+  attrs.erase(CKA_VALUE);         // DH's y
+  if (crypto::IsDh(key.spec().type)) {
+    SIGNET_ASSIGN_OR_RETURN(std::size_t bits, crypto::DhPrivateValueBits(key));
+    attrs[CKA_VALUE_BITS] = UlongBytes(static_cast<CK_ULONG>(bits));
+  }
   return attrs;
 }
 
@@ -61,6 +82,14 @@ Result<crypto::PublicKey> PublicKeyFromAttributes(const AttributeMap& attrs) {
     const Bytes* params = get(CKA_EC_PARAMS);
     const Bytes* point = get(CKA_EC_POINT);
     if (params && point) return crypto::PublicKey::FromEcPoint(*params, *point);
+  } else if (type == CKK_DH) {
+    const Bytes* prime = get(CKA_PRIME);
+    const Bytes* base = get(CKA_BASE);
+    const Bytes* y = get(CKA_VALUE);
+    if (prime && base && y) {
+      SIGNET_ASSIGN_OR_RETURN(crypto::KeyType group, crypto::DhGroupOf(*prime, *base));
+      return crypto::PublicKey::FromDhValue(group, *y);
+    }
   }
   return MakeError(CKR_KEY_TYPE_INCONSISTENT, "object does not hold a usable public key");
 }

@@ -37,14 +37,19 @@ using RecordPtr = std::shared_ptr<const ObjectRecord>;
 Bytes DerOctetString(ByteView bytes);
 
 // PkcsKeyType maps a crypto key type to CKK_RSA / CKK_EC / CKK_EC_EDWARDS /
-// CKK_EC_MONTGOMERY.
+// CKK_EC_MONTGOMERY / CKK_DH.
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type);
 
 // PublicKeyAttributes returns the attributes a public key determines:
 // CKA_KEY_TYPE, CKA_PUBLIC_KEY_INFO (the SubjectPublicKeyInfo DER), and
 // CKA_MODULUS, CKA_MODULUS_BITS, CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS,
-// CKA_EC_POINT (EC, EdDSA).
+// CKA_EC_POINT (EC, EdDSA), or CKA_PRIME, CKA_BASE, CKA_VALUE = y (DH).
 Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key);
+
+// PrivateKeyAttributes returns the attributes a private key determines:
+// its public key's, less those of public keys only (CKA_MODULUS_BITS, DH's
+// CKA_VALUE), and a DH key's CKA_VALUE_BITS (x's length).
+Result<AttributeMap> PrivateKeyAttributes(const crypto::PrivateKey& key);
 
 // PublicKeyFromAttributes rebuilds a public key from a key object's
 // attributes. CKR_KEY_TYPE_INCONSISTENT when they do not describe one.

@@ -24,6 +24,8 @@ enum class Kind {
   kAes,
   kGenericSecret,  // CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types
   kDes3,           // CKK_DES2 and CKK_DES3
+  kDhPublic,
+  kDhPrivate,
 };
 
 // Default: the value an attribute has when nobody gave one.
@@ -159,6 +161,16 @@ constexpr ClassAttribute kClassAttributes[] = {
     // Triple DES (v2.40 "DES2 / DES3 secret key objects": CKA_VALUE only, no
     // CKA_VALUE_LEN, the length is the type's).
     {K::kDes3, CKA_VALUE, D::kNone, kReq},
+    // Diffie-Hellman (v2.40 section 2.5.2, 2.5.3): the group, and y or x.
+    // CKA_VALUE_BITS may ask for x's length on generation; the token sets
+    // it to x's length.
+    {K::kDhPublic, CKA_PRIME, D::kNone, kReq},
+    {K::kDhPublic, CKA_BASE, D::kNone, kReq},
+    {K::kDhPublic, CKA_VALUE, D::kNone, kReq},
+    {K::kDhPrivate, CKA_PRIME, D::kNone, kReq},
+    {K::kDhPrivate, CKA_BASE, D::kNone, kReq},
+    {K::kDhPrivate, CKA_VALUE, D::kNone, kReq},
+    {K::kDhPrivate, CKA_VALUE_BITS, D::kNone, 0},
 };
 
 constexpr CK_ULONG kUnknown = CK_UNAVAILABLE_INFORMATION;
@@ -203,6 +215,10 @@ bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYP
       return cls == CKO_SECRET_KEY && IsGenericSecretKeyType(key);
     case K::kDes3:
       return cls == CKO_SECRET_KEY && (key == CKK_DES2 || key == CKK_DES3);
+    case K::kDhPublic:
+      return cls == CKO_PUBLIC_KEY && key == CKK_DH;
+    case K::kDhPrivate:
+      return cls == CKO_PRIVATE_KEY && key == CKK_DH;
   }
   return false;
 }
@@ -292,7 +308,7 @@ Status CheckTemplateFitsClass(const AttributeMap& attrs, bool check_required) {
         return;
       }
       if (pkcs8_private_key && (row.kind == K::kRsaPrivate || row.kind == K::kEcPrivate ||
-                                row.type == CKA_KEY_TYPE)) {
+                                row.kind == K::kDhPrivate || row.type == CKA_KEY_TYPE)) {
         return;
       }
       status = MakeError(CKR_TEMPLATE_INCOMPLETE, NameOf(row.type) + " is required for this class");
