@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/pin_input.h"
+#include "signet/paths.hpp"
 
 namespace signet::cli {
 namespace {
@@ -18,12 +19,6 @@ constexpr const char* kDefaultSocketName = "signetd.sock";
 std::string FromEnv(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-// Trimmed drops the blank padding PKCS#11 token labels and serials carry.
-std::string Trimmed(std::string text) {
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
 }
 
 // SlotNumber: `text` as a slot id when it is all digits (and fits).
@@ -44,8 +39,8 @@ std::vector<const client::SlotInfo*> Matching(const std::vector<client::SlotInfo
   const std::optional<CK_SLOT_ID> number = SlotNumber(value);
   for (const client::SlotInfo& slot : slots) {
     if (!slot.token_present) continue;
-    const bool match = field == TokenField::kLabel    ? Trimmed(slot.label) == value
-                       : field == TokenField::kSerial ? Trimmed(slot.serial) == value
+    const bool match = field == TokenField::kLabel    ? TrimPadding(slot.label) == value
+                       : field == TokenField::kSerial ? TrimPadding(slot.serial) == value
                                                       : number && slot.slot_id == *number;
     if (match) found.push_back(&slot);
   }
@@ -53,6 +48,11 @@ std::vector<const client::SlotInfo*> Matching(const std::vector<client::SlotInfo
 }
 
 }  // namespace
+
+std::string TrimPadding(std::string text) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
 
 Result<CK_SLOT_ID> ChooseToken(const std::vector<client::SlotInfo>& slots,
                                const std::string& selector) {
@@ -99,7 +99,7 @@ Result<CK_SLOT_ID> ChooseToken(const std::vector<client::SlotInfo>& slots,
     std::string candidates;
     for (const client::SlotInfo* slot : found) {
       candidates += (candidates.empty() ? "slot " : ", slot ") + std::to_string(slot->slot_id) +
-                    " (serial " + Trimmed(slot->serial) + ")";
+                    " (serial " + TrimPadding(slot->serial) + ")";
     }
     return MakeError(CKR_ARGUMENTS_BAD, std::to_string(found.size()) + " tokens are labelled '" +
                                             value + "': " + candidates +
@@ -118,8 +118,7 @@ Result<std::string> ResolveDaemonAddress(const GlobalOptions& options) {
   if (std::string dir = ResolveDataDir(options); !dir.empty()) {
     return dir + "/" + kDefaultSocketName;
   }
-  return MakeError(CKR_ARGUMENTS_BAD,
-                   "where is signetd? give --socket, SIGNET_SOCKET, --data or SIGNET_DATA");
+  return std::string(kDefaultSocketPath);
 }
 
 Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& options) {
@@ -129,7 +128,16 @@ Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& optio
   connect.tls_ca_file = options.tls_ca;
   connect.tls_cert_file = options.tls_cert;
   connect.tls_key_file = options.tls_key;
-  return client::Client::Connect(connect);
+  Result<std::unique_ptr<client::Client>> client = client::Client::Connect(connect);
+  if (!client.ok() && options.socket.empty() && FromEnv("SIGNET_SOCKET").empty() &&
+      ResolveDataDir(options).empty()) {
+    // The service's socket was only a guess: say where else a daemon is named.
+    return MakeError(client.error().code,
+                     client.error().message +
+                         " (the service's socket; another daemon: --socket, SIGNET_SOCKET, "
+                         "--data or SIGNET_DATA)");
+  }
+  return client;
 }
 
 Result<Connection> Connect(const GlobalOptions& options) {

@@ -29,12 +29,18 @@ struct GlobalOptions {
 std::string ResolveDataDir(const GlobalOptions& options);
 
 // ResolveDaemonAddress: --socket, else SIGNET_SOCKET, else
-// <data dir>/signetd.sock. CKR_ARGUMENTS_BAD naming all three when none.
+// <data dir>/signetd.sock, else the installed service's socket
+// (/run/signet/signetd.sock, signet/paths.hpp), as the PKCS#11 module.
 Result<std::string> ResolveDaemonAddress(const GlobalOptions& options);
 
 // ConnectClient connects to the daemon ResolveDaemonAddress names, with the
-// TLS files when given.
+// TLS files when given. When the service's socket was only the default and
+// does not answer, the error also names the ways to name another daemon.
 Result<std::unique_ptr<client::Client>> ConnectClient(const GlobalOptions& options);
+
+// TrimPadding drops the blank padding of CK_TOKEN_INFO's fixed-width text
+// (labels, serials, manufacturer, model).
+std::string TrimPadding(std::string text);
 
 // ChooseToken picks the slot whose token `selector` (--token) names among
 // GetInfo's `slots`; only slots holding a token count:

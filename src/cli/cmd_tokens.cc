@@ -13,12 +13,6 @@
 namespace signet::cli {
 namespace {
 
-// Trim drops the blank padding of CK_TOKEN_INFO's fixed-width text.
-std::string Trim(std::string text) {
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 // TokenRow: one token as `tokens` shows it.
 struct TokenRow {
   const client::SlotInfo* slot;
@@ -58,8 +52,8 @@ Status RunTokens(GlobalOptions& global, bool json) {
     Json tokens = Json::array();
     for (const TokenRow& row : rows) {
       tokens.push_back({{"slot", row.slot->slot_id},
-                        {"label", Trim(row.slot->label)},
-                        {"serial", Trim(row.slot->serial)},
+                        {"label", TrimPadding(row.slot->label)},
+                        {"serial", TrimPadding(row.slot->serial)},
                         {"flags", TokenFlagNames(row.slot->flags)},
                         {"public_keys", row.public_keys},
                         {"sessions", row.slot->session_count},
@@ -78,8 +72,8 @@ Status RunTokens(GlobalOptions& global, bool json) {
   std::printf("%-5s %-32s %-16s %11s  %s\n", "slot", "label", "serial", "public-keys", "flags");
   for (const TokenRow& row : rows) {
     std::printf("%-5lu %-32s %-16s %11zu  %s\n", static_cast<unsigned long>(row.slot->slot_id),
-                PrintableText(Trim(row.slot->label)).c_str(),
-                PrintableText(Trim(row.slot->serial)).c_str(), row.public_keys,
+                PrintableText(TrimPadding(row.slot->label)).c_str(),
+                PrintableText(TrimPadding(row.slot->serial)).c_str(), row.public_keys,
                 JoinNames(TokenFlagNames(row.slot->flags)).c_str());
   }
   return OkStatus();
@@ -111,14 +105,14 @@ Status RunInfo(GlobalOptions& global, bool json) {
     for (const client::SlotInfo& slot : info.slots) {
       slots.push_back({{"slot", slot.slot_id}, {"token_present", slot.token_present}});
       if (slot.token_present) {
-        slots.back()["label"] = Trim(slot.label);
-        slots.back()["serial"] = Trim(slot.serial);
+        slots.back()["label"] = TrimPadding(slot.label);
+        slots.back()["serial"] = TrimPadding(slot.serial);
       }
     }
     PrintJson({{"server_version", info.server_version},
                {"protocol_version", info.protocol_version},
-               {"manufacturer", Trim(info.manufacturer)},
-               {"model", Trim(info.model)},
+               {"manufacturer", TrimPadding(info.manufacturer)},
+               {"model", TrimPadding(info.model)},
                {"cli_version", kVersionString},
                {"slots", std::move(slots)},
                {"mechanisms", std::move(mechanisms)},
@@ -127,8 +121,8 @@ Status RunInfo(GlobalOptions& global, bool json) {
   }
   std::printf("signetd %s (protocol %u), %s %s; signet %s\n",
               PrintableText(info.server_version).c_str(), info.protocol_version,
-              PrintableText(Trim(info.manufacturer)).c_str(),
-              PrintableText(Trim(info.model)).c_str(), kVersionString);
+              PrintableText(TrimPadding(info.manufacturer)).c_str(),
+              PrintableText(TrimPadding(info.model)).c_str(), kVersionString);
   std::printf("slots %zu, tokens %zu, unavailable token files %zu\n", info.slots.size(), tokens,
               info.unavailable_tokens.size());
   std::printf("mechanisms %zu:\n", info.mechanisms.size());

@@ -54,9 +54,11 @@ std::string DescribeKeyType(const AttributeMap& attributes) {
     if (modulus != attributes.end()) return "rsa:" + std::to_string(modulus->second.size() * 8);
     return "rsa";
   }
-  if (key_type == CKK_EC || key_type == CKK_EC_EDWARDS) {
+  if (key_type == CKK_EC || key_type == CKK_EC_EDWARDS || key_type == CKK_EC_MONTGOMERY) {
     auto params = attributes.find(CKA_EC_PARAMS);
-    if (params == attributes.end()) return key_type == CKK_EC ? "ec" : "ed25519";
+    if (params == attributes.end()) {
+      return key_type == CKK_EC ? "ec" : key_type == CKK_EC_EDWARDS ? "ed25519" : "montgomery";
+    }
     Result<crypto::KeyType> curve = crypto::KeyTypeFromEcParams(params->second);
     return curve.ok() ? crypto::KeySpecName({*curve, 0}) : "ec:?";
   }
@@ -69,6 +71,7 @@ std::string DescribeKeyType(const AttributeMap& attributes) {
   if (key_type == CKK_GENERIC_SECRET) return "generic" + bits;
   if (key_type == CKK_DES3) return "des3";
   if (key_type == CKK_DES) return "des";
+  if (key_type == CKK_DH) return "dh";
   return "type " + std::to_string(key_type);
 }
 

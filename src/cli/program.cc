@@ -59,7 +59,7 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
       {"--data", &global.data_dir, "Data directory (else SIGNET_DATA)"},
       {"--socket", &global.socket,
        "signetd address: socket path or tcp://host:port (else SIGNET_SOCKET, else "
-       "DATA/signetd.sock)"},
+       "DATA/signetd.sock, else the service's /run/signet/signetd.sock)"},
       {"--token", &global.token_label,
        "Token: its label, serial or slot id; label:L, serial:S or slot:N to say which "
        "(default: the first token)"},
