@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon_fixture.h"
 #include "signet/version.hpp"
@@ -157,6 +159,26 @@ TEST_F(CliJsonTest, ListShowsIdTypeSizeUsageAndProtection) {
   EXPECT_NE(text.out.find("private  rsa:2048      6b31             sign"), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("sensitive,non-extractable  k1\n"), std::string::npos) << text.out;
+}
+
+TEST_F(CliJsonTest, ListNamesEachKeyTypeWithItsSize) {
+  const std::vector<std::pair<std::string, int>> types = {
+      {"rsa:3072", 3072}, {"ec:p384", 384}, {"ed25519", 256}, {"ed448", 456}, {"x25519", 256}};
+  for (const auto& [type, bits] : types) {
+    ProgramResult keygen = Signet({"keygen", "--type", type, "--label", type, "--pin", kUserPin});
+    ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  }
+  const json keys = SignetJson({"list", "--json", "--pin", kUserPin})["keys"];
+  ASSERT_EQ(keys.size(), 2 * types.size()) << keys.dump();
+  for (const json& key : keys) {
+    const std::string label = key["label"];
+    EXPECT_EQ(key["type"], label);
+    for (const auto& [type, bits] : types) {
+      if (type == label) {
+        EXPECT_EQ(key["bits"], bits) << label;
+      }
+    }
+  }
 }
 
 // A label is the client's text: JSON carries it exactly (a newline stays a
