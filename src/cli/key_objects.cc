@@ -136,12 +136,25 @@ KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& 
     request.public_template.push_back(
         BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
   }
+  // An X25519 / X448 key agrees on secrets (CKM_ECDH1_DERIVE) and cannot
+  // sign: its private half derives, and neither half signs or verifies
+  // (said explicitly: the daemon's defaults for an unnamed flag are true).
+  const bool agreement = crypto::IsMontgomery(spec.type);
+  if (agreement) {
+    for (Attribute& a : request.public_template) {
+      if (a.type == CKA_VERIFY) a = BoolAttribute(CKA_VERIFY, false);
+    }
+  }
   request.private_template = {
-      BoolAttribute(CKA_TOKEN, true),       StringAttribute(CKA_LABEL, label),
-      BytesAttribute(CKA_ID, id),           BoolAttribute(CKA_SIGN, true),
-      BoolAttribute(CKA_PRIVATE, true),     BoolAttribute(CKA_SENSITIVE, true),
+      BoolAttribute(CKA_TOKEN, true),
+      StringAttribute(CKA_LABEL, label),
+      BytesAttribute(CKA_ID, id),
+      BoolAttribute(CKA_SIGN, !agreement),
+      BoolAttribute(CKA_PRIVATE, true),
+      BoolAttribute(CKA_SENSITIVE, true),
       BoolAttribute(CKA_EXTRACTABLE, false),
   };
+  if (agreement) request.private_template.push_back(BoolAttribute(CKA_DERIVE, true));
   return request;
 }
 

@@ -21,8 +21,9 @@ struct KeygenRequest {
 };
 
 // MakeKeygenRequest builds a token key pair labelled `label` for `spec`:
-// private part private, sensitive, non-extractable, sign-only; public part
-// verify-only. CKA_ID is the label's bytes so the halves pair up.
+// private part private, sensitive, non-extractable, sign-only (derive-only
+// for X25519 and X448); public part verify-only (no use for X25519 and
+// X448). CKA_ID is the label's bytes so the halves pair up.
 KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label);
 
 // ImportRequest: the templates of the two objects that put an existing

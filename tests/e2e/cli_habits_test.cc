@@ -178,6 +178,12 @@ TEST_F(CliJsonTest, ListNamesEachKeyTypeWithItsSize) {
         EXPECT_EQ(key["bits"], bits) << label;
       }
     }
+    // X25519 agrees on secrets: its private half derives, and neither signs.
+    const bool agreement = label == "x25519";
+    const bool is_private = key["class"] == "private";
+    const json usage = agreement ? (is_private ? json::array({"derive"}) : json::array())
+                                 : json::array({is_private ? "sign" : "verify"});
+    EXPECT_EQ(key["usage"], usage) << label << " " << key["class"];
   }
 }
 
