@@ -56,9 +56,9 @@ bool SameSpec(const crypto::KeySpec& a, const crypto::KeySpec& b) {
   return a.type == b.type && (a.type != crypto::KeyType::kRsa || a.rsa_bits == b.rsa_bits);
 }
 
-bool Unlocked(const TokenSlot& slot) {
-  return slot.logged_in(keystore::UserType::kUser) + slot.logged_in(keystore::UserType::kSo) > 0;
-}
+// CanFill: the token has its pool key, so entries can be sealed to it with
+// nobody logged in (keystore Token::CanFillPool).
+bool CanFill(TokenSlot& slot) { return slot.token().CanFillPool(); }
 
 }  // namespace
 
@@ -141,7 +141,7 @@ void KeyPool::RecordMiss(const std::string& name) {
 bool KeyPool::FullLocked() const {
   for (const auto& [id, sizes] : sizes_) {
     TokenSlot* slot = FindSlot(id);
-    if (slot == nullptr || !Unlocked(*slot)) continue;
+    if (slot == nullptr || !CanFill(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       if (sizes[i] < targets_[i].target) return false;
     }
@@ -215,7 +215,7 @@ std::optional<KeyPool::Job> KeyPool::NextJob() {
   double best_fill = 1.0;
   for (const auto& [id, sizes] : sizes_) {
     TokenSlot* slot = FindSlot(id);
-    if (slot == nullptr || !Unlocked(*slot)) continue;
+    if (slot == nullptr || !CanFill(*slot)) continue;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
       double fill =
           static_cast<double>(sizes[i] + pending_[id][i]) / static_cast<double>(targets_[i].target);
@@ -244,8 +244,8 @@ bool KeyPool::RunJob(const Job& job) {
   base::MutexLock lock(&mu_);
   --pending_[job.slot->id()][job.pool];
   if (!stored.ok()) {
-    // Typically the last logout came during generation: the key is dropped
-    // (zeroised with its SecureBytes) and the token waits for a login.
+    // The keystore refused (a full disk, say): the key is dropped (zeroised
+    // with its SecureBytes) and the job is tried again later.
     return false;
   }
   ++sizes_[job.slot->id()][job.pool];

@@ -4,19 +4,19 @@
 //
 // What it guarantees:
 // - Each pool entry is a fresh key (crypto::PrivateKey::Generate from the
-//   DRBG, one call per key; never derived from another), stored wrapped under
-//   the token's KEK in the keystore's key_pool table (a restart keeps it),
-//   invisible to clients, and handed out exactly once (keystore TakePoolKey /
-//   ClaimPoolKey run in one transaction).
+//   DRBG, one call per key; never derived from another), stored sealed to
+//   the token's pool key in the keystore's key_pool table (a restart keeps
+//   it), invisible to clients, and handed out exactly once (keystore
+//   TakePoolKey / ClaimPoolKey run in one transaction).
 // - Pool work never holds back client requests: the generator threads run at
 //   the lowest CPU priority (SCHED_IDLE, nice 19), do no work on the
 //   scheduler's workers, and start a key only while no client request is
 //   queued (Options::client_work_queued).
-// - Pools are per token (a key is wrapped under one token's KEK) and fill
-//   only while the token's KEK is in memory, i.e. while at least one
-//   connection is logged in to it (docs/DESIGN.md "Key pool"). A token no
-//   one is logged in to keeps its pool as stored, and a take needs a login
-//   anyway.
+// - Pools are per token and fill from the daemon's start, with nobody
+//   logged in: an entry is sealed to the token's pool public key, and only
+//   a login (the KEK unwraps the pool private key) opens it, at the take
+//   (docs/DESIGN.md "The key pool"). A token made before sealed pools fills
+//   after its first login.
 //
 // Thread contract: every method may be called from any thread. The KeyPool
 // must be stopped (Stop or destruction) before its SlotList's slots and

@@ -170,5 +170,63 @@ TEST_F(AtRestScan, DestroyedKeyLeavesNoWrappedBlob) {
       << "a destroyed key's wrapped blob must be overwritten (secure_delete)";
 }
 
+// The key pool fills with nobody logged in (issue 14): its entries are
+// sealed to the pool key, whose private half is wrapped under the KEK. No
+// pool key's PKCS#8, prime, exponent or scalar, and not the pool key's own
+// private value, is in the files before or after a take.
+TEST_F(AtRestScan, PoolFilledWithoutALoginLeavesNoKeyMaterial) {
+  auto token = Token::Create(file_, "scan", Pin("so-pin"), Pin("user-pin"), testing::FastOptions());
+  ASSERT_TRUE(token.ok());
+  token_ = std::move(*token);  // nobody logged in
+  ASSERT_TRUE(token_->CanFillPool());
+  for (int i = 0; i < 2; ++i) {
+    auto key = crypto::PrivateKey::Generate({crypto::KeyType::kRsa, 2048});
+    ASSERT_TRUE(key.ok());
+    auto der = key->ToPkcs8Der();
+    ASSERT_TRUE(der.ok());
+    AttributeMap marker{{CKA_LABEL, Bytes{'m', 'a', 'r', 'k', 'e', 'r'}}};
+    ASSERT_TRUE(token_->StorePoolKey("rsa:2048", *der, marker).ok());
+    needles_.push_back({"pooled PKCS#8", Bytes(der->begin(), der->end())});
+    needles_.push_back({"pooled prime p", BnParam(key->get0_pkey(), OSSL_PKEY_PARAM_RSA_FACTOR1)});
+    needles_.push_back({"pooled prime q", BnParam(key->get0_pkey(), OSSL_PKEY_PARAM_RSA_FACTOR2)});
+    needles_.push_back({"pooled exponent d", BnParam(key->get0_pkey(), OSSL_PKEY_PARAM_RSA_D)});
+  }
+  // The pool key's private value, unwrapped independently with the KEK.
+  std::vector<Needle> derived = PinKeyAndKek(file_, 1, Pin("user-pin"));
+  needles_.insert(needles_.end(), derived.begin(), derived.end());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(file_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, "SELECT wrapped_private FROM pool_seal_key", -1, &stmt, nullptr);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt, 0));
+  Bytes wrapped(blob, blob + sqlite3_column_bytes(stmt, 0));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  auto plain = crypto::AesKeyUnwrapPad(derived.back().bytes, wrapped);
+  ASSERT_TRUE(plain.ok());
+  ASSERT_EQ(std::string(plain->begin(), plain->begin() + 7), "SGSEAL1");
+  auto seal_key = crypto::PrivateKey::FromPkcs8Der(ByteView(*plain).subspan(7));
+  ASSERT_TRUE(seal_key.ok());
+  std::size_t raw_length = 32;
+  Bytes raw(raw_length);
+  ASSERT_EQ(EVP_PKEY_get_raw_private_key(seal_key->get0_pkey(), raw.data(), &raw_length), 1);
+  needles_.push_back({"pool key (X25519)", raw});
+
+  ExpectNoneFound(file_, needles_, "after filling (WAL)");
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  PoolObjectsBuilder build = [](const AttributeMap& pool_public) {
+    AttributeMap priv{{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}};
+    return Result<std::pair<AttributeMap, AttributeMap>>(std::make_pair(priv, pool_public));
+  };
+  auto taken = token_->TakePoolKey("rsa:2048", build, nullptr);
+  ASSERT_TRUE(taken.ok() && taken->has_value()) << (taken.ok() ? "empty" : taken.error().message);
+  ExpectNoneFound(file_, needles_, "after a take (WAL)");
+  token_.reset();
+  EXPECT_TRUE(Contains(testing::ReadFileBytes(file_), AsBytes("marker")))
+      << "positive control: the entries' clear attributes are in the main file";
+  ExpectNoneFound(file_, needles_, "after close");
+}
+
 }  // namespace
 }  // namespace signet::keystore

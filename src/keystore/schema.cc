@@ -68,6 +68,21 @@ constexpr const char* kMigrations[] = {
     R"sql(
       ALTER TABLE token_meta ADD COLUMN slot_id INTEGER CHECK (slot_id IS NULL OR slot_id >= 0);
     )sql",
+    // 4: the pool fills without a login (docs/DESIGN.md "The key pool"). A
+    // pool entry is now sealed to the token's pool key (crypto/sealed_box.h)
+    // instead of wrapped under the KEK: public_key is that X25519 key's
+    // SubjectPublicKeyInfo, wrapped_private its PKCS#8 as AES-KWP under the
+    // KEK (see sqlite_token_pool.cc). Entries in the KEK-wrapped form of
+    // step 2 are dropped: they are keys no client has seen, and the pool
+    // refills.
+    R"sql(
+      CREATE TABLE pool_seal_key (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        public_key BLOB NOT NULL,
+        wrapped_private BLOB NOT NULL
+      );
+      DELETE FROM key_pool;
+    )sql",
 };
 
 constexpr int kVersionCount = static_cast<int>(std::size(kMigrations));

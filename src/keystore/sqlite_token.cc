@@ -83,12 +83,13 @@ Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
   return stmt.Run();
 }
 
-// InitialiseFile writes schema, metadata and both PIN records in one
-// transaction into the empty database at `file`.
+// InitialiseFile writes schema, metadata, both PIN records and the pool key
+// in one transaction into the empty database at `file`.
 Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& file,
                                                  std::string_view label, std::string_view serial,
                                                  int max_pin_failures, const PinRecord& so,
-                                                 const PinRecord* user) {
+                                                 const PinRecord* user,
+                                                 const PoolSealKey& pool_key) {
   SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(file));
   SIGNET_TRY(db->ConfigureDurability());
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
@@ -96,6 +97,7 @@ Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& fi
   SIGNET_TRY(InsertMeta(*db, label, serial, max_pin_failures));
   SIGNET_TRY(StorePinRecord(*db, so));
   if (user != nullptr) SIGNET_TRY(StorePinRecord(*db, *user));
+  SIGNET_TRY(StorePoolSealKey(*db, pool_key));
   SIGNET_TRY(txn.Commit());
   return db;
 }
@@ -147,16 +149,19 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
     SIGNET_ASSIGN_OR_RETURN(user, SealKek(UserType::kUser, user_pin, kek, options.kdf));
   }
 
+  SIGNET_ASSIGN_OR_RETURN(PoolSealKey pool_key, NewPoolSealKey(kek));
   SIGNET_TRY(CreateEmptyFile(file));
   auto db = InitialiseFile(file, label, serial, options.max_pin_failures, so,
-                           user ? &*user : nullptr);
+                           user ? &*user : nullptr, pool_key);
   if (!db.ok()) {
     RemoveTokenFiles(file);
     return std::move(db).error();
   }
   SyncDirectory(file.parent_path());
-  return std::unique_ptr<SqliteToken>(new SqliteToken(
+  std::unique_ptr<SqliteToken> token(new SqliteToken(
       std::move(*db), std::string(label), std::string(serial), options.max_pin_failures, options));
+  SIGNET_TRY(token->LoadPoolPublicKey());
+  return token;
 }
 
 namespace {
@@ -257,8 +262,11 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenCheckedFile(
   }
   std::unique_ptr<SqliteToken> token(
       new SqliteToken(std::move(db), std::move(label), std::move(serial), max_failures, options));
-  base::MutexLock lock(&token->auth_mu_);
-  token->slot_id_ = slot_id;
+  {
+    base::MutexLock lock(&token->auth_mu_);
+    token->slot_id_ = slot_id;
+  }
+  SIGNET_TRY(token->LoadPoolPublicKey());
   return token;
 }
 
@@ -329,6 +337,9 @@ Status SqliteToken::StorePin(UserType user, ByteView pin, ByteView kek) {
 
 Status SqliteToken::Login(UserType user, ByteView pin) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, pin));
+  // A token from before sealed pools gets its pool key now. The login does
+  // not depend on it: without one the pool only waits.
+  (void)EnsurePoolSealKey(kek);
   auto shared = std::make_shared<const SecureBytes>(std::move(kek));
   base::MutexLock lock(&auth_mu_);
   kek_ = std::move(shared);
@@ -372,9 +383,12 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
   }
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
   SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options_.kdf));
+  // The old pool key is wrapped under the old KEK: a new one goes with it.
+  SIGNET_ASSIGN_OR_RETURN(PoolSealKey pool_key, NewPoolSealKey(kek));
   {
     base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+    SIGNET_TRY(StorePoolSealKey(*db_, pool_key));
     for (const char* sql : {"DELETE FROM objects", "DELETE FROM key_pool",
                             "DELETE FROM pin_records WHERE user_type = 1"}) {
       SIGNET_ASSIGN_OR_RETURN(Statement stmt, db_->Prepare(sql));
@@ -394,6 +408,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     label_ = std::string(label);
   }
   cache_.Clear();
+  SIGNET_TRY(LoadPoolPublicKey());
   return OkStatus();
 }
 

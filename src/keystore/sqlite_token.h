@@ -20,6 +20,21 @@ namespace signet::keystore {
 // NewTokenSerial returns 16 random lower-case hex characters.
 Result<std::string> NewTokenSerial();
 
+// PoolSealKey: a token's pool key as stored (sqlite_token_pool.cc): the
+// X25519 public key's SubjectPublicKeyInfo and its PKCS#8 wrapped under the
+// KEK.
+struct PoolSealKey {
+  Bytes public_der;
+  Bytes wrapped_private;
+};
+
+// NewPoolSealKey makes a fresh pool key wrapped under `kek`.
+Result<PoolSealKey> NewPoolSealKey(ByteView kek);
+
+// StorePoolSealKey replaces the token's pool key inside the caller's open
+// transaction.
+Status StorePoolSealKey(Database& db, const PoolSealKey& key);
+
 class SqliteToken final : public Token {
  public:
   // CreateFile makes a token at `file` (created 0600, must not exist) with
@@ -64,6 +79,7 @@ class SqliteToken final : public Token {
                                               const Bytes* unique_label) override;
   Result<std::optional<PooledKey>> ClaimPoolKey(std::string_view pool) override;
   Result<std::map<std::string, std::size_t>> PoolCounts() const override;
+  bool CanFillPool() const override;
 
  private:
   SqliteToken(std::unique_ptr<Database> db, std::string label, std::string serial,
@@ -77,6 +93,12 @@ class SqliteToken final : public Token {
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   // StorePin seals `kek` under `pin` and stores it (failures reset to 0).
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
+  // LoadPoolPublicKey reads the pool key's public half (none on a token made
+  // before pools were sealed, until EnsurePoolSealKey runs).
+  Status LoadPoolPublicKey() EXCLUDES(db_mu_, auth_mu_);
+  // EnsurePoolSealKey makes the pool key, when the token has none, with the
+  // KEK of a login: from then on the pool fills without one.
+  Status EnsurePoolSealKey(const SecureBytes& kek) EXCLUDES(db_mu_, auth_mu_);
   // CurrentKek: the KEK when logged in, else nullptr.
   std::shared_ptr<const SecureBytes> CurrentKek() const EXCLUDES(auth_mu_);
   Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const REQUIRES(db_mu_);
@@ -90,7 +112,8 @@ class SqliteToken final : public Token {
   // transaction open (so no other connection can add one before commit).
   Status CheckLabelFreeLocked(ByteView label) const REQUIRES(db_mu_);
   // ClaimPoolEntryLocked deletes the oldest entry of `pool` and returns it
-  // unwrapped. REQUIRES: db_mu_ held, a transaction open.
+  // opened with the pool key, itself unwrapped under `kek`. REQUIRES: db_mu_
+  // held, a transaction open.
   Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,
                                                         const SecureBytes& kek) REQUIRES(db_mu_);
   // QueryObjects runs kSelectObject + `where_sql` with `match`'s column
@@ -100,6 +123,9 @@ class SqliteToken final : public Token {
 
   std::string label_ GUARDED_BY(auth_mu_);  // Reinitialize changes it
   std::optional<CK_SLOT_ID> slot_id_ GUARDED_BY(auth_mu_);  // SetSlotId changes it
+  // pool_public_: what StorePoolKey seals to; none until the token has a
+  // pool key (EnsurePoolSealKey).
+  std::optional<crypto::PublicKey> pool_public_ GUARDED_BY(auth_mu_);
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;

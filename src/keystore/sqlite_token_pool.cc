@@ -2,19 +2,25 @@
 // the Token defaults for backends without a pool.
 //
 // Pool entries live in `key_pool`, never in `objects`, so no object query can
-// return them. An entry's private key is sealed as
-//   AES-KWP(KEK, "SGPOOL1" || entry id (u64 big-endian) || PKCS#8 DER)
-// whose prefix differs from an object's ("SGOBJ1", object_wrap.h): a pool
-// blob copied into an object row, or the reverse, does not unwrap.
+// return them. An entry's private key is sealed to the token's pool key:
+//   Seal(pool public key, "SGPOOL2" || entry id (u64 big-endian) || PKCS#8)
+// (crypto/sealed_box.h), so filling needs no KEK. The pool key's private
+// half is stored as AES-KWP(KEK, "SGSEAL1" || PKCS#8), in `pool_seal_key`;
+// a take unwraps it with the KEK of the login, opens the entry and wraps the
+// key under the KEK as an object's, in one transaction. The prefixes differ
+// from an object's ("SGOBJ1", object_wrap.h) and from each other: a blob
+// copied between the tables, or between pool entries, does not open.
 #include <ctime>
 
+#include "crypto/sealed_box.h"
 #include "keystore/attribute_codec.h"
 #include "keystore/sqlite_token.h"
 
 namespace signet::keystore {
 namespace {
 
-constexpr std::string_view kPoolMagic = "SGPOOL1";
+constexpr std::string_view kPoolMagic = "SGPOOL2";
+constexpr std::string_view kSealKeyMagic = "SGSEAL1";
 
 SecureBytes PoolPlaintext(std::int64_t entry, ByteView secret) {
   SecureBytes plain(kPoolMagic.begin(), kPoolMagic.end());
@@ -24,19 +30,33 @@ SecureBytes PoolPlaintext(std::int64_t entry, ByteView secret) {
   return plain;
 }
 
-Result<Bytes> WrapPoolSecret(ByteView kek, std::int64_t entry, ByteView secret) {
-  return crypto::AesKeyWrapPad(kek, PoolPlaintext(entry, secret));
+// StripPrefix returns `plain` after `prefix`, or CKR_WRAPPED_KEY_INVALID.
+Result<SecureBytes> StripPrefix(const SecureBytes& plain, ByteView prefix, std::string_view what) {
+  if (plain.size() <= prefix.size() ||
+      !EqualConstantTime(ByteView(plain.data(), prefix.size()), prefix)) {
+    return MakeError(CKR_WRAPPED_KEY_INVALID, std::string(what) + " belongs elsewhere");
+  }
+  return SecureBytes(plain.begin() + static_cast<std::ptrdiff_t>(prefix.size()), plain.end());
 }
 
-Result<SecureBytes> UnwrapPoolSecret(ByteView kek, std::int64_t entry, ByteView wrapped) {
-  auto plain = crypto::AesKeyUnwrapPad(kek, wrapped);
+Result<SecureBytes> OpenPoolSecret(const crypto::PrivateKey& seal_key, std::int64_t entry,
+                                   ByteView sealed) {
+  auto plain = crypto::OpenSealed(seal_key, sealed);
+  if (!plain.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key does not open");
+  return StripPrefix(*plain, PoolPlaintext(entry, {}), "pool key");
+}
+
+// LoadSealPrivateLocked unwraps the pool key's private half under `kek`.
+Result<crypto::PrivateKey> LoadSealPrivateLocked(Database& db, ByteView kek) {
+  SIGNET_ASSIGN_OR_RETURN(Statement select,
+                          db.Prepare("SELECT wrapped_private FROM pool_seal_key WHERE id = 1"));
+  SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return MakeError(CKR_WRAPPED_KEY_INVALID, "the token has no pool key");
+  auto plain = crypto::AesKeyUnwrapPad(kek, select.ColumnBlob(0));
   if (!plain.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key does not unwrap");
-  SecureBytes prefix = PoolPlaintext(entry, {});
-  if (plain->size() <= prefix.size() ||
-      !EqualConstantTime(ByteView(plain->data(), prefix.size()), prefix)) {
-    return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key belongs to another entry");
-  }
-  return SecureBytes(plain->begin() + prefix.size(), plain->end());
+  SecureBytes magic(kSealKeyMagic.begin(), kSealKeyMagic.end());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, StripPrefix(*plain, magic, "pool key"));
+  return crypto::PrivateKey::FromPkcs8Der(der);
 }
 
 Error NoPool() { return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this keystore has no key pool"); }
@@ -46,6 +66,7 @@ Error NoPool() { return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this keystore has
 Status Token::StorePoolKey(std::string_view, const SecureBytes&, const AttributeMap&) {
   return NoPool();
 }
+bool Token::CanFillPool() const { return false; }
 Result<std::optional<PoolTake>> Token::TakePoolKey(std::string_view, const PoolObjectsBuilder&,
                                                    const Bytes*) {
   return NoPool();
@@ -53,13 +74,85 @@ Result<std::optional<PoolTake>> Token::TakePoolKey(std::string_view, const PoolO
 Result<std::optional<PooledKey>> Token::ClaimPoolKey(std::string_view) { return NoPool(); }
 Result<std::map<std::string, std::size_t>> Token::PoolCounts() const { return NoPool(); }
 
+Result<PoolSealKey> NewPoolSealKey(ByteView kek) {
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key,
+                          crypto::PrivateKey::Generate({crypto::KeyType::kX25519}));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
+  PoolSealKey sealed;
+  SIGNET_ASSIGN_OR_RETURN(sealed.public_der, public_key.ToDer());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
+  SecureBytes plain(kSealKeyMagic.begin(), kSealKeyMagic.end());
+  plain.insert(plain.end(), der.begin(), der.end());
+  SIGNET_ASSIGN_OR_RETURN(sealed.wrapped_private, crypto::AesKeyWrapPad(kek, plain));
+  return sealed;
+}
+
+Status StorePoolSealKey(Database& db, const PoolSealKey& key) {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db.Prepare("INSERT OR REPLACE INTO pool_seal_key (id, public_key, "
+                                     "wrapped_private) VALUES (1, ?1, ?2)"));
+  SIGNET_TRY(stmt.Bind(1, ByteView(key.public_der)));
+  SIGNET_TRY(stmt.Bind(2, ByteView(key.wrapped_private)));
+  return stmt.Run();
+}
+
+Status SqliteToken::LoadPoolPublicKey() {
+  std::optional<crypto::PublicKey> public_key;
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Statement select,
+                            db_->Prepare("SELECT public_key FROM pool_seal_key WHERE id = 1"));
+    SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (row) {
+      auto parsed = crypto::PublicKey::FromDer(select.ColumnBlob(0));
+      if (!parsed.ok()) {
+        return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: the pool key does not parse");
+      }
+      public_key = std::move(*parsed);
+    }
+  }
+  base::MutexLock lock(&auth_mu_);
+  pool_public_ = std::move(public_key);
+  return OkStatus();
+}
+
+Status SqliteToken::EnsurePoolSealKey(const SecureBytes& kek) {
+  if (CanFillPool()) return OkStatus();
+  SIGNET_ASSIGN_OR_RETURN(PoolSealKey key, NewPoolSealKey(kek));
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+    // Another connection to the file may have made one meanwhile: keep it.
+    SIGNET_ASSIGN_OR_RETURN(Statement count, db_->Prepare("SELECT COUNT(*) FROM pool_seal_key"));
+    SIGNET_ASSIGN_OR_RETURN(bool row, count.Step());
+    bool has_one = row && count.ColumnInt64(0) > 0;
+    count = Statement();
+    if (!has_one) {
+      SIGNET_TRY(StorePoolSealKey(*db_, key));
+      SIGNET_TRY(txn.Commit());
+    }
+  }
+  return LoadPoolPublicKey();
+}
+
+bool SqliteToken::CanFillPool() const {
+  base::MutexLock lock(&auth_mu_);
+  return pool_public_.has_value();
+}
+
 Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& private_der,
                                  const AttributeMap& public_attributes) {
   if (pool.empty() || private_der.empty()) {
     return MakeError(CKR_ARGUMENTS_BAD, "pool name and key must not be empty");
   }
-  auto kek = CurrentKek();
-  if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "filling the key pool requires login");
+  std::optional<crypto::PublicKey> seal_to;
+  {
+    base::MutexLock lock(&auth_mu_);
+    seal_to = pool_public_;
+  }
+  if (!seal_to) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "the token has no pool key until its first login");
+  }
   SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(public_attributes));
   base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
@@ -73,7 +166,7 @@ Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& priva
   SIGNET_TRY(insert.Bind(3, static_cast<std::int64_t>(std::time(nullptr))));
   SIGNET_TRY(insert.Run());
   std::int64_t entry = db_->LastInsertRowId();
-  SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapPoolSecret(*kek, entry, private_der));
+  SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, crypto::Seal(*seal_to, PoolPlaintext(entry, private_der)));
   SIGNET_ASSIGN_OR_RETURN(Statement update,
                           db_->Prepare("UPDATE key_pool SET wrapped_value = ?1 WHERE id = ?2"));
   SIGNET_TRY(update.Bind(1, ByteView(wrapped)));
@@ -94,8 +187,10 @@ Result<std::optional<PooledKey>> SqliteToken::ClaimPoolEntryLocked(std::string_v
   std::int64_t entry = select.ColumnInt64(0);
   PooledKey key;
   SIGNET_ASSIGN_OR_RETURN(key.public_attributes, DecodeAttributes(select.ColumnBlob(1)));
-  SIGNET_ASSIGN_OR_RETURN(key.private_der, UnwrapPoolSecret(kek, entry, select.ColumnBlob(2)));
+  Bytes sealed = select.ColumnBlob(2);
   select = Statement();
+  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey seal_key, LoadSealPrivateLocked(*db_, kek));
+  SIGNET_ASSIGN_OR_RETURN(key.private_der, OpenPoolSecret(seal_key, entry, sealed));
   SIGNET_ASSIGN_OR_RETURN(Statement remove, db_->Prepare("DELETE FROM key_pool WHERE id = ?1"));
   SIGNET_TRY(remove.Bind(1, entry));
   SIGNET_TRY(remove.Run());

@@ -127,12 +127,78 @@ TEST_F(PoolStoreTest, BuilderErrorLeavesTheEntry) {
   EXPECT_TRUE(token_->ListObjects()->empty());
 }
 
-TEST_F(PoolStoreTest, FillingNeedsTheKek) {
+// Issue 14: the pool fills with nobody logged in, also after a restart;
+// a take still needs the login.
+TEST_F(PoolStoreTest, FillsWithoutALogin) {
   token_->Logout();
+  EXPECT_TRUE(token_->CanFillPool());
+  AddKeys(2);
+  token_.reset();
+  token_ = std::move(*Token::Open(file_, FastOptions()));
+  AddKeys(1);
+  EXPECT_EQ(Count(), 3u);
+  auto locked = token_->TakePoolKey(kPool, Builder("x"), nullptr);
+  ASSERT_FALSE(locked.ok());
+  EXPECT_EQ(locked.error().code, CKR_USER_NOT_LOGGED_IN);
+}
+
+// A token made before sealed pools has no pool key: it cannot fill until
+// its first login makes one.
+TEST_F(PoolStoreTest, AnOlderTokenGetsItsPoolKeyAtItsFirstLogin) {
+  token_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DELETE FROM pool_seal_key", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  token_ = std::move(*Token::Open(file_, FastOptions()));
+  EXPECT_FALSE(token_->CanFillPool());
   SecureBytes der(16, 1);
   Status stored = token_->StorePoolKey(kPool, der, {});
   ASSERT_FALSE(stored.ok());
   EXPECT_EQ(stored.error().code, CKR_USER_NOT_LOGGED_IN);
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  EXPECT_TRUE(token_->CanFillPool());
+  AddKeys(1);
+  auto taken = token_->TakePoolKey(kPool, Builder("x"), nullptr);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_TRUE(taken->has_value());
+}
+
+// Re-initialisation empties the pool and makes a pool key under the new KEK.
+TEST_F(PoolStoreTest, ReinitialisationMakesANewPoolKey) {
+  AddKeys(1);
+  ASSERT_TRUE(token_->Reinitialize(Pin("so-pin"), "again").ok());
+  EXPECT_EQ(Count(), 0u);
+  EXPECT_TRUE(token_->CanFillPool());
+  AddKeys(1);
+  ASSERT_TRUE(token_->Login(UserType::kSo, Pin("so-pin")).ok());
+  ASSERT_TRUE(token_->InitUserPin(Pin("user-pin")).ok());
+  token_->Logout();
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  auto taken = token_->TakePoolKey(kPool, Builder("x"), nullptr);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_TRUE(taken->has_value());
+}
+
+// An entry's sealed blob is bound to its entry id.
+TEST_F(PoolStoreTest, OneEntrysBlobDoesNotOpenAsAnother) {
+  AddKeys(2);
+  token_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE key_pool SET wrapped_value = (SELECT wrapped_value FROM "
+                         "key_pool ORDER BY id DESC LIMIT 1) WHERE id = (SELECT MIN(id) FROM "
+                         "key_pool)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  token_ = std::move(*Token::Open(file_, FastOptions()));
+  ASSERT_TRUE(token_->Login(UserType::kUser, Pin("user-pin")).ok());
+  auto taken = token_->TakePoolKey(kPool, Builder("x"), nullptr);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.error().code, CKR_WRAPPED_KEY_INVALID);
+  EXPECT_EQ(Count(), 2u);  // nothing handed out, nothing lost
 }
 
 TEST_F(PoolStoreTest, ConcurrentTakersGetEachEntryOnce) {

@@ -250,15 +250,17 @@ class Token {
 
   // --- Key pool (core/key_pool.h). Pool entries are pre-generated key pairs
   // kept in their own table: ListObjects, FindObjects and GetObject never
-  // return them. Their private halves are wrapped under the KEK like every
-  // private key, so the pool survives restarts, and can only grow while the
-  // KEK is in memory (someone is logged in). The defaults below report
-  // CKR_FUNCTION_NOT_SUPPORTED (a backend without a pool); SqliteToken
-  // implements them.
+  // return them. Their private halves are sealed to the token's pool key
+  // (crypto/sealed_box.h), whose private half is wrapped under the KEK: the
+  // pool fills with nobody logged in, survives restarts, and only a login
+  // can open an entry (docs/DESIGN.md "The key pool"). The token gets its
+  // pool key when it is made, re-initialised, or (older tokens) first logged
+  // in to. The defaults below report CKR_FUNCTION_NOT_SUPPORTED (a backend
+  // without a pool); SqliteToken implements them.
 
   // StorePoolKey adds one entry to pool `pool` (a key type name such as
-  // "rsa:2048"). CKR_USER_NOT_LOGGED_IN without the KEK; CKR_ARGUMENTS_BAD
-  // for an empty name or key.
+  // "rsa:2048"). CKR_USER_NOT_LOGGED_IN when the token has no pool key yet
+  // (CanFillPool); CKR_ARGUMENTS_BAD for an empty name or key.
   virtual Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
                               const AttributeMap& public_attributes);
 
@@ -281,6 +283,9 @@ class Token {
 
   // PoolCounts returns the number of entries per pool name (absent: 0).
   virtual Result<std::map<std::string, std::size_t>> PoolCounts() const;
+
+  // CanFillPool: whether StorePoolKey works now (the token has a pool key).
+  virtual bool CanFillPool() const;
 };
 
 }  // namespace signet::keystore

@@ -170,6 +170,26 @@ TEST_F(KeyPoolE2eTest, PoolSurvivesRestartAndHandsEachKeyOutOnce) {
   EXPECT_NE(stats.out.find("rsa:1024"), std::string::npos) << stats.out;
 }
 
+// Issue 14: with nobody logged in the pool fills from the daemon's start,
+// and `signet keygen` from the CLI takes from it, one entry per call.
+TEST_F(KeyPoolE2eTest, FillsWithNobodyLoggedInAndCliKeygenTakesFromIt) {
+  ASSERT_EQ(daemon_.Terminate(), 0);
+  StartDaemon({"--pool", "rsa:2048=8", "--pool-threads", "2"});
+  WaitFull();  // GetStats needs no login
+  EXPECT_EQ(PoolOf("rsa:2048").size, 8u);
+  for (int i = 0; i < 3; ++i) {
+    ProgramResult keygen = Signet({"keygen", "--type", "rsa:2048", "--label",
+                                   "pooled-" + std::to_string(i), "--pin", kUserPin});
+    ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  }
+  client::PoolStat pool = PoolOf("rsa:2048");
+  EXPECT_EQ(pool.taken, 3u);
+  EXPECT_EQ(pool.misses, 0u);
+  // The taken key is an ordinary token key.
+  ProgramResult pubkey = Signet({"pubkey", "--label", "pooled-2"});
+  ASSERT_EQ(pubkey.exit_code, 0) << pubkey.err;
+}
+
 TEST_F(KeyPoolE2eTest, BadPoolConfigRefusesToStart) {
   ASSERT_EQ(daemon_.Terminate(), 0);
   ProgramResult run = RunProgram({BinaryPath("signetd"), "--data", data_dir(), "--socket",
