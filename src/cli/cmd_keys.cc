@@ -18,14 +18,15 @@ namespace {
 struct KeyOptions {
   std::string type;
   std::string label;
-  std::string in;     // import: the private key file
-  bool json = false;  // list --json
+  std::string in;           // import: the private key file
+  bool json = false;        // list --json
+  bool exportable = false;  // keygen: may move to another token (export-key)
 };
 
 Status RunKeygen(GlobalOptions& global, const KeyOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(crypto::KeySpec spec, crypto::ParseKeySpec(options.type));
   SIGNET_ASSIGN_OR_RETURN(Connection connection, ConnectAndLogin(global));
-  KeygenRequest request = MakeKeygenRequest(spec, options.label);
+  KeygenRequest request = MakeKeygenRequest(spec, options.label, options.exportable);
   // unique_label: the daemon checks the label and stores both halves in one
   // transaction, so concurrent keygens with one label make one pair.
   SIGNET_ASSIGN_OR_RETURN(client::KeyPair pair,
@@ -144,6 +145,9 @@ void AddKeyCommands(CLI::App& app, GlobalOptions& global, CommandAction* selecte
                      "rsa:2048|rsa:3072|rsa:4096|ec:p256|ec:p384|ec:p521|ec:secp256k1|ed25519")
       ->required();
   keygen->add_option("--label", options->label, "Label of the new key pair")->required();
+  keygen->add_flag("--exportable", options->exportable,
+                   "The key may move to another token, wrapped for a trusted transport key "
+                   "(export-key); never anywhere else");
   keygen->callback([&global, options, selected] {
     *selected = [&global, options] { return RunKeygen(global, *options); };
   });

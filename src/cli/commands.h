@@ -26,6 +26,10 @@ void AddPinCommands(CLI::App& app, GlobalOptions& global, CommandAction* selecte
 void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // tokens, info.
 void AddTokenCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// backup (online), restore (offline): token files (keystore/backup.h).
+void AddBackupCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// transport-key, trust-key, export-key, import-key: moving keys between tokens.
+void AddMigrateCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // admin unlock-so (offline, data directory).
 void AddAdminCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 

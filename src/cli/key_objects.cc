@@ -108,6 +108,14 @@ std::optional<bool> Flag(const AttributeMap& attributes, CK_ATTRIBUTE_TYPE type)
   return BoolFromBytes(it->second);
 }
 
+// KeyTypeOf: the CKA_KEY_TYPE of a key with `spec`.
+CK_KEY_TYPE KeyTypeOf(const crypto::KeySpec& spec) {
+  return spec.type == crypto::KeyType::kRsa ? CKK_RSA
+         : crypto::IsEdwards(spec.type)     ? CKK_EC_EDWARDS
+         : crypto::IsMontgomery(spec.type)  ? CKK_EC_MONTGOMERY
+                                            : CKK_EC;
+}
+
 std::string DescribeClass(const AttributeMap& attributes) {
   auto it = attributes.find(CKA_CLASS);
   CK_ULONG object_class =
@@ -120,7 +128,8 @@ std::string DescribeClass(const AttributeMap& attributes) {
 
 }  // namespace
 
-KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label) {
+KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label,
+                                bool exportable) {
   KeygenRequest request;
   request.mechanism.type = KeygenMechanism(spec.type);
   client::ByteView id = AsBytes(label);
@@ -152,9 +161,10 @@ KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& 
       BoolAttribute(CKA_SIGN, !agreement),
       BoolAttribute(CKA_PRIVATE, true),
       BoolAttribute(CKA_SENSITIVE, true),
-      BoolAttribute(CKA_EXTRACTABLE, false),
+      BoolAttribute(CKA_EXTRACTABLE, exportable),
   };
   if (agreement) request.private_template.push_back(BoolAttribute(CKA_DERIVE, true));
+  if (exportable) request.private_template.push_back(BoolAttribute(CKA_WRAP_WITH_TRUSTED, true));
   return request;
 }
 
@@ -164,47 +174,45 @@ ImportRequest::~ImportRequest() {
   }
 }
 
-Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
-                                        const SecureBytes& pkcs8,
-                                        const std::string& label) {
+Result<client::Template> PublicKeyObject(const crypto::PublicKey& key, const std::string& label) {
   const crypto::KeySpec spec = key.spec();
-  const CK_KEY_TYPE key_type = spec.type == crypto::KeyType::kRsa ? CKK_RSA
-                               : crypto::IsEdwards(spec.type)     ? CKK_EC_EDWARDS
-                               : crypto::IsMontgomery(spec.type)  ? CKK_EC_MONTGOMERY
-                                                                  : CKK_EC;
   // A generated pair's attributes, minus what only generation takes.
-  KeygenRequest shape = MakeKeygenRequest(spec, label);
-  ImportRequest request;
-  for (const Attribute& a : shape.public_template) {
+  client::Template object;
+  for (const Attribute& a : MakeKeygenRequest(spec, label).public_template) {
     if (a.type != CKA_MODULUS_BITS && a.type != CKA_PUBLIC_EXPONENT && a.type != CKA_EC_PARAMS) {
-      request.public_template.push_back(a);
+      object.push_back(a);
     }
   }
-  request.private_template = shape.private_template;
-  for (client::Template* t : {&request.public_template, &request.private_template}) {
-    t->push_back(UlongAttribute(CKA_KEY_TYPE, key_type));
-  }
-  request.public_template.push_back(UlongAttribute(CKA_CLASS, CKO_PUBLIC_KEY));
-  request.private_template.push_back(UlongAttribute(CKA_CLASS, CKO_PRIVATE_KEY));
-  request.private_template.push_back(BytesAttribute(CKA_VALUE, pkcs8));
-
-  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, key.Public());
+  object.push_back(UlongAttribute(CKA_KEY_TYPE, KeyTypeOf(spec)));
+  object.push_back(UlongAttribute(CKA_CLASS, CKO_PUBLIC_KEY));
   if (spec.type == crypto::KeyType::kRsa) {
-    SIGNET_ASSIGN_OR_RETURN(client::Bytes modulus, pub.RsaModulus());
-    SIGNET_ASSIGN_OR_RETURN(client::Bytes exponent, pub.RsaPublicExponent());
-    request.public_template.push_back(BytesAttribute(CKA_MODULUS, modulus));
-    request.public_template.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, exponent));
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes modulus, key.RsaModulus());
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes exponent, key.RsaPublicExponent());
+    object.push_back(BytesAttribute(CKA_MODULUS, modulus));
+    object.push_back(BytesAttribute(CKA_PUBLIC_EXPONENT, exponent));
   } else {
-    SIGNET_ASSIGN_OR_RETURN(client::Bytes point, pub.EcPoint());
+    SIGNET_ASSIGN_OR_RETURN(client::Bytes point, key.EcPoint());
     // CKA_EC_POINT is the point in a DER OCTET STRING (at most 133 bytes).
     client::Bytes wrapped = {0x04};
     if (point.size() >= 0x80) wrapped.push_back(0x81);
     wrapped.push_back(static_cast<std::uint8_t>(point.size()));
     wrapped.insert(wrapped.end(), point.begin(), point.end());
-    request.public_template.push_back(
-        BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
-    request.public_template.push_back(BytesAttribute(CKA_EC_POINT, wrapped));
+    object.push_back(BytesAttribute(CKA_EC_PARAMS, crypto::EcParamsDer(spec.type)));
+    object.push_back(BytesAttribute(CKA_EC_POINT, wrapped));
   }
+  return object;
+}
+
+Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key, const SecureBytes& pkcs8,
+                                        const std::string& label) {
+  const crypto::KeySpec spec = key.spec();
+  ImportRequest request;
+  request.private_template = MakeKeygenRequest(spec, label).private_template;
+  request.private_template.push_back(UlongAttribute(CKA_KEY_TYPE, KeyTypeOf(spec)));
+  request.private_template.push_back(UlongAttribute(CKA_CLASS, CKO_PRIVATE_KEY));
+  request.private_template.push_back(BytesAttribute(CKA_VALUE, pkcs8));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, key.Public());
+  SIGNET_ASSIGN_OR_RETURN(request.public_template, PublicKeyObject(pub, label));
   return request;
 }
 

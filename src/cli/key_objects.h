@@ -24,7 +24,11 @@ struct KeygenRequest {
 // private part private, sensitive, non-extractable, sign-only (derive-only
 // for X25519 and X448); public part verify-only (no use for X25519 and
 // X448). CKA_ID is the label's bytes so the halves pair up.
-KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label);
+// `exportable`: the private part is extractable but only under a trusted
+// key (CKA_WRAP_WITH_TRUSTED), so it can move to another token
+// (`export-key`) and nowhere else.
+KeygenRequest MakeKeygenRequest(const crypto::KeySpec& spec, const std::string& label,
+                                bool exportable = false);
 
 // ImportRequest: the templates of the two objects that put an existing
 // private key on the token. The private template holds a copy of the key and
@@ -46,6 +50,11 @@ struct ImportRequest {
 Result<ImportRequest> MakeImportRequest(const crypto::PrivateKey& key,
                                         const SecureBytes& pkcs8,
                                         const std::string& label);
+
+// PublicKeyObject: the template of a token public key object for `key`
+// labelled `label`, as MakeImportRequest makes it (verify-only, CKA_ID the
+// label's bytes).
+Result<client::Template> PublicKeyObject(const crypto::PublicKey& key, const std::string& label);
 
 // FindKey returns the handle of the object with `label` and `object_class`
 // (CKO_PRIVATE_KEY / CKO_PUBLIC_KEY). CKR_OBJECT_HANDLE_INVALID naming the

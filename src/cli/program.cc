@@ -111,6 +111,8 @@ int RunSignet(int argc, char** argv) {
   AddInfoCommands(app, global, &action);
   AddTokenCommands(app, global, &action);
   AddAdminCommands(app, global, &action);
+  AddBackupCommands(app, global, &action);
+  AddMigrateCommands(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global
   // --socket/--pin/--token options are known.
   std::optional<bench::BenchJob> bench_job;

@@ -1,0 +1,204 @@
+#include "keystore/backup.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "keystore/data_dir.h"
+#include "keystore/slot_ids.h"
+#include "keystore/sqlite_db.h"
+
+namespace signet::keystore {
+namespace {
+
+// Counts: the rows that make a token's content, read by one connection.
+struct Counts {
+  std::int64_t objects = 0;
+  std::int64_t pool_entries = 0;
+};
+
+Result<std::int64_t> CountRows(Database& db, const char* sql) {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
+  SIGNET_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return MakeError(CKR_DEVICE_ERROR, "no count");
+  return stmt.ColumnInt64(0);
+}
+
+Result<Counts> CountContent(Database& db) {
+  Counts counts;
+  SIGNET_ASSIGN_OR_RETURN(counts.objects, CountRows(db, "SELECT COUNT(*) FROM objects"));
+  SIGNET_ASSIGN_OR_RETURN(counts.pool_entries, CountRows(db, "SELECT COUNT(*) FROM key_pool"));
+  return counts;
+}
+
+// CreateNewFile makes `file` empty with mode 0600; it must not exist.
+Status CreateNewFile(const std::filesystem::path& file) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return MakeError(CKR_ARGUMENTS_BAD, file.string() + " already exists");
+    return MakeError(CKR_DEVICE_ERROR,
+                     "cannot create " + file.string() + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  return OkStatus();
+}
+
+void RemoveCopy(const std::filesystem::path& file) {
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::remove(file.string() + suffix, ignored);
+  }
+}
+
+// CopySnapshot copies the database at `from` into the new file `to` from
+// one read transaction, and returns what the snapshot held.
+Result<Counts> CopySnapshot(const std::filesystem::path& from, const std::filesystem::path& to) {
+  SIGNET_ASSIGN_OR_RETURN(auto source, Database::Open(from));
+  // A read transaction: the counts and every page copied below come from
+  // the same snapshot, whatever the daemon commits meanwhile (WAL mode).
+  SIGNET_TRY(source->Exec("BEGIN"));
+  auto counts = CountContent(*source);
+  if (!counts.ok()) {
+    (void)source->Exec("ROLLBACK");
+    return MakeError(CKR_FUNCTION_FAILED,
+                     from.string() + " is not a signet token: " + counts.error().message);
+  }
+  SIGNET_TRY(CreateNewFile(to));
+  sqlite3* target = nullptr;
+  int rc = sqlite3_open_v2(to.c_str(), &target, SQLITE_OPEN_READWRITE, nullptr);
+  std::string why;
+  if (rc == SQLITE_OK) {
+    sqlite3_backup* backup = sqlite3_backup_init(target, "main", source->get0(), "main");
+    if (backup == nullptr) {
+      rc = sqlite3_errcode(target);
+    } else {
+      rc = sqlite3_backup_step(backup, -1);  // every page, in one step
+      int finished = sqlite3_backup_finish(backup);
+      rc = rc == SQLITE_DONE ? finished : rc;
+    }
+  }
+  if (rc != SQLITE_OK) why = target ? sqlite3_errmsg(target) : sqlite3_errstr(rc);
+  sqlite3_close(target);
+  (void)source->Exec("COMMIT");  // ends the read transaction
+  if (rc != SQLITE_OK) {
+    RemoveCopy(to);
+    return MakeError(CKR_DEVICE_ERROR, "cannot copy " + from.string() + ": " + why);
+  }
+  return *counts;
+}
+
+// CheckCopy opens `copy` as a token (application id, schema, integrity
+// check, metadata: Token::Open) and compares its content with `expected`.
+Result<TokenCopyReport> CheckCopy(const std::filesystem::path& copy, const Counts& expected) {
+  TokenCopyReport report;
+  {
+    auto token = Token::Open(copy, TokenOptions{});
+    if (!token.ok()) {
+      return MakeError(CKR_FUNCTION_FAILED, "the copy does not open: " + token.error().message);
+    }
+    TokenInfo info = (*token)->Info();
+    report.serial = info.serial;
+    report.label = info.label;
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(copy));
+  SIGNET_ASSIGN_OR_RETURN(Statement check, db->Prepare("PRAGMA integrity_check"));
+  SIGNET_ASSIGN_OR_RETURN(bool row, check.Step());
+  if (!row || check.ColumnText(0) != "ok") {
+    return MakeError(CKR_FUNCTION_FAILED, "the copy fails SQLite's integrity check");
+  }
+  check = Statement();
+  SIGNET_ASSIGN_OR_RETURN(Counts counts, CountContent(*db));
+  if (counts.objects != expected.objects || counts.pool_entries != expected.pool_entries) {
+    return MakeError(CKR_FUNCTION_FAILED, "the copy holds " + std::to_string(counts.objects) +
+                                              " objects, the token " +
+                                              std::to_string(expected.objects));
+  }
+  report.objects = counts.objects;
+  report.pool_entries = counts.pool_entries;
+  db.reset();
+  std::error_code ec;
+  report.bytes = std::filesystem::file_size(copy, ec);
+  return report;
+}
+
+// CheckedCopy: CopySnapshot then CheckCopy; the copy is removed on failure.
+Result<TokenCopyReport> CheckedCopy(const std::filesystem::path& from,
+                                    const std::filesystem::path& to) {
+  SIGNET_ASSIGN_OR_RETURN(Counts counts, CopySnapshot(from, to));
+  auto report = CheckCopy(to, counts);
+  if (!report.ok()) RemoveCopy(to);
+  return report;
+}
+
+}  // namespace
+
+Result<TokenInfo> PeekTokenInfo(const std::filesystem::path& token_file) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(token_file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  TokenInfo info;
+  sqlite3_stmt* stmt = nullptr;
+  if (rc == SQLITE_OK) {
+    rc =
+        sqlite3_prepare_v2(db, "SELECT label, serial, slot_id FROM token_meta", -1, &stmt, nullptr);
+  }
+  bool found = rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW;
+  if (found) {
+    info.label = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    info.serial = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+    if (sqlite3_column_type(stmt, 2) != SQLITE_NULL) {
+      info.slot_id = static_cast<CK_SLOT_ID>(sqlite3_column_int64(stmt, 2));
+    }
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  if (!found) return MakeError(CKR_TOKEN_NOT_RECOGNIZED, token_file.string() + " is not a token");
+  return info;
+}
+
+Result<TokenCopyReport> BackupToken(const std::filesystem::path& token_file,
+                                    const std::filesystem::path& out) {
+  return CheckedCopy(token_file, out);
+}
+
+Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
+                                     const std::filesystem::path& dir, bool replace,
+                                     const std::vector<TokenInfo>& others) {
+  SIGNET_TRY(EnsureDataDirectory(dir));
+  // Checked in the data directory (same file system: the rename is atomic).
+  const std::filesystem::path staged = dir / ".restore.token.tmp";
+  RemoveCopy(staged);  // an earlier restore cut short
+  SIGNET_ASSIGN_OR_RETURN(TokenCopyReport report, CheckedCopy(backup, staged));
+  const std::filesystem::path target = TokenFilePath(dir, report.serial);
+  std::vector<TokenInfo> label_owners;
+  for (const TokenInfo& other : others) {
+    if (other.serial != report.serial) label_owners.push_back(other);
+  }
+  Status allowed = CheckTokenLabelFree(report.label, label_owners);
+  std::error_code ec;
+  if (allowed.ok() && !replace && std::filesystem::exists(target, ec)) {
+    allowed = MakeError(CKR_ARGUMENTS_BAD, "token " + report.serial + " is already in " +
+                                               dir.string() + "; give --replace to overwrite it");
+  }
+  if (!allowed.ok()) {
+    RemoveCopy(staged);
+    return std::move(allowed).error();
+  }
+  // The old token's WAL must not be applied to the restored file.
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(target.string() + suffix, ec);
+  if (::rename(staged.c_str(), target.c_str()) != 0) {
+    RemoveCopy(staged);
+    return MakeError(CKR_DEVICE_ERROR,
+                     "cannot install " + target.string() + ": " + std::strerror(errno));
+  }
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {  // the rename itself durable
+    (void)::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return report;
+}
+
+}  // namespace signet::keystore
