@@ -276,7 +276,7 @@ void KeyPool::GeneratorLoop() {
     }
     std::optional<Job> job = NextJob();
     if (job && RunJob(*job)) continue;
-    // Everything full, no token unlocked, or a failed store: look again
+    // Everything full, no token with a pool key, or a failed store: look again
     // after a take or the recheck interval.
     base::MutexLock lock(&mu_);
     const auto deadline = std::chrono::steady_clock::now() + kRecheckInterval;

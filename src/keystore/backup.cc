@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "keystore/data_dir.h"
 #include "keystore/slot_ids.h"
@@ -68,7 +69,10 @@ Result<Counts> CopySnapshot(const std::filesystem::path& from, const std::filesy
   }
   SIGNET_TRY(CreateNewFile(to));
   sqlite3* target = nullptr;
-  int rc = sqlite3_open_v2(to.c_str(), &target, SQLITE_OPEN_READWRITE, nullptr);
+  // NOFOLLOW: `to` is the file CreateNewFile just made, not a symlink put
+  // there since.
+  int rc =
+      sqlite3_open_v2(to.c_str(), &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr);
   std::string why;
   if (rc == SQLITE_OK) {
     sqlite3_backup* backup = sqlite3_backup_init(target, "main", source->get0(), "main");
@@ -111,7 +115,9 @@ Result<TokenCopyReport> CheckCopy(const std::filesystem::path& copy, const Count
   }
   check = Statement();
   SIGNET_ASSIGN_OR_RETURN(Counts counts, CountContent(*db));
-  if (counts.objects != expected.objects || counts.pool_entries != expected.pool_entries) {
+  // Objects only: opening a copy of an older token migrates it, and the
+  // schema step that sealed the pool drops its old pool entries.
+  if (counts.objects != expected.objects) {
     return MakeError(CKR_FUNCTION_FAILED, "the copy holds " + std::to_string(counts.objects) +
                                               " objects, the token " +
                                               std::to_string(expected.objects));
@@ -133,6 +139,32 @@ Result<TokenCopyReport> CheckedCopy(const std::filesystem::path& from,
   return report;
 }
 
+// PrepareRestoredCopy makes the staged copy of a backup fit its new place:
+// its pool entries go (the original may still hand them out, and a pooled
+// key must reach one client only; the pool refills), and its slot id goes
+// when another token has it (the daemon then gives it a new one, and the
+// other keeps its own).
+Status PrepareRestoredCopy(const std::filesystem::path& staged,
+                           const std::vector<TokenInfo>& others, TokenCopyReport* report) {
+  SIGNET_ASSIGN_OR_RETURN(auto db, Database::Open(staged));
+  SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
+  SIGNET_TRY(db->Exec("DELETE FROM key_pool"));
+  SIGNET_ASSIGN_OR_RETURN(Statement select, db->Prepare("SELECT slot_id FROM token_meta"));
+  SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
+  std::optional<CK_SLOT_ID> slot_id;
+  if (row && !select.ColumnIsNull(0)) slot_id = static_cast<CK_SLOT_ID>(select.ColumnInt64(0));
+  select = Statement();
+  for (const TokenInfo& other : others) {
+    if (slot_id && other.slot_id == slot_id) {
+      SIGNET_TRY(db->Exec("UPDATE token_meta SET slot_id = NULL"));
+      break;
+    }
+  }
+  SIGNET_TRY(txn.Commit());
+  report->pool_entries = 0;
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<TokenInfo> PeekTokenInfo(const std::filesystem::path& token_file) {
@@ -143,6 +175,9 @@ Result<TokenInfo> PeekTokenInfo(const std::filesystem::path& token_file) {
   if (rc == SQLITE_OK) {
     rc =
         sqlite3_prepare_v2(db, "SELECT label, serial, slot_id FROM token_meta", -1, &stmt, nullptr);
+    if (rc != SQLITE_OK) {  // a token from before stored slot ids
+      rc = sqlite3_prepare_v2(db, "SELECT label, serial, NULL FROM token_meta", -1, &stmt, nullptr);
+    }
   }
   bool found = rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW;
   if (found) {
@@ -171,12 +206,19 @@ Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
   const std::filesystem::path staged = dir / ".restore.token.tmp";
   RemoveCopy(staged);  // an earlier restore cut short
   SIGNET_ASSIGN_OR_RETURN(TokenCopyReport report, CheckedCopy(backup, staged));
-  const std::filesystem::path target = TokenFilePath(dir, report.serial);
   std::vector<TokenInfo> label_owners;
   for (const TokenInfo& other : others) {
     if (other.serial != report.serial) label_owners.push_back(other);
   }
+  // The serial names the file: one that is not a serial could name a path
+  // outside `dir`.
+  if (!IsTokenSerial(report.serial)) {
+    RemoveCopy(staged);
+    return MakeError(CKR_ARGUMENTS_BAD, "the backup's serial is not a token serial");
+  }
+  const std::filesystem::path target = TokenFilePath(dir, report.serial);
   Status allowed = CheckTokenLabelFree(report.label, label_owners);
+  if (allowed.ok()) allowed = PrepareRestoredCopy(staged, label_owners, &report);
   std::error_code ec;
   if (allowed.ok() && !replace && std::filesystem::exists(target, ec)) {
     allowed = MakeError(CKR_ARGUMENTS_BAD, "token " + report.serial + " is already in " +

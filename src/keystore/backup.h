@@ -46,8 +46,11 @@ Result<TokenCopyReport> BackupToken(const std::filesystem::path& token_file,
 // checked again, renamed into place). A token with the backup's serial
 // already in `dir` is CKR_ARGUMENTS_BAD unless `replace`; a label another
 // token in `others` (the directory's tokens) has is CKR_ARGUMENTS_BAD (token
-// labels are unique, keystore/slot_ids.h). The restored token keeps its
-// slot id unless another token has it (then the daemon gives it a new one).
+// labels are unique, keystore/slot_ids.h), as is a serial that is not one.
+// The restored token keeps its slot id unless another token has it (then
+// the daemon gives it a new one), and comes without its pool entries: the
+// original may still hand them out, and a pooled key must reach one client
+// only (the pool refills).
 Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
                                      const std::filesystem::path& dir, bool replace,
                                      const std::vector<TokenInfo>& others);

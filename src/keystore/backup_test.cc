@@ -6,11 +6,14 @@
 // directory, a damaged backup) leave nothing behind.
 #include "keystore/backup.h"
 
+#include <sqlite3.h>
+
 #include <atomic>
 #include <cstring>
 #include <fstream>
 #include <thread>
 
+#include "crypto/keys.h"
 #include "keystore/data_dir.h"
 #include "keystore/keystore_test_util.h"
 
@@ -115,6 +118,50 @@ TEST_F(BackupTest, ASerialOrLabelAlreadyThereIsRefusedUnlessReplacing) {
   auto listed = ListTokenFiles(dir_.path() / "third");
   ASSERT_TRUE(listed.ok());
   EXPECT_TRUE(listed->empty());
+}
+
+// A pooled key must reach one client only, and the other token keeps its
+// slot id: the restored copy has neither the pool entries nor a slot id
+// another token in the directory has.
+TEST_F(BackupTest, ARestoredTokenHasNoPoolEntriesAndYieldsATakenSlotId) {
+  ASSERT_TRUE(token_->SetSlotId(5).ok());
+  auto pooled = crypto::PrivateKey::Generate({crypto::KeyType::kEcP256});
+  ASSERT_TRUE(pooled.ok());
+  ASSERT_TRUE(token_->StorePoolKey("ec:p256", *pooled->ToPkcs8Der(), {}).ok());
+  const std::filesystem::path out = dir_.path() / "backup.token";
+  auto backed_up = BackupToken(file_, out);
+  ASSERT_TRUE(backed_up.ok()) << backed_up.error().message;
+  EXPECT_EQ(backed_up->pool_entries, 1);
+  TokenInfo holder;
+  holder.label = "holder";
+  holder.serial = "0123456789abcdef";
+  holder.slot_id = 5;
+  const std::filesystem::path elsewhere = dir_.path() / "elsewhere";
+  auto restored = RestoreToken(out, elsewhere, false, {holder});
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_EQ(restored->pool_entries, 0);
+  auto token = Token::Open(TokenFilePath(elsewhere, restored->serial), FastOptions());
+  ASSERT_TRUE(token.ok());
+  EXPECT_EQ((*token)->Info().slot_id, std::nullopt);
+  EXPECT_TRUE((*token)->PoolCounts()->empty());
+}
+
+// The serial names the restored file: a backup whose serial is a path
+// (crafted) is refused, and nothing is written outside the directory.
+TEST_F(BackupTest, ABackupWhoseSerialIsAPathIsRefused) {
+  const std::filesystem::path out = dir_.path() / "backup.token";
+  ASSERT_TRUE(BackupToken(file_, out).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(out.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "UPDATE token_meta SET serial = '../escaped'", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  auto restored = RestoreToken(out, dir_.path() / "inside", false, {});
+  ASSERT_FALSE(restored.ok());
+  EXPECT_EQ(restored.error().code, CKR_ARGUMENTS_BAD);
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "escaped.token"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "inside" / ".restore.token.tmp"));
 }
 
 TEST_F(BackupTest, ADamagedBackupIsRefusedAndNothingIsInstalled) {

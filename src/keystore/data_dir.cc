@@ -29,12 +29,6 @@ std::string ReadHolder(int fd) {
 constexpr std::size_t kSerialChars = 16;
 constexpr int kCreateAttempts = 4;  // serial collisions are ~2^-64; be safe
 
-bool IsSerial(std::string_view text) {
-  return text.size() == kSerialChars && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
 }  // namespace
 
 Status EnsureDataDirectory(const std::filesystem::path& dir) {
@@ -46,6 +40,12 @@ Status EnsureDataDirectory(const std::filesystem::path& dir) {
                      "cannot create data directory " + dir.string() + ": " + std::strerror(errno));
   }
   return OkStatus();
+}
+
+bool IsTokenSerial(std::string_view text) {
+  return text.size() == kSerialChars && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial) {
@@ -62,7 +62,7 @@ Result<std::vector<std::filesystem::path>> ListTokenFiles(const std::filesystem:
     const auto& path = it->path();
     // Whatever its kind (directory, dangling symlink, ...): a name that
     // claims to be a token is listed, so opening it reports what is wrong.
-    if (path.extension() == kTokenFileExtension && IsSerial(path.stem().string())) {
+    if (path.extension() == kTokenFileExtension && IsTokenSerial(path.stem().string())) {
       out.push_back(path);
     }
   }

@@ -20,6 +20,10 @@ inline constexpr std::string_view kTokenFileExtension = ".token";
 // CKR_DEVICE_ERROR when it cannot.
 Status EnsureDataDirectory(const std::filesystem::path& dir);
 
+// IsTokenSerial: whether `text` is a serial as NewTokenSerial makes them
+// (16 lower-case hex characters), so `dir/<text>.token` stays in `dir`.
+bool IsTokenSerial(std::string_view text);
+
 // TokenFilePath returns `dir/<serial>.token`.
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial);
 

@@ -112,8 +112,8 @@ Result<std::unique_ptr<Token>> CreateTokenOnNewSlot(const std::filesystem::path&
                                                     ByteView user_pin, const TokenOptions& options,
                                                     const std::vector<TokenInfo>& tokens) {
   SIGNET_TRY(CheckTokenLabelFree(label, tokens));
-  SIGNET_ASSIGN_OR_RETURN(auto token, CreateInDirectory(dir, label, so_pin, user_pin, options));
   SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID id, ReadNextSlotId(dir));
+  SIGNET_ASSIGN_OR_RETURN(auto token, CreateInDirectory(dir, label, so_pin, user_pin, options));
   for (const TokenInfo& other : tokens) {
     if (other.slot_id) id = std::max(id, *other.slot_id + 1);
   }

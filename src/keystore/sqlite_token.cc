@@ -160,7 +160,7 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
   SyncDirectory(file.parent_path());
   std::unique_ptr<SqliteToken> token(new SqliteToken(
       std::move(*db), std::string(label), std::string(serial), options.max_pin_failures, options));
-  SIGNET_TRY(token->LoadPoolPublicKey());
+  SIGNET_TRY(token->LoadPoolKeyState());
   return token;
 }
 
@@ -266,7 +266,7 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::OpenCheckedFile(
     base::MutexLock lock(&token->auth_mu_);
     token->slot_id_ = slot_id;
   }
-  SIGNET_TRY(token->LoadPoolPublicKey());
+  SIGNET_TRY(token->LoadPoolKeyState());
   return token;
 }
 
@@ -408,7 +408,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     label_ = std::string(label);
   }
   cache_.Clear();
-  SIGNET_TRY(LoadPoolPublicKey());
+  SIGNET_TRY(LoadPoolKeyState());
   return OkStatus();
 }
 

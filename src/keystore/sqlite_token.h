@@ -93,9 +93,9 @@ class SqliteToken final : public Token {
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   // StorePin seals `kek` under `pin` and stores it (failures reset to 0).
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
-  // LoadPoolPublicKey reads the pool key's public half (none on a token made
-  // before pools were sealed, until EnsurePoolSealKey runs).
-  Status LoadPoolPublicKey() EXCLUDES(db_mu_, auth_mu_);
+  // LoadPoolKeyState reads whether the token has a pool key (a token made
+  // before pools were sealed has none until EnsurePoolSealKey runs).
+  Status LoadPoolKeyState() EXCLUDES(db_mu_, auth_mu_);
   // EnsurePoolSealKey makes the pool key, when the token has none, with the
   // KEK of a login: from then on the pool fills without one.
   Status EnsurePoolSealKey(const SecureBytes& kek) EXCLUDES(db_mu_, auth_mu_);
@@ -123,9 +123,9 @@ class SqliteToken final : public Token {
 
   std::string label_ GUARDED_BY(auth_mu_);  // Reinitialize changes it
   std::optional<CK_SLOT_ID> slot_id_ GUARDED_BY(auth_mu_);  // SetSlotId changes it
-  // pool_public_: what StorePoolKey seals to; none until the token has a
-  // pool key (EnsurePoolSealKey).
-  std::optional<crypto::PublicKey> pool_public_ GUARDED_BY(auth_mu_);
+  // has_pool_key_: whether the token has a pool key (CanFillPool);
+  // StorePoolKey reads the key itself in its transaction.
+  bool has_pool_key_ GUARDED_BY(auth_mu_) = false;
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;

@@ -46,6 +46,19 @@ Result<SecureBytes> OpenPoolSecret(const crypto::PrivateKey& seal_key, std::int6
   return StripPrefix(*plain, PoolPlaintext(entry, {}), "pool key");
 }
 
+// ReadPoolPublicKeyLocked: the pool key's public half, none when the token
+// has no pool key yet.
+Result<std::optional<crypto::PublicKey>> ReadPoolPublicKeyLocked(Database& db) {
+  SIGNET_ASSIGN_OR_RETURN(Statement select,
+                          db.Prepare("SELECT public_key FROM pool_seal_key WHERE id = 1"));
+  SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::optional<crypto::PublicKey>();
+  auto parsed = crypto::PublicKey::FromDer(select.ColumnBlob(0));
+  if (!parsed.ok())
+    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: the pool key does not parse");
+  return std::optional<crypto::PublicKey>(std::move(*parsed));
+}
+
 // LoadSealPrivateLocked unwraps the pool key's private half under `kek`.
 Result<crypto::PrivateKey> LoadSealPrivateLocked(Database& db, ByteView kek) {
   SIGNET_ASSIGN_OR_RETURN(Statement select,
@@ -96,23 +109,14 @@ Status StorePoolSealKey(Database& db, const PoolSealKey& key) {
   return stmt.Run();
 }
 
-Status SqliteToken::LoadPoolPublicKey() {
+Status SqliteToken::LoadPoolKeyState() {
   std::optional<crypto::PublicKey> public_key;
   {
     base::MutexLock lock(&db_mu_);
-    SIGNET_ASSIGN_OR_RETURN(Statement select,
-                            db_->Prepare("SELECT public_key FROM pool_seal_key WHERE id = 1"));
-    SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
-    if (row) {
-      auto parsed = crypto::PublicKey::FromDer(select.ColumnBlob(0));
-      if (!parsed.ok()) {
-        return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: the pool key does not parse");
-      }
-      public_key = std::move(*parsed);
-    }
+    SIGNET_ASSIGN_OR_RETURN(public_key, ReadPoolPublicKeyLocked(*db_));
   }
   base::MutexLock lock(&auth_mu_);
-  pool_public_ = std::move(public_key);
+  has_pool_key_ = public_key.has_value();
   return OkStatus();
 }
 
@@ -132,12 +136,12 @@ Status SqliteToken::EnsurePoolSealKey(const SecureBytes& kek) {
       SIGNET_TRY(txn.Commit());
     }
   }
-  return LoadPoolPublicKey();
+  return LoadPoolKeyState();
 }
 
 bool SqliteToken::CanFillPool() const {
   base::MutexLock lock(&auth_mu_);
-  return pool_public_.has_value();
+  return has_pool_key_;
 }
 
 Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& private_der,
@@ -145,17 +149,16 @@ Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& priva
   if (pool.empty() || private_der.empty()) {
     return MakeError(CKR_ARGUMENTS_BAD, "pool name and key must not be empty");
   }
-  std::optional<crypto::PublicKey> seal_to;
-  {
-    base::MutexLock lock(&auth_mu_);
-    seal_to = pool_public_;
-  }
-  if (!seal_to) {
-    return MakeError(CKR_USER_NOT_LOGGED_IN, "the token has no pool key until its first login");
-  }
   SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(public_attributes));
   base::MutexLock lock(&db_mu_);
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db_->Begin());
+  // The pool key is read in the transaction that stores the entry: a
+  // re-initialisation that replaced it meanwhile cannot leave an entry
+  // sealed to the old key.
+  SIGNET_ASSIGN_OR_RETURN(std::optional<crypto::PublicKey> seal_to, ReadPoolPublicKeyLocked(*db_));
+  if (!seal_to) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN, "the token has no pool key until its first login");
+  }
   // The id is bound into the wrap, so the row goes in first with an empty
   // blob and gets its wrapped value in the same transaction.
   SIGNET_ASSIGN_OR_RETURN(Statement insert,
@@ -177,27 +180,34 @@ Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& priva
 
 Result<std::optional<PooledKey>> SqliteToken::ClaimPoolEntryLocked(std::string_view pool,
                                                                    const SecureBytes& kek) {
-  SIGNET_ASSIGN_OR_RETURN(
-      Statement select,
-      db_->Prepare("SELECT id, public_attributes, wrapped_value FROM key_pool WHERE pool = ?1 "
-                   "ORDER BY id LIMIT 1"));
-  SIGNET_TRY(select.BindText(1, pool));
-  SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
-  if (!row) return std::optional<PooledKey>();
-  std::int64_t entry = select.ColumnInt64(0);
-  PooledKey key;
-  SIGNET_ASSIGN_OR_RETURN(key.public_attributes, DecodeAttributes(select.ColumnBlob(1)));
-  Bytes sealed = select.ColumnBlob(2);
-  select = Statement();
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey seal_key, LoadSealPrivateLocked(*db_, kek));
-  SIGNET_ASSIGN_OR_RETURN(key.private_der, OpenPoolSecret(seal_key, entry, sealed));
-  SIGNET_ASSIGN_OR_RETURN(Statement remove, db_->Prepare("DELETE FROM key_pool WHERE id = ?1"));
-  SIGNET_TRY(remove.Bind(1, entry));
-  SIGNET_TRY(remove.Run());
-  // The write lock of BEGIN IMMEDIATE makes this exact; checked anyway so a
-  // lost delete can never hand one key out twice.
-  if (db_->Changes() != 1) return MakeError(CKR_DEVICE_ERROR, "pool entry vanished during claim");
-  return std::optional<PooledKey>(std::move(key));
+  for (;;) {
+    SIGNET_ASSIGN_OR_RETURN(
+        Statement select,
+        db_->Prepare("SELECT id, public_attributes, wrapped_value FROM key_pool WHERE pool = ?1 "
+                     "ORDER BY id LIMIT 1"));
+    SIGNET_TRY(select.BindText(1, pool));
+    SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) return std::optional<PooledKey>();
+    std::int64_t entry = select.ColumnInt64(0);
+    auto public_attributes = DecodeAttributes(select.ColumnBlob(1));
+    Bytes sealed = select.ColumnBlob(2);
+    select = Statement();
+    auto secret = OpenPoolSecret(seal_key, entry, sealed);
+    SIGNET_ASSIGN_OR_RETURN(Statement remove, db_->Prepare("DELETE FROM key_pool WHERE id = ?1"));
+    SIGNET_TRY(remove.Bind(1, entry));
+    SIGNET_TRY(remove.Run());
+    // The write lock of BEGIN IMMEDIATE makes this exact; checked anyway so a
+    // lost delete can never hand one key out twice.
+    if (db_->Changes() != 1) return MakeError(CKR_DEVICE_ERROR, "pool entry vanished during claim");
+    // An entry that does not open (damaged, or moved from another entry) is
+    // dropped, not handed out and not left to block the pool: the next one.
+    if (!secret.ok() || !public_attributes.ok()) continue;
+    PooledKey key;
+    key.public_attributes = std::move(*public_attributes);
+    key.private_der = std::move(*secret);
+    return std::optional<PooledKey>(std::move(key));
+  }
 }
 
 Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,

@@ -89,12 +89,21 @@ TEST_F(StableSlotsTest, ATokenKeepsItsSlotAcrossRestartsWhileOthersComeAndGo) {
   EXPECT_NE(after.at("fourth"), before.at(removed));
   EXPECT_GT(after.at("fourth"), before.at("third"));
 
-  // Each token is still the one it was: the user PIN and keys work by label.
+  // Each token is still the one it was, and the CLI reaches it by its
+  // label, its serial and its slot id: a key made through the label is
+  // found through the other two.
   labels.push_back("fourth");
   for (const std::string& label : labels) {
+    const std::string key = "key-of-" + label;
     ProgramResult keygen = Signet(
-        {"keygen", "--token", label, "--type", "ec:p256", "--label", "k", "--pin", kUserPin});
+        {"keygen", "--token", label, "--type", "ec:p256", "--label", key, "--pin", kUserPin});
     EXPECT_EQ(keygen.exit_code, 0) << label << ": " << keygen.err;
+    for (const std::string& selector :
+         {"serial:" + SerialOf(label), "slot:" + std::to_string(after.at(label)),
+          SerialOf(label)}) {
+      ProgramResult pubkey = Signet({"pubkey", "--token", selector, "--label", key});
+      EXPECT_EQ(pubkey.exit_code, 0) << selector << ": " << pubkey.err;
+    }
   }
 }
 
