@@ -183,6 +183,7 @@ enum class MechanismFamily : std::uint8_t {
   kDes3CbcPad,     // PKCS#7 padding
   kRsaAesKeyWrap,  // CKM_RSA_AES_KEY_WRAP: OAEP of a one-time AES key, then RFC 5649
   kHkdf,           // HKDF (RFC 5869) from a secret key, CK_HKDF_PARAMS
+  kHkdfData,       // the same HKDF, its output a data object (CKM_HKDF_DATA)
   // Derivations from a secret key's value (PKCS#11 v2.40 section 2.38).
   kConcatenateBaseAndKey,   // base || other key
   kConcatenateBaseAndData,  // base || data
@@ -806,6 +807,17 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 1,
      .max_key_size = 512,
      .param = ParamKind::kHkdf},
+    // CKM_HKDF_DATA (3.0 section 2.43.7): the same derivation, its output
+    // a CKO_DATA object's CKA_VALUE (docs/PKCS11.md "HKDF").
+    {.type = CKM_HKDF_DATA,
+     .name = "CKM_HKDF_DATA",
+     .family = MechanismFamily::kHkdfData,
+     .key_type = CKK_GENERIC_SECRET,
+     .alt_key_type = CKK_HKDF,
+     .flags = CKF_DERIVE,
+     .min_key_size = 1,
+     .max_key_size = 512,
+     .param = ParamKind::kHkdf},
     {.type = CKM_HKDF_KEY_GEN,
      .name = "CKM_HKDF_KEY_GEN",
      .family = MechanismFamily::kGenericSecretKeyGen,
@@ -974,6 +986,10 @@ constexpr bool DerivesFromAnySecretKey(MechanismFamily family) {
 constexpr bool DerivedKeyInherits(MechanismFamily family) {
   return DerivesFromAnySecretKey(family) || family == MechanismFamily::kEncryptData;
 }
+
+// DerivesData: a derivation family whose output is a CKO_DATA object, not
+// a key (CKM_HKDF_DATA).
+constexpr bool DerivesData(MechanismFamily family) { return family == MechanismFamily::kHkdfData; }
 
 // DerivesFromPrivateKey: a derivation family whose base key is a private
 // key (key agreement: ECDH, DH); the others derive from a secret key's value.

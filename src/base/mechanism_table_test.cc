@@ -135,9 +135,13 @@ TEST(MechanismTable, EveryDerivationReadsAPrivateKeyOrASecretKey) {
     SCOPED_TRACE(std::string(row.name));
     EXPECT_EQ(row.flags & ~(CKF_DERIVE | mechanism_flags::kEc), 0u);
     // Key agreement reads a private key; the rest a secret key, and all but
-    // HKDF pass the base key's sensitivity on (core/hsm_derive.cc).
+    // HKDF (to a key or to data) pass the base key's sensitivity on
+    // (core/hsm_derive.cc). Only CKM_HKDF_DATA makes data.
     const bool agreement = DerivesFromPrivateKey(row.family);
-    EXPECT_NE(agreement, row.family == MechanismFamily::kHkdf || DerivedKeyInherits(row.family));
+    const bool hkdf =
+        row.family == MechanismFamily::kHkdf || row.family == MechanismFamily::kHkdfData;
+    EXPECT_NE(agreement, hkdf || DerivedKeyInherits(row.family));
+    EXPECT_EQ(DerivesData(row.family), row.type == CKM_HKDF_DATA);
     EXPECT_FALSE(agreement && DerivedKeyInherits(row.family));
   }
   EXPECT_TRUE(DerivesFromAnySecretKey(FindMechanismRow(CKM_XOR_BASE_AND_DATA)->family));

@@ -69,6 +69,30 @@ Result<NewKey> ReadNewKey(const Template& t, const MechanismRow& rule) {
   return key;
 }
 
+// ReadNewData applies PKCS#11 3.0 section 2.43.7 to CKM_HKDF_DATA's
+// template: the new object is a data object (another class, or a
+// CKA_VALUE, is CKR_TEMPLATE_INCONSISTENT); CKA_VALUE_LEN, which a data
+// object does not have, asks for the length and is taken out. Derived
+// secret bytes: CKA_PRIVATE defaults to TRUE (a data object's own default
+// is FALSE, which would show them without a login).
+Result<NewKey> ReadNewData(const Template& t) {
+  NewKey data;
+  SIGNET_ASSIGN_OR_RETURN(data.attrs, ValidateTemplate(t));
+  SIGNET_TRY(CheckNoComputedAttributes(data.attrs, false));
+  if (data.attrs.count(CKA_VALUE) != 0) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKA_VALUE of derived data is computed");
+  }
+  auto cls = FindUlong(data.attrs, CKA_CLASS);
+  if (cls && *cls != CKO_DATA) {
+    return MakeError(CKR_TEMPLATE_INCONSISTENT, "CKM_HKDF_DATA makes a data object");
+  }
+  data.attrs[CKA_CLASS] = UlongBytes(CKO_DATA);
+  data.attrs.emplace(CKA_PRIVATE, BoolBytes(true));
+  data.length = FindUlong(data.attrs, CKA_VALUE_LEN).value_or(0);
+  data.attrs.erase(CKA_VALUE_LEN);
+  return data;
+}
+
 // AnyOf / AllOf: whether `type` is TRUE for any / all of the keys a
 // derivation reads (`fallback` when absent).
 bool AnyOf(const ObjectRecord& base, const ObjectRecord* second, CK_ATTRIBUTE_TYPE type,
@@ -97,7 +121,8 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
     SIGNET_TRY(CheckDerivingKey(*second->record, *rule));
   }
   const ObjectRecord* second_record = second ? second->record.get() : nullptr;
-  SIGNET_ASSIGN_OR_RETURN(NewKey key, ReadNewKey(t, *rule));
+  const bool data_out = DerivesData(rule->family);
+  SIGNET_ASSIGN_OR_RETURN(NewKey key, data_out ? ReadNewData(t) : ReadNewKey(t, *rule));
   // v2.40 section 2.38: a key made from a sensitive key is sensitive, from
   // an unextractable key unextractable, whatever the template says.
   const bool from_sensitive = AnyOf(*base.record, second_record, CKA_SENSITIVE, false);
@@ -133,6 +158,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::DeriveKey(ClientState& c, CK_SESSION_HANDLE s,
   auto pending = PrepareImport(as_template, /*value_is_pkcs8=*/false);
   for (auto& a : as_template) WipeBytes(a.value);
   if (!pending.ok()) return std::move(pending).error();
+  if (data_out) return StoreObject(c, s, r, std::move(pending->attrs), nullptr);
   // §4.10 (secret keys): CKA_LOCAL false, since the key was not generated
   // here; CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE hold only when
   // they held for the base key (and the second key, whose value enters the

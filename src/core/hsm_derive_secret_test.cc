@@ -169,5 +169,49 @@ TEST_F(HsmDeriveSecretTest, HkdfRefusesWhatTheSpecificationRefuses) {
             CKR_TEMPLATE_INCONSISTENT);
 }
 
+// HkdfData: CKM_HKDF_DATA with Hkdf's parameters.
+Mechanism HkdfData(bool extract, bool expand, CK_ULONG salt_type, Bytes salt = {}) {
+  Mechanism m = Hkdf(extract, expand, salt_type, std::move(salt));
+  m.type = CKM_HKDF_DATA;
+  return m;
+}
+
+TEST_F(HsmDeriveSecretTest, HkdfDataMakesAPrivateDataObjectOfRfc5869sOutput) {
+  const CK_OBJECT_HANDLE ikm = Secret(kIkm);
+  auto data = hsm_->DeriveKey(*owner_, s_, HkdfData(true, true, CKF_HKDF_SALT_DATA, Unhex(kSalt)),
+                              ikm, {{CKA_VALUE_LEN, UlongBytes(42)}, {CKA_LABEL, Bytes{'o'}}});
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  EXPECT_EQ(Attribute(*data, CKA_CLASS), UlongBytes(CKO_DATA));
+  EXPECT_EQ(ToHex(Attribute(*data, CKA_VALUE)), kOkm);
+  EXPECT_EQ(Attribute(*data, CKA_PRIVATE), BoolBytes(true));
+  EXPECT_EQ(Attribute(*data, CKA_LABEL), Bytes{'o'});
+  // Extracting alone gives the pseudorandom key, without a length; the
+  // template may make the object public and say its class.
+  auto prk =
+      hsm_->DeriveKey(*owner_, s_, HkdfData(true, false, CKF_HKDF_SALT_DATA, Unhex(kSalt)), ikm,
+                      {{CKA_CLASS, UlongBytes(CKO_DATA)}, {CKA_PRIVATE, BoolBytes(false)}});
+  ASSERT_TRUE(prk.ok()) << prk.error().message;
+  EXPECT_EQ(ToHex(Attribute(*prk, CKA_VALUE)), kPrk);
+  EXPECT_EQ(Attribute(*prk, CKA_PRIVATE), BoolBytes(false));
+}
+
+TEST_F(HsmDeriveSecretTest, HkdfDataRefusesAKeyTemplate) {
+  const CK_OBJECT_HANDLE ikm = Secret(kIkm);
+  const Mechanism m = HkdfData(true, true, CKF_HKDF_SALT_NULL);
+  const Bytes len = UlongBytes(32);
+  EXPECT_EQ(DeriveRv(ikm, m, {{CKA_CLASS, UlongBytes(CKO_SECRET_KEY)}, {CKA_VALUE_LEN, len}}),
+            CKR_TEMPLATE_INCONSISTENT);
+  EXPECT_EQ(DeriveRv(ikm, m, {{CKA_KEY_TYPE, UlongBytes(CKK_AES)}, {CKA_VALUE_LEN, len}}),
+            CKR_TEMPLATE_INCONSISTENT);
+  EXPECT_EQ(DeriveRv(ikm, m, {{CKA_VALUE, Bytes(32, 1)}, {CKA_VALUE_LEN, len}}),
+            CKR_TEMPLATE_INCONSISTENT);
+  EXPECT_EQ(DeriveRv(ikm, m, {}), CKR_TEMPLATE_INCOMPLETE);
+  // The base key obeys CKM_HKDF_DERIVE's rules.
+  EXPECT_EQ(DeriveRv(Secret(Bytes(16, 1), CKK_AES), m, {{CKA_VALUE_LEN, len}}),
+            CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(DeriveRv(Secret(kIkm, CKK_GENERIC_SECRET, false), m, {{CKA_VALUE_LEN, len}}),
+            CKR_KEY_FUNCTION_NOT_PERMITTED);
+}
+
 }  // namespace
 }  // namespace signet::core

@@ -186,7 +186,8 @@ Error ParamInvalid(const MechanismRow& row, const std::string& why) {
   return MakeError(CKR_MECHANISM_PARAM_INVALID, std::string(row.name) + ": " + why);
 }
 
-// HkdfDerive runs CKM_HKDF_DERIVE (DeriveFromSecret's contract).
+// HkdfDerive runs CKM_HKDF_DERIVE and CKM_HKDF_DATA (DeriveFromSecret's
+// contract).
 Result<SecureBytes> HkdfDerive(const MechanismRow& row, const Mechanism& m, ByteView base,
                                ByteView salt_key, std::size_t length) {
   if (!m.hkdf) return ParamInvalid(row, "needs CK_HKDF_PARAMS");
@@ -676,8 +677,9 @@ Result<SecureBytes> EncryptData(const MechanismRow& row, const Mechanism& m, Byt
 }
 
 std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mechanism& m) {
-  if (row.family == MechanismFamily::kHkdf && m.hkdf && m.hkdf->extract &&
-      m.hkdf->salt_type == CKF_HKDF_SALT_KEY) {
+  const bool hkdf =
+      row.family == MechanismFamily::kHkdf || row.family == MechanismFamily::kHkdfData;
+  if (hkdf && m.hkdf && m.hkdf->extract && m.hkdf->salt_type == CKF_HKDF_SALT_KEY) {
     return m.hkdf->salt_key;
   }
   if (row.family == MechanismFamily::kConcatenateBaseAndKey) return m.other_key;
@@ -687,7 +689,9 @@ std::optional<CK_OBJECT_HANDLE> SecondKeyOf(const MechanismRow& row, const Mecha
 Result<SecureBytes> DeriveFromSecret(const MechanismRow& row, const Mechanism& m, ByteView base,
                                      ByteView second, std::size_t length, CK_KEY_TYPE new_type,
                                      bool from_sensitive) {
-  if (row.family == MechanismFamily::kHkdf) return HkdfDerive(row, m, base, second, length);
+  if (row.family == MechanismFamily::kHkdf || row.family == MechanismFamily::kHkdfData) {
+    return HkdfDerive(row, m, base, second, length);
+  }
   if (row.family == MechanismFamily::kConcatenateBaseAndKey) {
     if (!m.other_key) return ParamInvalid(row, "needs the other key's handle");
     return Leading(Joined(base, second), length, from_sensitive);

@@ -154,6 +154,32 @@ TEST_F(DeriveSecretTest, HkdfMatchesRfc5869AndOpenssl) {
   EXPECT_NE(Value(key), OpensslHkdf("SHA512", ikm, salt, info, 100));
 }
 
+// CKM_HKDF_DATA: the same HKDF, its output a data object's CKA_VALUE.
+TEST_F(DeriveSecretTest, HkdfDataMakesADataObjectOfRfc5869sOutput) {
+  const CK_OBJECT_HANDLE base = Secret(std::vector<CK_BYTE>(22, 0x0b));
+  std::vector<CK_BYTE> salt = Unhex("000102030405060708090a0b0c");
+  std::vector<CK_BYTE> info = Unhex("f0f1f2f3f4f5f6f7f8f9");
+  HkdfParams p = {CK_TRUE,     CK_TRUE, CKM_SHA256,  CKF_HKDF_SALT_DATA, salt.data(),
+                  salt.size(), 0,       info.data(), info.size()};
+  CK_MECHANISM mech = {CKM_HKDF_DATA, &p, sizeof(p)};
+  CK_OBJECT_CLASS cls = CKO_DATA;
+  CK_ULONG len = 42;
+  CK_ATTRIBUTE tmpl[] = {{CKA_CLASS, &cls, sizeof(cls)}, {CKA_VALUE_LEN, &len, sizeof(len)}};
+  CK_OBJECT_HANDLE data = 0;
+  ASSERT_EQ(p11()->C_DeriveKey(session_, &mech, base, tmpl, 2, &data), CKR_OK);
+  EXPECT_EQ(ReadAttribute(session_, data, CKA_CLASS),
+            std::vector<CK_BYTE>(reinterpret_cast<CK_BYTE*>(&cls),
+                                 reinterpret_cast<CK_BYTE*>(&cls) + sizeof(cls)));
+  EXPECT_EQ(Value(data), Unhex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+                               "34007208d5b887185865"));
+  CK_MECHANISM_INFO mech_info{};
+  ASSERT_EQ(p11()->C_GetMechanismInfo(TokenSlot(), CKM_HKDF_DATA, &mech_info), CKR_OK);
+  EXPECT_EQ(mech_info.flags & ~CKF_HW, static_cast<CK_FLAGS>(CKF_DERIVE));
+  // A secret key template is refused.
+  cls = CKO_SECRET_KEY;
+  EXPECT_EQ(p11()->C_DeriveKey(session_, &mech, base, tmpl, 2, &data), CKR_TEMPLATE_INCONSISTENT);
+}
+
 TEST_F(DeriveSecretTest, EncryptDataMatchesOpensslCiphers) {
   std::vector<CK_BYTE> data(48);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<CK_BYTE>(i * 7 + 1);
