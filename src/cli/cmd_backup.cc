@@ -22,17 +22,6 @@ struct BackupOptions {
   bool replace = false;
 };
 
-// DirectoryTokens: the tokens of `dir` as GetInfo would list them.
-Result<std::vector<keystore::TokenInfo>> DirectoryTokens(const std::string& dir) {
-  SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(dir));
-  std::vector<keystore::TokenInfo> tokens;
-  for (const auto& file : files) {
-    auto info = keystore::PeekTokenInfo(file);
-    if (info.ok()) tokens.push_back(std::move(*info));
-  }
-  return tokens;
-}
-
 Result<std::string> RequireDataDir(const GlobalOptions& global) {
   std::string dir = ResolveDataDir(global);
   if (dir.empty()) return MakeError(CKR_ARGUMENTS_BAD, "give --data DIR (or SIGNET_DATA)");
@@ -51,7 +40,7 @@ void PrintReport(const char* what, const keystore::TokenCopyReport& report,
 
 Status RunBackup(const GlobalOptions& global, const BackupOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(std::string dir, RequireDataDir(global));
-  SIGNET_ASSIGN_OR_RETURN(auto tokens, DirectoryTokens(dir));
+  SIGNET_ASSIGN_OR_RETURN(auto tokens, keystore::PeekDirectoryTokens(dir));
   std::vector<client::SlotInfo> slots;
   for (const auto& token : tokens) {
     slots.push_back({.slot_id = token.slot_id.value_or(slots.size()),
@@ -78,7 +67,7 @@ Status RunRestore(const GlobalOptions& global, const BackupOptions& options) {
     return MakeError(lock.error().code,
                      lock.error().message + "; stop signetd first, or restore into another --data");
   }
-  SIGNET_ASSIGN_OR_RETURN(auto tokens, DirectoryTokens(dir));
+  SIGNET_ASSIGN_OR_RETURN(auto tokens, keystore::PeekDirectoryTokens(dir));
   SIGNET_ASSIGN_OR_RETURN(auto report,
                           keystore::RestoreToken(options.in, dir, options.replace, tokens));
   PrintReport("restored", report, "into " + dir);

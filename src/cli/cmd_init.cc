@@ -11,6 +11,7 @@
 #include "cli/cli_context.h"
 #include "cli/commands.h"
 #include "cli/pin_input.h"
+#include "keystore/backup.h"
 #include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
 #include "keystore/slot_ids.h"
@@ -60,18 +61,6 @@ Status InitThroughDaemon(client::Client& client, const InitOptions& options,
   return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
 }
 
-// TokensInDirectory: the Info of every token in `dir` that opens (a damaged
-// one is skipped here and reported by the daemon that serves the directory).
-Result<std::vector<keystore::TokenInfo>> TokensInDirectory(const std::string& dir) {
-  SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(dir));
-  std::vector<keystore::TokenInfo> infos;
-  for (const auto& file : files) {
-    auto token = keystore::Token::Open(file, keystore::TokenOptions{});
-    if (token.ok()) infos.push_back((*token)->Info());
-  }
-  return infos;
-}
-
 Status RunInit(GlobalOptions& global, InitOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> daemon, RunningDaemon(global));
   std::string dir = ResolveDataDir(global);
@@ -105,7 +94,8 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
   SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
   SIGNET_TRY(keystore::EnsureDataDirectory(dir));
   SIGNET_ASSIGN_OR_RETURN(auto lock, keystore::LockDataDir(dir, "signet init"));
-  SIGNET_ASSIGN_OR_RETURN(std::vector<keystore::TokenInfo> others, TokensInDirectory(dir));
+  SIGNET_ASSIGN_OR_RETURN(std::vector<keystore::TokenInfo> others,
+                          keystore::PeekDirectoryTokens(dir));
   SIGNET_ASSIGN_OR_RETURN(
       auto token,
       keystore::CreateTokenOnNewSlot(dir, options.label, so_pin, user_pin, token_options, others));

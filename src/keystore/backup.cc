@@ -35,25 +35,6 @@ Result<Counts> CountContent(Database& db) {
   return counts;
 }
 
-// CreateNewFile makes `file` empty with mode 0600; it must not exist.
-Status CreateNewFile(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) return MakeError(CKR_ARGUMENTS_BAD, file.string() + " already exists");
-    return MakeError(CKR_DEVICE_ERROR,
-                     "cannot create " + file.string() + ": " + std::strerror(errno));
-  }
-  ::close(fd);
-  return OkStatus();
-}
-
-void RemoveCopy(const std::filesystem::path& file) {
-  std::error_code ignored;
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    std::filesystem::remove(file.string() + suffix, ignored);
-  }
-}
-
 // CopySnapshot copies the database at `from` into the new file `to` from
 // one read transaction, and returns what the snapshot held.
 Result<Counts> CopySnapshot(const std::filesystem::path& from, const std::filesystem::path& to) {
@@ -67,9 +48,9 @@ Result<Counts> CopySnapshot(const std::filesystem::path& from, const std::filesy
     return MakeError(CKR_FUNCTION_FAILED,
                      from.string() + " is not a signet token: " + counts.error().message);
   }
-  SIGNET_TRY(CreateNewFile(to));
+  SIGNET_TRY(CreateEmptyFile(to));
   sqlite3* target = nullptr;
-  // NOFOLLOW: `to` is the file CreateNewFile just made, not a symlink put
+  // NOFOLLOW: `to` is the file CreateEmptyFile just made, not a symlink put
   // there since.
   int rc =
       sqlite3_open_v2(to.c_str(), &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr);
@@ -88,7 +69,7 @@ Result<Counts> CopySnapshot(const std::filesystem::path& from, const std::filesy
   sqlite3_close(target);
   (void)source->Exec("COMMIT");  // ends the read transaction
   if (rc != SQLITE_OK) {
-    RemoveCopy(to);
+    RemoveTokenFiles(to);
     return MakeError(CKR_DEVICE_ERROR, "cannot copy " + from.string() + ": " + why);
   }
   return *counts;
@@ -135,7 +116,7 @@ Result<TokenCopyReport> CheckedCopy(const std::filesystem::path& from,
                                     const std::filesystem::path& to) {
   SIGNET_ASSIGN_OR_RETURN(Counts counts, CopySnapshot(from, to));
   auto report = CheckCopy(to, counts);
-  if (!report.ok()) RemoveCopy(to);
+  if (!report.ok()) RemoveTokenFiles(to);
   return report;
 }
 
@@ -193,6 +174,16 @@ Result<TokenInfo> PeekTokenInfo(const std::filesystem::path& token_file) {
   return info;
 }
 
+Result<std::vector<TokenInfo>> PeekDirectoryTokens(const std::filesystem::path& dir) {
+  SIGNET_ASSIGN_OR_RETURN(auto files, ListTokenFiles(dir));
+  std::vector<TokenInfo> tokens;
+  for (const auto& file : files) {
+    auto info = PeekTokenInfo(file);
+    if (info.ok()) tokens.push_back(std::move(*info));
+  }
+  return tokens;
+}
+
 Result<TokenCopyReport> BackupToken(const std::filesystem::path& token_file,
                                     const std::filesystem::path& out) {
   return CheckedCopy(token_file, out);
@@ -204,7 +195,7 @@ Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
   SIGNET_TRY(EnsureDataDirectory(dir));
   // Checked in the data directory (same file system: the rename is atomic).
   const std::filesystem::path staged = dir / ".restore.token.tmp";
-  RemoveCopy(staged);  // an earlier restore cut short
+  RemoveTokenFiles(staged);  // an earlier restore cut short
   SIGNET_ASSIGN_OR_RETURN(TokenCopyReport report, CheckedCopy(backup, staged));
   std::vector<TokenInfo> label_owners;
   for (const TokenInfo& other : others) {
@@ -213,7 +204,7 @@ Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
   // The serial names the file: one that is not a serial could name a path
   // outside `dir`.
   if (!IsTokenSerial(report.serial)) {
-    RemoveCopy(staged);
+    RemoveTokenFiles(staged);
     return MakeError(CKR_ARGUMENTS_BAD, "the backup's serial is not a token serial");
   }
   const std::filesystem::path target = TokenFilePath(dir, report.serial);
@@ -225,21 +216,17 @@ Result<TokenCopyReport> RestoreToken(const std::filesystem::path& backup,
                                                dir.string() + "; give --replace to overwrite it");
   }
   if (!allowed.ok()) {
-    RemoveCopy(staged);
+    RemoveTokenFiles(staged);
     return std::move(allowed).error();
   }
   // The old token's WAL must not be applied to the restored file.
   for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(target.string() + suffix, ec);
   if (::rename(staged.c_str(), target.c_str()) != 0) {
-    RemoveCopy(staged);
+    RemoveTokenFiles(staged);
     return MakeError(CKR_DEVICE_ERROR,
                      "cannot install " + target.string() + ": " + std::strerror(errno));
   }
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // the rename itself durable
-    (void)::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  SyncDirectory(dir);  // the rename itself durable
   return report;
 }
 

@@ -32,6 +32,11 @@ struct TokenCopyReport {
 // it). CKR_TOKEN_NOT_RECOGNIZED when the file is not a token.
 Result<TokenInfo> PeekTokenInfo(const std::filesystem::path& token_file);
 
+// PeekDirectoryTokens: PeekTokenInfo of every token file in `dir`, in file
+// order; a file that is not a token is left out (the daemon that serves the
+// directory reports it).
+Result<std::vector<TokenInfo>> PeekDirectoryTokens(const std::filesystem::path& dir);
+
 // BackupToken copies the token file `token_file` to `out`, a new file
 // (mode 0600; CKR_ARGUMENTS_BAD when it exists), then checks the copy: it
 // opens as a signet token, SQLite's integrity_check passes, and it holds as

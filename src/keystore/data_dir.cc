@@ -42,6 +42,32 @@ Status EnsureDataDirectory(const std::filesystem::path& dir) {
   return OkStatus();
 }
 
+Status CreateEmptyFile(const std::filesystem::path& file) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    CK_RV code = errno == EEXIST ? CKR_ARGUMENTS_BAD : CKR_DEVICE_ERROR;
+    return MakeError(code, "cannot create " + file.string() + ": " + std::strerror(errno));
+  }
+  int rc = ::fchmod(fd, 0600);  // umask may have removed owner bits
+  ::close(fd);
+  if (rc != 0) return MakeError(CKR_DEVICE_ERROR, "cannot chmod " + file.string());
+  return OkStatus();
+}
+
+void RemoveTokenFiles(const std::filesystem::path& file) {
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::remove(file.string() + suffix, ignored);
+  }
+}
+
+void SyncDirectory(const std::filesystem::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
 bool IsTokenSerial(std::string_view text) {
   return text.size() == kSerialChars && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');

@@ -24,6 +24,19 @@ Status EnsureDataDirectory(const std::filesystem::path& dir);
 // (16 lower-case hex characters), so `dir/<text>.token` stays in `dir`.
 bool IsTokenSerial(std::string_view text);
 
+// CreateEmptyFile makes `file` with mode 0600 (SQLite gives its -wal and
+// -shm files the same mode), never through a symlink. CKR_ARGUMENTS_BAD when
+// it exists, CKR_DEVICE_ERROR for other failures.
+Status CreateEmptyFile(const std::filesystem::path& file);
+
+// RemoveTokenFiles deletes a token file and its WAL companions (-wal, -shm);
+// errors are ignored (what is gone is gone).
+void RemoveTokenFiles(const std::filesystem::path& file);
+
+// SyncDirectory makes a newly created, renamed or removed entry of `dir`
+// durable (fsync of the directory; best effort).
+void SyncDirectory(const std::filesystem::path& dir);
+
 // TokenFilePath returns `dir/<serial>.token`.
 std::filesystem::path TokenFilePath(const std::filesystem::path& dir, std::string_view serial);
 

@@ -66,11 +66,7 @@ Status WriteNextSlotId(const std::filesystem::path& dir, CK_SLOT_ID next) {
   ::close(fd);
   if (!written) return FileError(staged, "cannot write");
   if (::rename(staged.c_str(), file.c_str()) != 0) return FileError(file, "cannot replace");
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // the rename itself durable
-    (void)::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  SyncDirectory(dir);  // the rename itself durable
   return OkStatus();
 }
 

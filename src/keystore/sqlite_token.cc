@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "base/hex.h"
+#include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
 #include "keystore/pin_records.h"
 #include "keystore/schema.h"
@@ -28,36 +29,6 @@ Status CheckLabel(std::string_view label) {
     return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
   }
   return OkStatus();
-}
-
-// RemoveTokenFiles deletes a token file and its WAL companions.
-void RemoveTokenFiles(const std::filesystem::path& file) {
-  std::error_code ignored;
-  std::filesystem::remove(file, ignored);
-  std::filesystem::remove(file.string() + "-wal", ignored);
-  std::filesystem::remove(file.string() + "-shm", ignored);
-}
-
-// CreateEmptyFile makes `file` with mode 0600 (SQLite gives its -wal and
-// -shm files the same mode) and fails if it exists.
-Status CreateEmptyFile(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    CK_RV code = errno == EEXIST ? CKR_ARGUMENTS_BAD : CKR_DEVICE_ERROR;
-    return MakeError(code, "cannot create " + file.string() + ": " + std::strerror(errno));
-  }
-  int rc = ::fchmod(fd, 0600);  // umask may have removed owner bits
-  ::close(fd);
-  if (rc != 0) return MakeError(CKR_DEVICE_ERROR, "cannot chmod " + file.string());
-  return OkStatus();
-}
-
-// SyncDirectory makes a newly created entry in `dir` durable.
-void SyncDirectory(const std::filesystem::path& dir) {
-  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)::fsync(fd);
-  ::close(fd);
 }
 
 }  // namespace
