@@ -177,10 +177,10 @@ enum class MechanismFamily : std::uint8_t {
   kGenericSecretKeyGen,  // CKM_GENERIC_SECRET_KEY_GEN
   kHmac,                 // HMAC (RFC 2104) with the row's digest
   kAesCmac,              // AES-CMAC (NIST SP 800-38B)
-  kDes3KeyGen,           // CKM_DES2_KEY_GEN, CKM_DES3_KEY_GEN (odd parity)
-  kDes3Ecb,
-  kDes3Cbc,
-  kDes3CbcPad,     // PKCS#7 padding
+  kDesKeyGen,            // CKM_DES_KEY_GEN, CKM_DES2/3_KEY_GEN (odd parity)
+  kDesEcb,
+  kDesCbc,
+  kDesCbcPad,      // PKCS#7 padding
   kRsaAesKeyWrap,  // CKM_RSA_AES_KEY_WRAP: OAEP of a one-time AES key, then RFC 5649
   kHkdf,           // HKDF (RFC 5869) from a secret key, CK_HKDF_PARAMS
   kHkdfData,       // the same HKDF, its output a data object (CKM_HKDF_DATA)
@@ -278,16 +278,17 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .flags = CKF_GENERATE_KEY_PAIR,
      .min_key_size = 255,
      .max_key_size = 448},
-    // Diffie-Hellman (PKCS #3) in the RFC 7919 groups ffdhe2048, ffdhe3072
-    // and ffdhe4096, recognised by CKA_PRIME and CKA_BASE; sizes are the
-    // prime's bits (docs/PKCS11.md "Diffie-Hellman").
+    // Diffie-Hellman (PKCS #3) in the RFC 7919 groups ffdhe2048, ffdhe3072,
+    // ffdhe4096, ffdhe6144 and ffdhe8192, recognised by CKA_PRIME and
+    // CKA_BASE; sizes are the prime's bits (docs/PKCS11.md
+    // "Diffie-Hellman").
     {.type = CKM_DH_PKCS_KEY_PAIR_GEN,
      .name = "CKM_DH_PKCS_KEY_PAIR_GEN",
      .family = MechanismFamily::kDhKeyPairGen,
      .key_type = CKK_DH,
      .flags = CKF_GENERATE_KEY_PAIR,
      .min_key_size = 2048,
-     .max_key_size = 4096},
+     .max_key_size = 8192},
     {.type = CKM_AES_KEY_GEN,
      .name = "CKM_AES_KEY_GEN",
      .family = MechanismFamily::kAesKeyGen,
@@ -298,18 +299,27 @@ inline constexpr MechanismRow kMechanismTable[] = {
     // Triple DES keys: 16 bytes (two-key, CKK_DES2) and 24 (three-key).
     {.type = CKM_DES2_KEY_GEN,
      .name = "CKM_DES2_KEY_GEN",
-     .family = MechanismFamily::kDes3KeyGen,
+     .family = MechanismFamily::kDesKeyGen,
      .key_type = CKK_DES2,
      .flags = CKF_GENERATE,
      .min_key_size = 16,
      .max_key_size = 16},
     {.type = CKM_DES3_KEY_GEN,
      .name = "CKM_DES3_KEY_GEN",
-     .family = MechanismFamily::kDes3KeyGen,
+     .family = MechanismFamily::kDesKeyGen,
      .key_type = CKK_DES3,
      .flags = CKF_GENERATE,
      .min_key_size = 24,
      .max_key_size = 24},
+    // Single DES (legacy: offered only when signetd loaded OpenSSL's legacy
+    // provider; docs/PKCS11.md "Single DES"), 8-byte keys.
+    {.type = CKM_DES_KEY_GEN,
+     .name = "CKM_DES_KEY_GEN",
+     .family = MechanismFamily::kDesKeyGen,
+     .key_type = CKK_DES,
+     .flags = CKF_GENERATE,
+     .min_key_size = 8,
+     .max_key_size = 8},
     // Generic secrets of 1-512 bytes, in bits as the specification counts
     // them for this mechanism (docs/PKCS11.md "Generic secrets and MACs").
     {.type = CKM_GENERIC_SECRET_KEY_GEN,
@@ -590,7 +600,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
     // with two-key and three-key keys, key sizes in bytes.
     {.type = CKM_DES3_ECB,
      .name = "CKM_DES3_ECB",
-     .family = MechanismFamily::kDes3Ecb,
+     .family = MechanismFamily::kDesEcb,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
      .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
@@ -598,7 +608,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .max_key_size = 24},
     {.type = CKM_DES3_CBC,
      .name = "CKM_DES3_CBC",
-     .family = MechanismFamily::kDes3Cbc,
+     .family = MechanismFamily::kDesCbc,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
      .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
@@ -607,12 +617,38 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .param = ParamKind::kIv},
     {.type = CKM_DES3_CBC_PAD,
      .name = "CKM_DES3_CBC_PAD",
-     .family = MechanismFamily::kDes3CbcPad,
+     .family = MechanismFamily::kDesCbcPad,
      .key_type = CKK_DES3,
      .alt_key_type = CKK_DES2,
      .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP,
      .min_key_size = 16,
      .max_key_size = 24,
+     .param = ParamKind::kIv},
+    // Single DES, the same modes (legacy provider only, as its key gen).
+    // They never wrap: a 56-bit key would hand whatever it wraps to a brute
+    // force search (docs/PKCS11.md "Single DES").
+    {.type = CKM_DES_ECB,
+     .name = "CKM_DES_ECB",
+     .family = MechanismFamily::kDesEcb,
+     .key_type = CKK_DES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_UNWRAP,
+     .min_key_size = 8,
+     .max_key_size = 8},
+    {.type = CKM_DES_CBC,
+     .name = "CKM_DES_CBC",
+     .family = MechanismFamily::kDesCbc,
+     .key_type = CKK_DES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_UNWRAP,
+     .min_key_size = 8,
+     .max_key_size = 8,
+     .param = ParamKind::kIv},
+    {.type = CKM_DES_CBC_PAD,
+     .name = "CKM_DES_CBC_PAD",
+     .family = MechanismFamily::kDesCbcPad,
+     .key_type = CKK_DES,
+     .flags = CKF_ENCRYPT | CKF_DECRYPT | CKF_UNWRAP,
+     .min_key_size = 8,
+     .max_key_size = 8,
      .param = ParamKind::kIv},
     // Triple-DES CMAC; the *_GENERAL form (0x137) comes before the full one
     // (0x138) in PKCS#11's numbering, unlike AES's.
@@ -793,11 +829,11 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_DH,
      .flags = CKF_DERIVE,
      .min_key_size = 2048,
-     .max_key_size = 4096,
+     .max_key_size = 8192,
      .param = ParamKind::kPublicValue},
     // HKDF (PKCS#11 3.0 section 2.43) from a generic secret or CKK_HKDF
-    // key of 1-512 bytes; CKM_HKDF_KEY_GEN makes CKK_HKDF keys, sizes in
-    // bits as for CKM_GENERIC_SECRET_KEY_GEN.
+    // key of 1-1024 bytes (an ffdhe8192 secret is 1024); CKM_HKDF_KEY_GEN
+    // makes CKK_HKDF keys, sizes in bits as for CKM_GENERIC_SECRET_KEY_GEN.
     {.type = CKM_HKDF_DERIVE,
      .name = "CKM_HKDF_DERIVE",
      .family = MechanismFamily::kHkdf,
@@ -805,7 +841,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .alt_key_type = CKK_HKDF,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kHkdf},
     // CKM_HKDF_DATA (3.0 section 2.43.7): the same derivation, its output
     // a CKO_DATA object's CKA_VALUE (docs/PKCS11.md "HKDF").
@@ -816,7 +852,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .alt_key_type = CKK_HKDF,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kHkdf},
     {.type = CKM_HKDF_KEY_GEN,
      .name = "CKM_HKDF_KEY_GEN",
@@ -826,7 +862,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 8,
      .max_key_size = 4096},
     // Concatenation and XOR (v2.40 section 2.38) from a secret key of any
-    // type, 1-512 bytes; the encrypt-data derivations (sections 2.10.x,
+    // type, 1-1024 bytes; the encrypt-data derivations (sections 2.10.x,
     // 2.11.x) from an AES or triple-DES key. docs/PKCS11.md "Derived keys".
     {.type = CKM_CONCATENATE_BASE_AND_KEY,
      .name = "CKM_CONCATENATE_BASE_AND_KEY",
@@ -834,7 +870,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_GENERIC_SECRET,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kKeyHandle},
     {.type = CKM_CONCATENATE_BASE_AND_DATA,
      .name = "CKM_CONCATENATE_BASE_AND_DATA",
@@ -842,7 +878,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_GENERIC_SECRET,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kStringData},
     {.type = CKM_CONCATENATE_DATA_AND_BASE,
      .name = "CKM_CONCATENATE_DATA_AND_BASE",
@@ -850,7 +886,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_GENERIC_SECRET,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kStringData},
     {.type = CKM_XOR_BASE_AND_DATA,
      .name = "CKM_XOR_BASE_AND_DATA",
@@ -858,7 +894,7 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .key_type = CKK_GENERIC_SECRET,
      .flags = CKF_DERIVE,
      .min_key_size = 1,
-     .max_key_size = 512,
+     .max_key_size = 1024,
      .param = ParamKind::kStringData},
     {.type = CKM_AES_ECB_ENCRYPT_DATA,
      .name = "CKM_AES_ECB_ENCRYPT_DATA",
@@ -945,6 +981,10 @@ constexpr const MechanismRow* FindMechanismByCliName(std::string_view name) {
   return nullptr;
 }
 
+// NeedsLegacyProvider: the mechanism is single DES, which OpenSSL keeps in
+// its legacy provider; signetd offers it only when that provider loaded.
+constexpr bool NeedsLegacyProvider(const MechanismRow& row) { return row.key_type == CKK_DES; }
+
 // IsSignature: the family signs and verifies.
 constexpr bool IsSignature(MechanismFamily family) {
   return family == MechanismFamily::kRsaPkcs1 || family == MechanismFamily::kRsaPss ||
@@ -1025,9 +1065,9 @@ constexpr bool MultiPartInDaemon(const MechanismRow& row) {
     case MechanismFamily::kAesCbcPad:
     case MechanismFamily::kAesCtr:
     case MechanismFamily::kAesGcm:
-    case MechanismFamily::kDes3Ecb:
-    case MechanismFamily::kDes3Cbc:
-    case MechanismFamily::kDes3CbcPad:
+    case MechanismFamily::kDesEcb:
+    case MechanismFamily::kDesCbc:
+    case MechanismFamily::kDesCbcPad:
     case MechanismFamily::kHmac:
     case MechanismFamily::kAesCmac:
     case MechanismFamily::kDes3Cmac:

@@ -2,14 +2,18 @@
 // value, no CKA_VALUE_LEN), imported DES2 and DES3 keys, CKM_DES3_ECB /
 // CBC / CBC_PAD against NIST SP 800-67's known answer, as ciphers and as key
 // wraps, and CKM_DES3_CMAC against NIST SP 800-38B's, through the mechanism
-// table, core's binding and crypto/.
+// table, core's binding and crypto/. Then single DES (CKK_DES, CKM_DES_*):
+// refused until OpenSSL's legacy provider is loaded, then FIPS 81's known
+// answers, key generation, and no wrapping with it.
 #include <gtest/gtest.h>
 
 #include <bit>
 
 #include "base/hex.h"
 #include "core/hsm_fixture_test_util.h"
+#include "core/mechanisms.h"
 #include "crypto/aes_modes.h"
+#include "crypto/legacy_provider.h"
 
 namespace signet::core {
 namespace {
@@ -158,8 +162,8 @@ TEST_F(HsmDes3Test, KeyGenerationSetsParityAndCheckValue) {
     EXPECT_NE(Bytes(value.begin(), value.begin() + 8),
               Bytes(value.begin() + 8, value.begin() + 16));
     // The check value: ECB of a zero block, first three bytes.
-    auto block = crypto::BlockEncrypt(crypto::BlockCipher::kDes3, crypto::BlockMode::kEcb, value,
-                                      {}, Bytes(8, 0));
+    auto block = crypto::BlockEncrypt(crypto::BlockCipher::kDes, crypto::BlockMode::kEcb, value, {},
+                                      Bytes(8, 0));
     ASSERT_TRUE(block.ok());
     EXPECT_EQ(*Attribute(*key, CKA_CHECK_VALUE), Bytes(block->begin(), block->begin() + 3));
     // A template may not ask for a length: the type has one.
@@ -169,7 +173,7 @@ TEST_F(HsmDes3Test, KeyGenerationSetsParityAndCheckValue) {
   }
   // The check value of an imported key is computed the same way.
   const CK_OBJECT_HANDLE imported = Key(CKK_DES3, Unhex(kSp800_67Key));
-  auto zero = crypto::BlockEncrypt(crypto::BlockCipher::kDes3, crypto::BlockMode::kEcb,
+  auto zero = crypto::BlockEncrypt(crypto::BlockCipher::kDes, crypto::BlockMode::kEcb,
                                    Unhex(kSp800_67Key), {}, Bytes(8, 0));
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ(*Attribute(imported, CKA_CHECK_VALUE), Bytes(zero->begin(), zero->begin() + 3));
@@ -283,6 +287,80 @@ TEST_F(HsmDes3Test, CmacMatchesSp800_38bThroughSignAndVerify) {
     general.mac_length = 9;  // longer than the DES block
     EXPECT_EQ(Code(hsm_->Sign(*owner_, s_, key, general, message)), CKR_MECHANISM_PARAM_INVALID);
   }
+}
+
+// FIPS 81 appendix B: "Now is the time for all " under 0123456789abcdef.
+constexpr const char* kFips81Key = "0123456789abcdef";
+constexpr const char* kFips81Iv = "1234567890abcdef";
+constexpr const char* kFips81Plain = "4e6f77206973207468652074696d6520666f7220616c6c20";
+
+// Each test is its own process (ctest runs them one by one), so the first
+// sees the provider unloaded whatever order they run in.
+TEST_F(HsmDes3Test, SingleDesIsRefusedWithoutTheLegacyProvider) {
+  ASSERT_FALSE(crypto::LegacyProviderLoaded());
+  EXPECT_FALSE(Offered(*FindMechanismRow(CKM_DES_CBC)));
+  EXPECT_TRUE(Offered(*FindMechanismRow(CKM_DES3_CBC)));
+  EXPECT_EQ(Code(hsm_->GenerateKey(*owner_, s_, Mechanism{CKM_DES_KEY_GEN}, {})),
+            CKR_MECHANISM_INVALID);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, Key(CKK_DES3, Unhex(kSp800_67Key)),
+                               Mechanism{CKM_DES_ECB}, Unhex(kFips81Plain))),
+            CKR_MECHANISM_INVALID);
+}
+
+TEST_F(HsmDes3Test, SingleDesGivesFips81sAnswersAndKeysOfItsOwnType) {
+  ASSERT_TRUE(crypto::LoadLegacyProvider().ok());
+  EXPECT_TRUE(Offered(*FindMechanismRow(CKM_DES_CBC)));
+  const CK_OBJECT_HANDLE key = Key(CKK_DES, Unhex(kFips81Key));
+  auto ecb = hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_DES_ECB}, Unhex(kFips81Plain));
+  ASSERT_TRUE(ecb.ok()) << ecb.error().message;
+  EXPECT_EQ(ToHex(*ecb), "3fa40e8a984d48156a271787ab8883f9893d51ec4b563b53");
+  const Mechanism cbc = WithIv(CKM_DES_CBC, Unhex(kFips81Iv));
+  auto enc = hsm_->Encrypt(*owner_, s_, key, cbc, Unhex(kFips81Plain));
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  EXPECT_EQ(ToHex(*enc), "e5c7cdde872bf27c43e934008c389c0f683788499a7c05f6");
+  auto dec =
+      hsm_->Decrypt(*owner_, s_, key, WithIv(CKM_DES_CBC_PAD, Unhex(kFips81Iv)),
+                    *hsm_->Encrypt(*owner_, s_, key, WithIv(CKM_DES_CBC_PAD, Unhex(kFips81Iv)),
+                                   Unhex(kFips81Plain)));
+  ASSERT_TRUE(dec.ok()) << dec.error().message;
+  EXPECT_EQ(ToHex(*dec), kFips81Plain);
+  // An 8-byte key only, and a DES key only: no triple-DES key with single
+  // DES, no single-DES key with triple DES.
+  EXPECT_EQ(Code(Import(CKK_DES, Unhex(kSp800_67Key))), CKR_ATTRIBUTE_VALUE_INVALID);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, Key(CKK_DES3, Unhex(kSp800_67Key)),
+                               Mechanism{CKM_DES_ECB}, Unhex(kFips81Plain))),
+            CKR_KEY_TYPE_INCONSISTENT);
+  EXPECT_EQ(Code(hsm_->Encrypt(*owner_, s_, key, Mechanism{CKM_DES3_ECB}, Unhex(kFips81Plain))),
+            CKR_KEY_TYPE_INCONSISTENT);
+  // CKM_DES_KEY_GEN: odd parity, the FIPS 81 check value rule.
+  auto made = hsm_->GenerateKey(*owner_, s_, Mechanism{CKM_DES_KEY_GEN},
+                                {{CKA_SENSITIVE, BoolBytes(false)},
+                                 {CKA_EXTRACTABLE, BoolBytes(true)},
+                                 {CKA_ENCRYPT, BoolBytes(true)}});
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_EQ(*Attribute(*made, CKA_KEY_TYPE), UlongBytes(CKK_DES));
+  const Bytes value = *Attribute(*made, CKA_VALUE);
+  ASSERT_EQ(value.size(), 8u);
+  for (std::uint8_t byte : value) EXPECT_EQ(std::popcount(byte) % 2, 1) << int(byte);
+  auto zero = crypto::BlockEncrypt(crypto::BlockCipher::kDes, crypto::BlockMode::kEcb, value, {},
+                                   Bytes(8, 0));
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(*Attribute(*made, CKA_CHECK_VALUE), Bytes(zero->begin(), zero->begin() + 3));
+}
+
+TEST_F(HsmDes3Test, SingleDesNeverWrapsButUnwraps) {
+  ASSERT_TRUE(crypto::LoadLegacyProvider().ok());
+  const CK_OBJECT_HANDLE kek = Kek(CKK_DES, Unhex(kFips81Key));
+  const CK_OBJECT_HANDLE aes = Extractable(CKK_AES, Bytes(16, 0x42));
+  EXPECT_EQ(Code(hsm_->WrapKey(*owner_, s_, Mechanism{CKM_DES_ECB}, kek, aes)),
+            CKR_MECHANISM_INVALID);
+  // FIPS 81's ciphertext unwrapped under its key is the plaintext, as a
+  // 24-byte triple-DES key.
+  auto back = hsm_->UnwrapKey(*owner_, s_, Mechanism{CKM_DES_ECB}, kek,
+                              Unhex("3fa40e8a984d48156a271787ab8883f9893d51ec4b563b53"),
+                              UnwrapTemplate(CKK_DES3));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(ToHex(*Attribute(*back, CKA_VALUE)), kFips81Plain);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "base/hex.h"
 #include "core/hsm_fixture_test_util.h"
 #include "crypto/dh.h"
+#include "crypto/hkdf.h"
 
 namespace signet::core {
 namespace {
@@ -84,7 +85,8 @@ class HsmDhTest : public HsmFixture {
 };
 
 TEST_F(HsmDhTest, APairInEachGroupCarriesPkcs3sAttributes) {
-  for (KeyType group : {KeyType::kDhFfdhe2048, KeyType::kDhFfdhe3072, KeyType::kDhFfdhe4096}) {
+  for (KeyType group : {KeyType::kDhFfdhe2048, KeyType::kDhFfdhe3072, KeyType::kDhFfdhe4096,
+                        KeyType::kDhFfdhe6144, KeyType::kDhFfdhe8192}) {
     SCOPED_TRACE(static_cast<int>(group));
     auto [pub, priv] = Pair(group);
     for (CK_OBJECT_HANDLE key : {pub, priv}) {
@@ -155,6 +157,38 @@ TEST_F(HsmDhTest, TwoPairsDeriveTheSameSecretAsCryptoDoes) {
   ASSERT_TRUE(kept.ok()) << kept.error().message;
   EXPECT_EQ(Attribute(*kept, CKA_ALWAYS_SENSITIVE), BoolBytes(true));
   EXPECT_EQ(Attribute(*kept, CKA_NEVER_EXTRACTABLE), BoolBytes(true));
+}
+
+// ffdhe6144 and ffdhe8192: Z is 768 and 1024 bytes, so a generic secret
+// holds up to 1024 bytes, and HKDF takes it as its base key.
+TEST_F(HsmDhTest, TheLargestGroupsDeriveTheirWholeSecret) {
+  for (KeyType group : {KeyType::kDhFfdhe6144, KeyType::kDhFfdhe8192}) {
+    SCOPED_TRACE(static_cast<int>(group));
+    auto [pub_a, priv_a] = Pair(group);
+    auto [pub_b, priv_b] = Pair(group);
+    Template secret = Readable(CKK_GENERIC_SECRET);
+    secret.push_back({CKA_DERIVE, BoolBytes(true)});
+    auto ab = hsm_->DeriveKey(*owner_, s_, DhDerive(Attribute(pub_b, CKA_VALUE)), priv_a, secret);
+    auto ba = hsm_->DeriveKey(*owner_, s_, DhDerive(Attribute(pub_a, CKA_VALUE)), priv_b,
+                              Readable(CKK_GENERIC_SECRET));
+    ASSERT_TRUE(ab.ok()) << ab.error().message;
+    ASSERT_TRUE(ba.ok()) << ba.error().message;
+    const Bytes z = Attribute(*ab, CKA_VALUE);
+    EXPECT_EQ(z.size(), Prime(group).size());
+    EXPECT_EQ(Attribute(*ba, CKA_VALUE), z);
+    Mechanism hkdf{CKM_HKDF_DERIVE};
+    hkdf.hkdf = HkdfParams{.extract = true,
+                           .expand = true,
+                           .prf_hash = CKM_SHA256,
+                           .salt_type = CKF_HKDF_SALT_NULL,
+                           .info = Bytes{'t', 'l', 's'}};
+    auto derived = hsm_->DeriveKey(*owner_, s_, hkdf, *ab, Readable(CKK_AES, 32));
+    ASSERT_TRUE(derived.ok()) << derived.error().message;
+    auto expected = crypto::Hkdf(crypto::HkdfStep::kExtractAndExpand, DigestAlg::kSha256, z, {},
+                                 Bytes{'t', 'l', 's'}, 32);
+    ASSERT_TRUE(expected.ok());
+    EXPECT_EQ(Attribute(*derived, CKA_VALUE), Bytes(expected->begin(), expected->end()));
+  }
 }
 
 TEST_F(HsmDhTest, AnImportedXDerivesWhatCryptoComputes) {

@@ -77,13 +77,11 @@ Result<AttributeMap> TemplateAttribute(const AttributeMap& key, CK_ATTRIBUTE_TYP
 
 // WrappedValueLength: the length of the key an unwrap template describes,
 // which the zero-padding wraps (ECB, CBC) cut their output to: its
-// CKA_VALUE_LEN, else a triple-DES type's own length; 0 when it names none.
+// CKA_VALUE_LEN, else a DES type's own length; 0 when it names none.
 std::size_t WrappedValueLength(const AttributeMap& attrs) {
   if (auto len = FindUlong(attrs, CKA_VALUE_LEN)) return static_cast<std::size_t>(*len);
   const auto type = FindUlong(attrs, CKA_KEY_TYPE);
-  if (type == CKK_DES2) return 16;
-  if (type == CKK_DES3) return 24;
-  return 0;
+  return type ? FixedSecretLength(*type) : 0;
 }
 
 Status CheckClassAttr(const AttributeMap& attrs, CK_OBJECT_CLASS want) {

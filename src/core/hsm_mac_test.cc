@@ -180,13 +180,14 @@ TEST_F(HsmMacTest, ImportedGenericSecretsGetLengthAndSha1CheckValue) {
   EXPECT_EQ(Attribute(key, CKA_VALUE_LEN), UlongBytes(3));
   EXPECT_EQ(ToHex(Attribute(key, CKA_CHECK_VALUE)), "a9993e");  // SHA-1("abc")
   EXPECT_EQ(Attribute(key, CKA_KEY_TYPE), UlongBytes(CKK_GENERIC_SECRET));
-  // A given check value must match; lengths are 1-512 bytes.
+  // A given check value must match; lengths are 1-1024 bytes (an ffdhe8192
+  // secret's), although HMAC itself takes keys of up to 512.
   EXPECT_EQ(
       Code(Import(CKK_GENERIC_SECRET, Bytes{'a', 'b', 'c'}, {{CKA_CHECK_VALUE, Unhex("a9993f")}})),
       CKR_ATTRIBUTE_VALUE_INVALID);
   EXPECT_EQ(Code(Import(CKK_SHA256_HMAC, Bytes{})), CKR_ATTRIBUTE_VALUE_INVALID);
-  EXPECT_EQ(Code(Import(CKK_SHA256_HMAC, Bytes(513, 1))), CKR_ATTRIBUTE_VALUE_INVALID);
-  EXPECT_EQ(Code(Import(CKK_SHA256_HMAC, Bytes(512, 1))), CKR_OK);
+  EXPECT_EQ(Code(Import(CKK_SHA256_HMAC, Bytes(1025, 1))), CKR_ATTRIBUTE_VALUE_INVALID);
+  EXPECT_EQ(Code(Import(CKK_SHA256_HMAC, Bytes(1024, 1))), CKR_OK);
   // A key type signet has no secret-key rules for stays refused.
   EXPECT_NE(Code(Import(CKK_RIPEMD160_HMAC, kJefe)), CKR_OK);
 }

@@ -6,11 +6,13 @@
 #include <utility>
 
 #include "base/hex.h"
+#include "core/secret_keys.h"
 #include "crypto/aes_modes.h"
 #include "crypto/dh.h"
 #include "crypto/digest.h"
 #include "crypto/hkdf.h"
 #include "crypto/key_agreement.h"
+#include "crypto/legacy_provider.h"
 #include "crypto/rsa_aes_wrap.h"
 #include "crypto/rsa_encrypt.h"
 #include "crypto/symmetric.h"
@@ -63,12 +65,12 @@ std::optional<BlockModeFamily> BlockModeOf(MechanismFamily family) {
       return BlockModeFamily{BlockCipher::kAes, BlockMode::kCbcPad};
     case MechanismFamily::kAesCtr:
       return BlockModeFamily{BlockCipher::kAes, BlockMode::kCtr};
-    case MechanismFamily::kDes3Ecb:
-      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kEcb};
-    case MechanismFamily::kDes3Cbc:
-      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kCbc};
-    case MechanismFamily::kDes3CbcPad:
-      return BlockModeFamily{BlockCipher::kDes3, BlockMode::kCbcPad};
+    case MechanismFamily::kDesEcb:
+      return BlockModeFamily{BlockCipher::kDes, BlockMode::kEcb};
+    case MechanismFamily::kDesCbc:
+      return BlockModeFamily{BlockCipher::kDes, BlockMode::kCbc};
+    case MechanismFamily::kDesCbcPad:
+      return BlockModeFamily{BlockCipher::kDes, BlockMode::kCbcPad};
     default:
       return std::nullopt;
   }
@@ -253,7 +255,15 @@ Result<const MechanismRow*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed
   if ((row->flags & needed) == 0) {
     return MakeError(CKR_MECHANISM_INVALID, std::string(row->name) + " does not do this operation");
   }
+  if (!Offered(*row)) {
+    return MakeError(CKR_MECHANISM_INVALID,
+                     std::string(row->name) + " needs OpenSSL's legacy provider, not loaded");
+  }
   return row;
+}
+
+bool Offered(const MechanismRow& row) {
+  return !NeedsLegacyProvider(row) || crypto::LegacyProviderLoaded();
 }
 
 Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanism& m) {
@@ -518,8 +528,8 @@ bool WrapsPrivateKeys(const MechanismRow& row) {
   switch (row.family) {
     case MechanismFamily::kRsaPkcs1:
     case MechanismFamily::kRsaOaep:
-    case MechanismFamily::kDes3Ecb:
-    case MechanismFamily::kDes3Cbc:
+    case MechanismFamily::kDesEcb:
+    case MechanismFamily::kDesCbc:
       return false;
     default:
       return true;
@@ -643,7 +653,7 @@ Result<SecureBytes> XorDerive(const MechanismRow& row, ByteView base, ByteView d
       return ParamInvalid(row, "data shorter than a sensitive key would shorten it");
     }
     // A DES key ignores the low bit of each byte (its parity bit).
-    const std::uint8_t used = new_type == CKK_DES2 || new_type == CKK_DES3 ? 0xfe : 0xff;
+    const std::uint8_t used = IsDesKeyType(new_type) ? 0xfe : 0xff;
     bool changes = false;
     for (std::size_t i = 0; i < base.size(); ++i) changes = changes || (data[i] & used) != 0;
     if (!changes) return ParamInvalid(row, "the data would leave the sensitive key as it is");
@@ -659,7 +669,7 @@ Result<SecureBytes> XorDerive(const MechanismRow& row, ByteView base, ByteView d
 Result<SecureBytes> EncryptData(const MechanismRow& row, const Mechanism& m, ByteView base,
                                 std::size_t length) {
   const crypto::BlockCipher cipher =
-      row.key_type == CKK_AES ? crypto::BlockCipher::kAes : crypto::BlockCipher::kDes3;
+      row.key_type == CKK_AES ? crypto::BlockCipher::kAes : crypto::BlockCipher::kDes;
   const std::size_t block = crypto::BlockSize(cipher);
   const bool cbc = row.param != ParamKind::kStringData;
   const DerivationData& d = *m.derivation;

@@ -21,8 +21,14 @@ namespace signet::core {
 
 // MechanismFor returns the row of mechanism `type` when it can do one of
 // `needed` (CKF_SIGN, CKF_GENERATE_KEY_PAIR, ...). CKR_MECHANISM_INVALID
-// when signet does not offer it or it does not do that operation.
+// when signet does not offer it (also a single-DES row without the legacy
+// provider) or it does not do that operation.
 Result<const MechanismRow*> MechanismFor(CK_MECHANISM_TYPE type, CK_FLAGS needed);
+
+// Offered: this process offers the row: every row but single DES, which
+// needs OpenSSL's legacy provider loaded (crypto/legacy_provider.h).
+// C_GetMechanismList lists only these.
+bool Offered(const MechanismRow& row);
 
 // SignParamsFor maps a signature mechanism (and its PSS parameters) to
 // crypto/'s parameters. ECDSA signatures use PKCS#11's raw r||s form.

@@ -23,7 +23,7 @@ enum class Kind {
   kEcPrivate,  // CKK_EC, CKK_EC_EDWARDS and CKK_EC_MONTGOMERY
   kAes,
   kGenericSecret,  // CKK_GENERIC_SECRET and the PKCS#11 3.0 HMAC key types
-  kDes3,           // CKK_DES2 and CKK_DES3
+  kDes,            // CKK_DES, CKK_DES2 and CKK_DES3
   kDhPublic,
   kDhPrivate,
 };
@@ -160,7 +160,7 @@ constexpr ClassAttribute kClassAttributes[] = {
     {K::kGenericSecret, CKA_VALUE_LEN, D::kNone, kTok},
     // Triple DES (v2.40 "DES2 / DES3 secret key objects": CKA_VALUE only, no
     // CKA_VALUE_LEN, the length is the type's).
-    {K::kDes3, CKA_VALUE, D::kNone, kReq},
+    {K::kDes, CKA_VALUE, D::kNone, kReq},
     // Diffie-Hellman (v2.40 section 2.5.2, 2.5.3): the group, and y or x.
     // CKA_VALUE_BITS may ask for x's length on generation; the token sets
     // it to x's length.
@@ -213,8 +213,8 @@ bool Applies(Kind kind, CK_OBJECT_CLASS cls, CK_KEY_TYPE key, CK_CERTIFICATE_TYP
       return cls == CKO_SECRET_KEY && key == CKK_AES;
     case K::kGenericSecret:
       return cls == CKO_SECRET_KEY && IsGenericSecretKeyType(key);
-    case K::kDes3:
-      return cls == CKO_SECRET_KEY && (key == CKK_DES2 || key == CKK_DES3);
+    case K::kDes:
+      return cls == CKO_SECRET_KEY && (key == CKK_DES || key == CKK_DES2 || key == CKK_DES3);
     case K::kDhPublic:
       return cls == CKO_PUBLIC_KEY && key == CKK_DH;
     case K::kDhPrivate:

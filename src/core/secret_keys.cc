@@ -12,9 +12,7 @@ namespace {
 
 bool IsAesLength(std::size_t n) { return n == 16 || n == 24 || n == 32; }
 
-bool IsDes3Type(CK_KEY_TYPE type) { return type == CKK_DES2 || type == CKK_DES3; }
-
-std::size_t Des3Length(CK_KEY_TYPE type) { return type == CKK_DES2 ? 16 : 24; }
+std::size_t DesLength(CK_KEY_TYPE type) { return type == CKK_DES ? 8 : type == CKK_DES2 ? 16 : 24; }
 
 // SetOddParity makes each byte's low bit its parity bit (FIPS 46-3: every
 // byte of a DES key has an odd number of ones).
@@ -41,16 +39,19 @@ Status CheckSecretKeyValue(CK_KEY_TYPE type, ByteView value) {
     }
     return OkStatus();
   }
-  if (IsDes3Type(type)) {
-    if (value.size() != Des3Length(type)) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
-                       type == CKK_DES2 ? "DES2 keys are 16 bytes" : "DES3 keys are 24 bytes");
+  if (IsDesKeyType(type)) {
+    if (value.size() != DesLength(type)) {
+      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, type == CKK_DES    ? "DES keys are 8 bytes"
+                                                    : type == CKK_DES2 ? "DES2 keys are 16 bytes"
+                                                                       : "DES3 keys are 24 bytes");
     }
     return OkStatus();
   }
   if (IsGenericSecretKeyType(type)) {
     if (value.empty() || value.size() > kMaxGenericSecretBytes) {
-      return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "generic secrets are 1-512 bytes");
+      return MakeError(
+          CKR_ATTRIBUTE_VALUE_INVALID,
+          "generic secrets are 1-" + std::to_string(kMaxGenericSecretBytes) + " bytes");
     }
     return OkStatus();
   }
@@ -59,13 +60,13 @@ Status CheckSecretKeyValue(CK_KEY_TYPE type, ByteView value) {
 
 Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value) {
   if (type == CKK_AES) return crypto::AesKeyCheckValue(value);
-  if (IsDes3Type(type)) {
-    // v2.40 "DES3 secret key objects": the first three bytes of the ECB
+  if (IsDesKeyType(type)) {
+    // v2.40 "DES secret key objects" (and DES2, DES3): the first three bytes of the ECB
     // encryption of one block of zero bytes.
     const Bytes zero(crypto::kDesBlockSize, 0);
     SIGNET_ASSIGN_OR_RETURN(
         Bytes block,
-        crypto::BlockEncrypt(crypto::BlockCipher::kDes3, crypto::BlockMode::kEcb, value, {}, zero));
+        crypto::BlockEncrypt(crypto::BlockCipher::kDes, crypto::BlockMode::kEcb, value, {}, zero));
     block.resize(3);
     return block;
   }
@@ -73,7 +74,7 @@ Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value) {
 }
 
 Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const AttributeMap& attrs) {
-  if (IsDes3Type(rule.key_type)) return Des3Length(rule.key_type);
+  if (IsDesKeyType(rule.key_type)) return DesLength(rule.key_type);
   auto len = FindUlong(attrs, CKA_VALUE_LEN);
   if (!len) return MakeError(CKR_TEMPLATE_INCOMPLETE, "CKA_VALUE_LEN is required");
   if (rule.key_type == CKK_AES) {
@@ -88,11 +89,11 @@ Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const Attrib
   return MakeError(CKR_KEY_SIZE_RANGE, std::string(rule.name) + ": CKA_VALUE_LEN out of range");
 }
 
-std::size_t FixedSecretLength(CK_KEY_TYPE type) { return IsDes3Type(type) ? Des3Length(type) : 0; }
+std::size_t FixedSecretLength(CK_KEY_TYPE type) { return IsDesKeyType(type) ? DesLength(type) : 0; }
 
 Result<SecureBytes> NewSecretValue(CK_KEY_TYPE type, std::size_t length) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes value, crypto::RandomBytes(length));
-  if (!IsDes3Type(type)) return value;
+  if (!IsDesKeyType(type)) return value;
   // Equal neighbours come up once in 2^56 draws; redraw rather than refuse.
   for (int attempt = 0; attempt < 8; ++attempt) {
     SetOddParity(value);

@@ -1,7 +1,7 @@
 // Secret key types: which key types signet keeps as secret keys and what
-// each one's value must be - AES (16, 24 or 32 bytes), triple DES (CKK_DES2
-// 16 bytes, CKK_DES3 24) and generic secrets (CKK_GENERIC_SECRET and the
-// PKCS#11 3.0 HMAC key types, 1-512 bytes) - with the CKA_CHECK_VALUE each
+// each one's value must be - AES (16, 24 or 32 bytes), DES (CKK_DES 8
+// bytes, CKK_DES2 16, CKK_DES3 24) and generic secrets (CKK_GENERIC_SECRET and the
+// PKCS#11 3.0 HMAC key types, 1-1024 bytes) - with the CKA_CHECK_VALUE each
 // gets and how a new value is made. Read by C_CreateObject / C_UnwrapKey
 // (an imported value) and C_GenerateKey (the length to make).
 // Pure functions: safe from any thread.
@@ -15,9 +15,17 @@
 
 namespace signet::core {
 
-// kMaxGenericSecretBytes: the longest generic secret signet stores (the
-// HMAC rows' and CKM_GENERIC_SECRET_KEY_GEN's maximum).
-inline constexpr std::size_t kMaxGenericSecretBytes = 512;
+// kMaxGenericSecretBytes: the longest generic secret signet stores: the
+// shared secret of ffdhe8192, the largest DH group. The HMAC rows and
+// CKM_GENERIC_SECRET_KEY_GEN stop at 512 bytes (their rows say so); a longer
+// secret serves the derivations (HKDF, concatenation) that follow DH.
+inline constexpr std::size_t kMaxGenericSecretBytes = 1024;
+
+// IsDesKeyType: CKK_DES, CKK_DES2 or CKK_DES3, whose bytes' low bits are
+// parity bits the cipher ignores.
+constexpr bool IsDesKeyType(CK_KEY_TYPE type) {
+  return type == CKK_DES || type == CKK_DES2 || type == CKK_DES3;
+}
 
 // CheckSecretKeyValue: `value` can be a secret key of `type`.
 // CKR_KEY_TYPE_INCONSISTENT for a type signet does not keep as a secret key;
@@ -32,16 +40,15 @@ Result<Bytes> SecretKeyCheckValue(CK_KEY_TYPE type, ByteView value);
 // key-generation row `rule` from the template's CKA_VALUE_LEN:
 // CKR_TEMPLATE_INCOMPLETE without it, CKR_KEY_SIZE_RANGE outside the row's
 // range (AES: 16, 24 or 32 bytes; generic secrets: 8-4096 bits, whole bytes).
-// Triple-DES keys have their type's length (the template has no
-// CKA_VALUE_LEN).
+// DES keys have their type's length (the template has no CKA_VALUE_LEN).
 Result<std::size_t> GeneratedSecretLength(const MechanismRow& rule, const AttributeMap& attrs);
 
-// FixedSecretLength: the length every key of `type` has (triple DES: 16 or
-// 24 bytes), 0 for types of several lengths.
+// FixedSecretLength: the length every key of `type` has (DES: 8, 16 or 24
+// bytes), 0 for types of several lengths.
 std::size_t FixedSecretLength(CK_KEY_TYPE type);
 
 // NewSecretValue draws `length` random bytes for a new key of `type`. A
-// triple-DES key gets odd parity in every byte (FIPS 46-3) and never two
+// DES key gets odd parity in every byte (FIPS 46-3), a triple-DES one never two
 // equal neighbouring DES keys (K1 = K2 or K2 = K3 would make it single DES).
 Result<SecureBytes> NewSecretValue(CK_KEY_TYPE type, std::size_t length);
 

@@ -28,8 +28,23 @@ int KeyIndex(std::size_t key_size) {
   }
 }
 
-// DesKeyIndex: 0/1 for two-key / three-key triple DES, -1 for another size.
-int DesKeyIndex(std::size_t key_size) { return key_size == 16 ? 0 : key_size == 24 ? 1 : -1; }
+// kSingleDes: DesKeyIndex of an 8-byte key.
+constexpr int kSingleDes = 2;
+
+// DesKeyIndex: 0/1 for two-key / three-key triple DES, kSingleDes for a
+// single DES key, -1 for another size.
+int DesKeyIndex(std::size_t key_size) {
+  switch (key_size) {
+    case 16:
+      return 0;
+    case 24:
+      return 1;
+    case kDesBlockSize:
+      return kSingleDes;
+    default:
+      return -1;
+  }
+}
 
 int KeyIndex(BlockCipher cipher, std::size_t key_size) {
   return cipher == BlockCipher::kAes ? KeyIndex(key_size) : DesKeyIndex(key_size);
@@ -108,11 +123,12 @@ Status CheckModeParams(BlockCipher cipher, BlockMode mode, ByteView key,
                        const AesModeParams& params) {
   const bool aes = cipher == BlockCipher::kAes;
   if (!aes && mode == BlockMode::kCtr) {
-    return MakeError(CKR_MECHANISM_INVALID, "triple DES has no CTR mode here");
+    return MakeError(CKR_MECHANISM_INVALID, "DES has no CTR mode here");
   }
   if (KeyIndex(cipher, key.size()) < 0) {
-    return MakeError(CKR_KEY_SIZE_RANGE, aes ? "AES keys are 16, 24 or 32 bytes"
-                                             : "triple-DES keys are 16 or 24 bytes");
+    return MakeError(CKR_KEY_SIZE_RANGE,
+                     aes ? "AES keys are 16, 24 or 32 bytes"
+                         : "DES keys are 8 (single) or 16 or 24 bytes (triple)");
   }
   const std::size_t want_iv = mode == BlockMode::kEcb ? 0 : BlockSize(cipher);
   if (params.iv.size() != want_iv) {
@@ -250,8 +266,23 @@ Result<std::unique_ptr<MultiPart>> StartBlockCipher(BlockCipher block_cipher, Bl
                                                     bool encrypt) {
   SIGNET_TRY(CheckModeParams(block_cipher, mode, key, params));
   if (mode == AesMode::kCtr) SIGNET_TRY(CheckCounter(params.iv, params.counter_bits, 0));
-  const EVP_CIPHER* cipher = Fetched().Get(block_cipher, mode, KeyIndex(block_cipher, key.size()));
-  if (cipher == nullptr) return MakeError(CKR_MECHANISM_INVALID, "cipher mode unavailable");
+  const int key_index = KeyIndex(block_cipher, key.size());
+  // Single DES comes from OpenSSL's legacy provider (legacy_provider.h),
+  // fetched at each use: the context keeps its own reference, and a
+  // process that never loads the provider never caches a failed fetch.
+  const bool single_des = block_cipher == BlockCipher::kDes && key_index == kSingleDes;
+  EvpCipherPtr single_des_cipher;
+  if (single_des) {
+    single_des_cipher.reset(
+        EVP_CIPHER_fetch(nullptr, mode == BlockMode::kEcb ? "DES-ECB" : "DES-CBC", nullptr));
+  }
+  const EVP_CIPHER* cipher =
+      single_des ? single_des_cipher.get() : Fetched().Get(block_cipher, mode, key_index);
+  if (cipher == nullptr) {
+    return MakeError(CKR_MECHANISM_INVALID,
+                     single_des ? "single DES needs OpenSSL's legacy provider, which is not loaded"
+                                : "cipher mode unavailable");
+  }
   EvpCipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   if (!ctx) return MakeError(CKR_HOST_MEMORY, "EVP_CIPHER_CTX_new failed");
   if (EVP_CipherInit_ex2(ctx.get(), cipher, key.data(),

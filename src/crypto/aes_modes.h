@@ -1,8 +1,8 @@
 // Block-cipher modes behind the PKCS#11 cipher and key-wrap mechanisms: for
 // AES, ECB, CBC, CBC with PKCS#7 padding (CKM_AES_CBC_PAD), CTR with a
-// counter that must not wrap (CKM_AES_CTR); for triple DES (CKM_DES3_ECB,
-// CKM_DES3_CBC, CKM_DES3_CBC_PAD) the same ECB and CBC modes over its 8-byte
-// block, one implementation for both ciphers; and AES key wrap without padding
+// counter that must not wrap (CKM_AES_CTR); for triple and single DES
+// (CKM_DES3_ECB ... CKM_DES_CBC_PAD) the same ECB and CBC modes over their
+// 8-byte block, one implementation for every cipher; and AES key wrap without padding
 // (RFC 3394, CKM_AES_KEY_WRAP) and with PKCS#7 padding first
 // (CKM_AES_KEY_WRAP_PAD, PKCS#11 v2.40 section 2.14.3). AES-GCM and
 // RFC 5649's key wrap with padding are in symmetric.h.
@@ -23,13 +23,15 @@ namespace signet::crypto {
 inline constexpr std::size_t kAesBlockSize = 16;
 inline constexpr std::size_t kDesBlockSize = 8;
 
-// BlockCipher: the cipher under a mode. kAes: 16/24/32-byte keys. kDes3:
+// BlockCipher: the cipher under a mode. kAes: 16/24/32-byte keys. kDes:
 // triple DES (EDE), a 16-byte two-key (CKK_DES2) or 24-byte three-key
-// (CKK_DES3) key; DES parity bits are ignored, as DES itself ignores them.
-enum class BlockCipher : std::uint8_t { kAes, kDes3 };
+// (CKK_DES3) key, or single DES, an 8-byte key (CKK_DES), only once OpenSSL's
+// legacy provider is loaded (legacy_provider.h); DES parity bits are
+// ignored, as DES itself ignores them.
+enum class BlockCipher : std::uint8_t { kAes, kDes };
 
 // BlockMode: the mode (AesMode, its name from when AES was the only cipher).
-// Triple DES takes kEcb, kCbc and kCbcPad.
+// DES takes kEcb, kCbc and kCbcPad.
 enum class BlockMode : std::uint8_t { kEcb, kCbc, kCbcPad, kCtr };
 using AesMode = BlockMode;
 
@@ -70,9 +72,9 @@ Result<std::unique_ptr<MultiPart>> StartAes(AesMode mode, ByteView key, const Ae
 
 // BlockEncrypt / BlockDecrypt / StartBlockCipher: AesEncrypt, AesDecrypt
 // and StartAes for `cipher`, with the same codes; the IV is one block
-// (8 bytes for triple DES), a triple-DES key 16 or 24 bytes
-// (CKR_KEY_SIZE_RANGE otherwise), and triple DES has no CTR mode
-// (CKR_MECHANISM_INVALID).
+// (8 bytes for DES), a DES key 8, 16 or 24 bytes (CKR_KEY_SIZE_RANGE
+// otherwise), and DES has no CTR mode (CKR_MECHANISM_INVALID); single DES
+// without the legacy provider loaded is CKR_MECHANISM_INVALID.
 Result<Bytes> BlockEncrypt(BlockCipher cipher, BlockMode mode, ByteView key,
                            const AesModeParams& params, ByteView data);
 Result<SecureBytes> BlockDecrypt(BlockCipher cipher, BlockMode mode, ByteView key,

@@ -250,10 +250,10 @@ TEST(AesModes, MultiPartChecksLengthsAtFinishAndTheCounterAtEachPart) {
 TEST(TripleDes, Sp800_67KnownAnswer) {
   const Bytes key = Unhex("0123456789abcdef23456789abcdef01456789abcdef0123");
   const Bytes plain = Unhex("54686520717566636b2062726f776e20666f78206a756d70");
-  Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, plain);
+  Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes, BlockMode::kEcb, key, {}, plain);
   ASSERT_TRUE(enc.ok()) << enc.error().message;
   EXPECT_EQ(ToHex(*enc), "a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900");
-  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, *enc);
+  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes, BlockMode::kEcb, key, {}, *enc);
   ASSERT_TRUE(dec.ok()) << dec.error().message;
   EXPECT_EQ(Bytes(dec->begin(), dec->end()), plain);
 }
@@ -267,12 +267,12 @@ TEST(TripleDes, Sp800_20VariablePlaintextKnownAnswers) {
       {"4000000000000000", "dd7f121ca5015619"},
   };
   for (const auto& [plain, cipher] : vectors) {
-    Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, key, {}, Unhex(plain));
+    Result<Bytes> enc = BlockEncrypt(BlockCipher::kDes, BlockMode::kEcb, key, {}, Unhex(plain));
     ASSERT_TRUE(enc.ok()) << enc.error().message;
     EXPECT_EQ(ToHex(*enc), cipher);
     // Two-key triple DES with K1 = K2 is the same single DES.
-    Result<Bytes> two_key = BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb,
-                                         ByteView(key).first(16), {}, Unhex(plain));
+    Result<Bytes> two_key =
+        BlockEncrypt(BlockCipher::kDes, BlockMode::kEcb, ByteView(key).first(16), {}, Unhex(plain));
     ASSERT_TRUE(two_key.ok());
     EXPECT_EQ(ToHex(*two_key), cipher);
   }
@@ -284,8 +284,8 @@ TEST(TripleDes, TwoKeyIsThreeKeyWithK3EqualToK1) {
   k121.insert(k121.end(), k12.begin(), k12.begin() + 8);
   const Bytes iv = Unhex("0001020304050607");
   const Bytes plain = Unhex("00112233445566778899aabbccddeeff0011");
-  Result<Bytes> two = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, k12, {iv}, plain);
-  Result<Bytes> three = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, k121, {iv}, plain);
+  Result<Bytes> two = BlockEncrypt(BlockCipher::kDes, BlockMode::kCbcPad, k12, {iv}, plain);
+  Result<Bytes> three = BlockEncrypt(BlockCipher::kDes, BlockMode::kCbcPad, k121, {iv}, plain);
   ASSERT_TRUE(two.ok() && three.ok());
   EXPECT_EQ(*two, *three);
   EXPECT_EQ(two->size(), 24u);  // 18 bytes padded to three 8-byte blocks
@@ -304,7 +304,7 @@ TEST(TripleDes, CbcPadAgreesWithOpenSslEncBothWays) {
   ASSERT_EQ(testing::RunOpenssl({"enc", "-des-ede3-cbc", "-K", key_hex, "-iv", iv_hex, "-in",
                                  dir.File("plain"), "-out", dir.File("openssl.enc")}),
             0);
-  Result<Bytes> ours = BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv}, plain);
+  Result<Bytes> ours = BlockEncrypt(BlockCipher::kDes, BlockMode::kCbcPad, key, {iv}, plain);
   ASSERT_TRUE(ours.ok()) << ours.error().message;
   EXPECT_EQ(*ours, testing::ReadFile(dir.File("openssl.enc")));
   // The other way: openssl decrypts what signet encrypted.
@@ -313,7 +313,7 @@ TEST(TripleDes, CbcPadAgreesWithOpenSslEncBothWays) {
                                  dir.File("ours.enc"), "-out", dir.File("openssl.dec")}),
             0);
   EXPECT_EQ(testing::ReadFile(dir.File("openssl.dec")), plain);
-  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv},
+  Result<SecureBytes> dec = BlockDecrypt(BlockCipher::kDes, BlockMode::kCbcPad, key, {iv},
                                          testing::ReadFile(dir.File("openssl.enc")));
   ASSERT_TRUE(dec.ok()) << dec.error().message;
   EXPECT_EQ(Bytes(dec->begin(), dec->end()), plain);
@@ -322,23 +322,23 @@ TEST(TripleDes, CbcPadAgreesWithOpenSslEncBothWays) {
 TEST(TripleDes, RefusesWhatItCannotDo) {
   const Bytes key(24, 0x5b), iv(8, 1);
   const Bytes block(8, 2);
-  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, Bytes(8, 1), {}, block).error().code,
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes, BlockMode::kEcb, Bytes(12, 1), {}, block).error().code,
             CKR_KEY_SIZE_RANGE);
-  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kEcb, Bytes(32, 1), {}, block).error().code,
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes, BlockMode::kEcb, Bytes(32, 1), {}, block).error().code,
             CKR_KEY_SIZE_RANGE);
   EXPECT_EQ(
-      BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {Bytes(16, 1)}, block).error().code,
+      BlockEncrypt(BlockCipher::kDes, BlockMode::kCbc, key, {Bytes(16, 1)}, block).error().code,
       CKR_MECHANISM_PARAM_INVALID);
   EXPECT_EQ(
-      BlockEncrypt(BlockCipher::kDes3, BlockMode::kCtr, key, {Bytes(8, 1)}, block).error().code,
+      BlockEncrypt(BlockCipher::kDes, BlockMode::kCtr, key, {Bytes(8, 1)}, block).error().code,
       CKR_MECHANISM_INVALID);
-  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {iv}, Bytes(12, 1)).error().code,
+  EXPECT_EQ(BlockEncrypt(BlockCipher::kDes, BlockMode::kCbc, key, {iv}, Bytes(12, 1)).error().code,
             CKR_DATA_LEN_RANGE);
   EXPECT_EQ(
-      BlockDecrypt(BlockCipher::kDes3, BlockMode::kCbcPad, key, {iv}, Bytes(12, 1)).error().code,
+      BlockDecrypt(BlockCipher::kDes, BlockMode::kCbcPad, key, {iv}, Bytes(12, 1)).error().code,
       CKR_ENCRYPTED_DATA_LEN_RANGE);
   // An 8-byte block is whole for triple DES (not for AES).
-  EXPECT_TRUE(BlockEncrypt(BlockCipher::kDes3, BlockMode::kCbc, key, {iv}, block).ok());
+  EXPECT_TRUE(BlockEncrypt(BlockCipher::kDes, BlockMode::kCbc, key, {iv}, block).ok());
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ namespace {
 
 using internal::OsslError;
 
-constexpr KeyType kDhTypes[] = {KeyType::kDhFfdhe2048, KeyType::kDhFfdhe3072,
-                                KeyType::kDhFfdhe4096};
+constexpr KeyType kDhTypes[] = {KeyType::kDhFfdhe2048, KeyType::kDhFfdhe3072, KeyType::kDhFfdhe4096,
+                                KeyType::kDhFfdhe6144, KeyType::kDhFfdhe8192};
 
 // StrippedLeadingZeros: `bytes` without its leading zero bytes.
 ByteView StrippedLeadingZeros(ByteView bytes) {
@@ -76,7 +76,8 @@ DhGroup LoadGroup(KeyType type) {
 // Groups: each DH group's values, read once per process.
 const std::array<DhGroup, std::size(kDhTypes)>& Groups() {
   static const std::array<DhGroup, std::size(kDhTypes)> groups = {
-      LoadGroup(kDhTypes[0]), LoadGroup(kDhTypes[1]), LoadGroup(kDhTypes[2])};
+      LoadGroup(kDhTypes[0]), LoadGroup(kDhTypes[1]), LoadGroup(kDhTypes[2]),
+      LoadGroup(kDhTypes[3]), LoadGroup(kDhTypes[4])};
   return groups;
 }
 
@@ -103,8 +104,8 @@ Result<KeyType> DhGroupOf(ByteView prime, ByteView base) {
     }
   }
   return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
-                   "CKA_PRIME and CKA_BASE are not an RFC 7919 group signet offers (ffdhe2048, "
-                   "ffdhe3072, ffdhe4096)");
+                   "CKA_PRIME and CKA_BASE are not an RFC 7919 group (ffdhe2048, ffdhe3072, "
+                   "ffdhe4096, ffdhe6144, ffdhe8192)");
 }
 
 std::size_t DhMinPrivateBits(KeyType type) {
@@ -115,6 +116,10 @@ std::size_t DhMinPrivateBits(KeyType type) {
       return 275;
     case KeyType::kDhFfdhe4096:
       return 325;
+    case KeyType::kDhFfdhe6144:
+      return 375;
+    case KeyType::kDhFfdhe8192:
+      return 400;
     default:
       return 0;
   }

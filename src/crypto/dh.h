@@ -1,6 +1,6 @@
 // Finite-field Diffie-Hellman (PKCS #3, PKCS#11 v2.40 section 2.5's CKK_DH,
 // CKM_DH_PKCS_KEY_PAIR_GEN and CKM_DH_PKCS_DERIVE) in the RFC 7919 groups
-// ffdhe2048, ffdhe3072 and ffdhe4096 only: a group is recognised by the
+// ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 and ffdhe8192 only: a group is recognised by the
 // values of its prime and base, and any other group is refused, so signet
 // never runs DH in a group whose order it cannot trust (RFC 7919 section 1).
 // Keys are PrivateKey / PublicKey of the kDhFfdhe* key types (keys.h).
@@ -34,7 +34,7 @@ Result<DhGroup> DhGroupValues(KeyType type);
 Result<KeyType> DhGroupOf(ByteView prime, ByteView base);
 
 // DhMinPrivateBits: the shortest private value signet makes in the group,
-// RFC 7919 section 5.2's exponent sizes (225, 275 and 325 bits); 0 when
+// RFC 7919 section 5.2's exponent sizes (225, 275, 325, 375 and 400 bits); 0 when
 // `type` is not a DH group.
 std::size_t DhMinPrivateBits(KeyType type);
 

@@ -1,6 +1,6 @@
 // Finite-field Diffie-Hellman in the RFC 7919 groups: the groups' primes
 // against RFC 7919 appendix A's definition (p = 2^b - 2^(b-64) +
-// ({[2^(b-130) e]} + X) * 2^64 - 1, computed here offline from e), their
+// ({[2^(b-130) e]} + X) * 2^64 - 1, computed here from e), their
 // recognition by value and the refusal of any other group, a shared secret
 // against OpenSSL's EVP on the other side and against `openssl pkeyutl
 // -derive`, and the refusal of peer values outside 1 < y < p - 1.
@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include <string>
+#include <tuple>
 
 #include "base/hex.h"
 #include "crypto/crypto_test_util.h"
@@ -74,6 +75,53 @@ TEST(DhGroupValues, AreRfc7919sPrimesWithBaseTwo) {
   EXPECT_EQ(DhGroupValues(KeyType::kEcP256).error().code, CKR_KEY_TYPE_INCONSISTENT);
 }
 
+// Rfc7919Prime: RFC 7919 appendix A's p = 2^b - 2^(b-64) + ({[2^(b-130) e]}
+// + X) * 2^64 - 1, with e summed as 1/k! in fixed point (64 guard bits,
+// far more than the rounding of a thousand terms can reach).
+std::string Rfc7919Prime(int b, BN_ULONG x) {
+  BignumPtr sum(BN_new());
+  BignumPtr term(BN_new());
+  BignumPtr p(BN_new());
+  BignumPtr high(BN_new());
+  BN_zero(sum.get());
+  BN_zero(term.get());
+  BN_set_bit(term.get(), b - 130 + 64);  // 2^(b-130) / 0!, then / k!
+  for (BN_ULONG k = 1; !BN_is_zero(term.get()); ++k) {
+    BN_add(sum.get(), sum.get(), term.get());
+    BN_div_word(term.get(), k);
+  }
+  BN_rshift(sum.get(), sum.get(), 64);  // [2^(b-130) e]
+  BN_add_word(sum.get(), x);
+  BN_lshift(sum.get(), sum.get(), 64);
+  BN_zero(p.get());
+  BN_set_bit(p.get(), b);
+  BN_zero(high.get());
+  BN_set_bit(high.get(), b - 64);
+  BN_sub(p.get(), p.get(), high.get());
+  BN_add(p.get(), p.get(), sum.get());
+  BN_sub_word(p.get(), 1);
+  Bytes out(static_cast<std::size_t>(BN_num_bytes(p.get())));
+  BN_bn2bin(p.get(), out.data());
+  return ToHex(out);
+}
+
+TEST(DhGroupValues, AreRfc7919sFormulaInAllFiveGroups) {
+  // RFC 7919 appendix A.1-A.5: each group's size and X.
+  const std::tuple<KeyType, int, BN_ULONG> groups[] = {{KeyType::kDhFfdhe2048, 2048, 560316},
+                                                       {KeyType::kDhFfdhe3072, 3072, 2625351},
+                                                       {KeyType::kDhFfdhe4096, 4096, 5736041},
+                                                       {KeyType::kDhFfdhe6144, 6144, 15705020},
+                                                       {KeyType::kDhFfdhe8192, 8192, 10965728}};
+  for (const auto& [type, bits, x] : groups) {
+    SCOPED_TRACE(bits);
+    auto group = DhGroupValues(type);
+    ASSERT_TRUE(group.ok()) << group.error().message;
+    EXPECT_EQ(ToHex(group->prime), Rfc7919Prime(bits, x));
+    EXPECT_EQ(group->base, Bytes{2});
+  }
+  EXPECT_EQ(Rfc7919Prime(2048, 560316), kFfdhe2048);  // the formula, checked by the RFC's hex
+}
+
 TEST(DhGroupOf, AcceptsLeadingZerosAndRefusesEveryOtherGroup) {
   Bytes padded = H(kFfdhe2048);
   padded.insert(padded.begin(), 0);
@@ -134,7 +182,9 @@ Bytes OpensslZ(EVP_PKEY* own, EVP_PKEY* other) {
 TEST(DhSharedSecret, AgreesWithOpensslEvpInEveryGroup) {
   const std::pair<KeyType, const char*> groups[] = {{KeyType::kDhFfdhe2048, "ffdhe2048"},
                                                     {KeyType::kDhFfdhe3072, "ffdhe3072"},
-                                                    {KeyType::kDhFfdhe4096, "ffdhe4096"}};
+                                                    {KeyType::kDhFfdhe4096, "ffdhe4096"},
+                                                    {KeyType::kDhFfdhe6144, "ffdhe6144"},
+                                                    {KeyType::kDhFfdhe8192, "ffdhe8192"}};
   for (const auto& [type, name] : groups) {
     SCOPED_TRACE(name);
     auto own = PrivateKey::Generate({.type = type});

@@ -39,7 +39,7 @@ constexpr std::uint8_t kCurve25519String[] = {0x13, 0x0a, 'c', 'u', 'r', 'v',
 constexpr std::uint8_t kCurve448String[] = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
 
 // Indexed by KeyType.
-constexpr std::array<KeyTypeInfo, 12> kKeyTypes = {{
+constexpr std::array<KeyTypeInfo, 14> kKeyTypes = {{
     {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
     {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
     {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
@@ -54,6 +54,8 @@ constexpr std::array<KeyTypeInfo, 12> kKeyTypes = {{
     {KeyType::kDhFfdhe2048, "dh:ffdhe2048", "DH", "ffdhe2048", NID_undef, {}, 256},
     {KeyType::kDhFfdhe3072, "dh:ffdhe3072", "DH", "ffdhe3072", NID_undef, {}, 384},
     {KeyType::kDhFfdhe4096, "dh:ffdhe4096", "DH", "ffdhe4096", NID_undef, {}, 512},
+    {KeyType::kDhFfdhe6144, "dh:ffdhe6144", "DH", "ffdhe6144", NID_undef, {}, 768},
+    {KeyType::kDhFfdhe8192, "dh:ffdhe8192", "DH", "ffdhe8192", NID_undef, {}, 1024},
 }};
 
 bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
@@ -110,7 +112,8 @@ bool IsEdwards(KeyType type) { return type == KeyType::kEd25519 || type == KeyTy
 
 bool IsDh(KeyType type) {
   return type == KeyType::kDhFfdhe2048 || type == KeyType::kDhFfdhe3072 ||
-         type == KeyType::kDhFfdhe4096;
+         type == KeyType::kDhFfdhe4096 || type == KeyType::kDhFfdhe6144 ||
+         type == KeyType::kDhFfdhe8192;
 }
 
 Bytes EcParamsDer(KeyType type) {

@@ -97,7 +97,7 @@ Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
       }
     }
     return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
-                     "DH keys are in the RFC 7919 groups ffdhe2048, ffdhe3072, ffdhe4096 only");
+                     "DH keys are in the RFC 7919 groups ffdhe2048 to ffdhe8192 only");
   }
   if (!EVP_PKEY_is_a(pkey, "EC")) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "unsupported key type");

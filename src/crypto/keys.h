@@ -36,6 +36,8 @@ enum class KeyType {
   kDhFfdhe2048,
   kDhFfdhe3072,
   kDhFfdhe4096,
+  kDhFfdhe6144,
+  kDhFfdhe8192,
 };
 
 // KeySpec: what to generate. rsa_bits is read only for kRsa.

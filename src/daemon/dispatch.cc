@@ -8,6 +8,7 @@
 #include "base/mechanism_table.h"
 #include "base/secure_bytes.h"
 #include "core/key_pool.h"
+#include "core/mechanisms.h"
 #include "daemon/audit.h"
 #include "daemon/log.h"
 #include "daemon/wire_convert.h"
@@ -63,6 +64,7 @@ Reply GetInfo(Ctx& c, const wire::Request&) {
   }
   std::vector<fb::Offset<wire::MechanismInfo>> mechs;
   for (const MechanismRow& m : kMechanismTable) {
+    if (!core::Offered(m)) continue;
     mechs.push_back(wire::CreateMechanismInfo(c.fbb, m.type, m.min_key_size, m.max_key_size,
                                               m.flags, m.key_type, m.alt_key_type));
   }

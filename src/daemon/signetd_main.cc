@@ -19,6 +19,7 @@
 #include "core/hsm.h"
 #include "core/key_pool.h"
 #include "core/scheduler.h"
+#include "crypto/legacy_provider.h"
 #include "crypto/self_test.h"
 #include "daemon/log.h"
 #include "daemon/process_hardening.h"
@@ -44,6 +45,7 @@ struct Args {
   std::size_t max_queue = 4096;
   std::string pool = "off";
   bool strict = false;  // refuse to start when any token file is unusable
+  bool legacy_des = true;  // load OpenSSL's legacy provider: single DES
   std::size_t pool_threads = 1;
   // On by default: it only acts for RSA >= 3072 bits and only when a worker
   // is idle, so it cuts a lone signature's latency and never costs
@@ -115,6 +117,14 @@ int Run(const Args& args) {
   // Before any key is unwrapped into this process's memory.
   if (signet::Status hardened = signet::daemon::HardenProcess(); !hardened.ok()) {
     Log("warning: cannot harden the process: " + hardened.error().message);
+  }
+  // Before any thread uses OpenSSL (crypto/legacy_provider.h).
+  if (args.legacy_des) {
+    if (signet::Status legacy = signet::crypto::LoadLegacyProvider(); legacy.ok()) {
+      Log("single DES offered (OpenSSL's legacy provider loaded)");
+    } else {
+      Log("single DES not offered: " + legacy.error().message);
+    }
   }
   signet::Status self_test = signet::crypto::RunSelfTests();
   if (!self_test.ok()) {
@@ -305,6 +315,10 @@ int main(int argc, char** argv) {
   app.add_flag("--strict", args.strict,
                "refuse to start when any token file cannot be opened (default: serve the "
                "healthy tokens, log each unusable file)");
+  app.add_option("--legacy-des", args.legacy_des,
+                 "offer single DES (CKM_DES_*) through OpenSSL's legacy provider; false: never "
+                 "load it")
+      ->capture_default_str();
   app.add_option("--rsa-split", args.rsa_split,
                  "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
       ->capture_default_str();

@@ -4,7 +4,11 @@
 // openssl's encryption decrypts through the module; CKM_DES3_ECB of a
 // two-key key equals `openssl enc -des-ede-ecb`; CKM_DES3_CMAC in parts
 // equals `openssl mac ... CMAC`; a key wrapped with CKM_DES3_CBC_PAD opens
-// with `openssl enc -d`, and openssl's encryption of a key unwraps.
+// with `openssl enc -d`, and openssl's encryption of a key unwraps. Single
+// DES (OpenSSL's legacy provider, which signetd loads unless told
+// `--legacy-des false`): listed without CKF_WRAP, and a CKM_DES_KEY_GEN key's
+// CKM_DES_CBC_PAD agrees with `openssl enc -des-cbc -provider legacy` both
+// ways; a daemon without the provider neither lists nor runs it.
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -214,6 +218,81 @@ TEST_F(Des3Test, CbcPadWrapOpensWithOpenSslEncAndTheReverse) {
                                std::size(unwrap_t), &unwrapped),
             CKR_OK);
   EXPECT_EQ(ReadAttribute(s, unwrapped, CKA_VALUE), other);
+}
+
+// HasMechanism: the token's C_GetMechanismList names `type`.
+bool HasMechanism(CK_FUNCTION_LIST_PTR p11, CK_SLOT_ID slot, CK_MECHANISM_TYPE type) {
+  CK_ULONG count = 0;
+  if (p11->C_GetMechanismList(slot, nullptr, &count) != CKR_OK) return false;
+  std::vector<CK_MECHANISM_TYPE> types(count);
+  if (p11->C_GetMechanismList(slot, types.data(), &count) != CKR_OK) return false;
+  return std::find(types.begin(), types.begin() + static_cast<std::ptrdiff_t>(count), type) !=
+         types.begin() + static_cast<std::ptrdiff_t>(count);
+}
+
+TEST_F(Des3Test, SingleDesCbcPadAgreesWithOpenSslsLegacyProviderBothWays) {
+  ASSERT_TRUE(HasMechanism(p11(), TokenSlot(), CKM_DES_CBC_PAD));
+  CK_MECHANISM_INFO info{};
+  ASSERT_EQ(p11()->C_GetMechanismInfo(TokenSlot(), CKM_DES_CBC, &info), CKR_OK);
+  EXPECT_EQ(info.flags & (CKF_ENCRYPT | CKF_DECRYPT | CKF_WRAP | CKF_UNWRAP),
+            CKF_ENCRYPT | CKF_DECRYPT | CKF_UNWRAP);
+  EXPECT_EQ(info.ulMinKeySize, 8u);
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_MECHANISM gen = {CKM_DES_KEY_GEN, nullptr, 0};
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ATTRIBUTE t[] = {{CKA_ENCRYPT, &yes, sizeof yes},
+                      {CKA_DECRYPT, &yes, sizeof yes},
+                      {CKA_SENSITIVE, &no, sizeof no},
+                      {CKA_EXTRACTABLE, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE key = 0;
+  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
+  const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
+  ASSERT_EQ(value.size(), 8u);
+  std::vector<CK_BYTE> iv = {0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef};
+  std::vector<CK_BYTE> plain(1000);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<CK_BYTE>(i * 7 + 3);
+  const std::vector<std::string> legacy = {"-provider", "legacy", "-provider", "default"};
+  std::vector<CK_BYTE> ours;
+  ASSERT_EQ(Crypt(true, s, {CKM_DES_CBC_PAD, iv.data(), iv.size()}, key, plain, &ours), CKR_OK);
+  WriteBytes(Path("ours.enc"), ours);
+  std::vector<std::string> dec = {
+      "enc",     "-d",  "-des-cbc",       "-K",   ToHex(value),    "-iv",
+      ToHex(iv), "-in", Path("ours.enc"), "-out", Path("ours.dec")};
+  dec.insert(dec.end(), legacy.begin(), legacy.end());
+  ProgramResult opened = OpenSsl(dec);
+  ASSERT_EQ(opened.exit_code, 0) << opened.err;
+  EXPECT_EQ(ReadBytes(Path("ours.dec")), plain);
+
+  WriteBytes(Path("plain"), plain);
+  std::vector<std::string> enc = {"enc", "-des-cbc",    "-K",   ToHex(value),      "-iv", ToHex(iv),
+                                  "-in", Path("plain"), "-out", Path("theirs.enc")};
+  enc.insert(enc.end(), legacy.begin(), legacy.end());
+  ProgramResult sealed = OpenSsl(enc);
+  ASSERT_EQ(sealed.exit_code, 0) << sealed.err;
+  std::vector<CK_BYTE> back;
+  ASSERT_EQ(Crypt(false, s, {CKM_DES_CBC_PAD, iv.data(), iv.size()}, key,
+                  ReadBytes(Path("theirs.enc")), &back),
+            CKR_OK);
+  EXPECT_EQ(back, plain);
+}
+
+class NoLegacyDesTest : public Des3Test {
+ protected:
+  std::vector<std::string> DaemonArgs() override { return {"--legacy-des", "false"}; }
+};
+
+TEST_F(NoLegacyDesTest, SingleDesIsNeitherListedNorRun) {
+  EXPECT_FALSE(HasMechanism(p11(), TokenSlot(), CKM_DES_CBC));
+  EXPECT_FALSE(HasMechanism(p11(), TokenSlot(), CKM_DES_KEY_GEN));
+  EXPECT_TRUE(HasMechanism(p11(), TokenSlot(), CKM_DES3_CBC));
+  CK_MECHANISM_INFO info{};
+  EXPECT_EQ(p11()->C_GetMechanismInfo(TokenSlot(), CKM_DES_CBC, &info), CKR_MECHANISM_INVALID);
+  CK_SESSION_HANDLE s = OpenSession();
+  LoginUser(s);
+  CK_MECHANISM gen = {CKM_DES_KEY_GEN, nullptr, 0};
+  CK_OBJECT_HANDLE key = 0;
+  EXPECT_EQ(p11()->C_GenerateKey(s, &gen, nullptr, 0, &key), CKR_MECHANISM_INVALID);
 }
 
 }  // namespace
