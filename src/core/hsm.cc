@@ -187,6 +187,27 @@ std::vector<SlotDescription> HsmImpl::Slots() const {
   return out;
 }
 
+std::vector<TokenActivity> HsmImpl::Tokens() const {
+  std::vector<TokenActivity> out;
+  base::ReaderMutexLock lock(&slots_mu_);
+  for (const auto& [id, slot] : slots_) {
+    keystore::TokenInfo info = slot->token().Info();
+    TokenActivity t;
+    t.slot = slot->id();
+    t.serial = info.serial;
+    t.label = info.label;
+    t.file = slot->file();
+    for (std::size_t who = 0; who < 2; ++who) {
+      t.logins[who] = slot->logins.ok[who].load(std::memory_order_relaxed);
+      t.login_failures[who] = slot->logins.failed[who].load(std::memory_order_relaxed);
+      t.lockouts[who] = slot->logins.locked[who].load(std::memory_order_relaxed);
+      t.throttled[who] = slot->logins.throttled[who].load(std::memory_order_relaxed);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 keystore::CacheStats HsmImpl::CacheTotals() const {
   keystore::CacheStats total;
   base::ReaderMutexLock lock(&slots_mu_);

@@ -17,6 +17,8 @@
 // every ClientState it handed out.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -48,6 +50,20 @@ struct SlotDescription {
   CK_FLAGS flags = 0;
   CK_ULONG sessions = 0;
   CK_ULONG rw_sessions = 0;
+};
+
+// TokenActivity: one served token's identity, file and PIN-check counters
+// since start (TokenSlot::LoginCounters; index 0 the user, 1 the SO), for
+// the metrics endpoint and its readiness check.
+struct TokenActivity {
+  CK_SLOT_ID slot = 0;
+  std::string serial;
+  std::string label;
+  std::filesystem::path file;
+  std::array<std::uint64_t, 2> logins{};
+  std::array<std::uint64_t, 2> login_failures{};
+  std::array<std::uint64_t, 2> lockouts{};
+  std::array<std::uint64_t, 2> throttled{};
 };
 
 struct HsmOptions {
@@ -117,6 +133,8 @@ class Hsm {
   virtual keystore::CacheStats CacheTotals() const = 0;
   // open_sessions: sessions open over all connections.
   virtual std::size_t open_sessions() const = 0;
+  // Tokens: every served token's TokenActivity, by slot id.
+  virtual std::vector<TokenActivity> Tokens() const = 0;
 
   // StartKeyPool makes GenerateKeyPair take matching key pairs from a key
   // pool (key_pool.h) that this Hsm owns and lends its slots to; the

@@ -76,6 +76,7 @@ class HsmImpl final : public Hsm {
   PhaseCounters& counters() override;
   keystore::CacheStats CacheTotals() const override EXCLUDES(slots_mu_);
   std::size_t open_sessions() const override;
+  std::vector<TokenActivity> Tokens() const override EXCLUDES(slots_mu_);
   void StartKeyPool(KeyPool::Options options) override EXCLUDES(pool_mu_);
   void StopKeyPool() override EXCLUDES(pool_mu_);
   std::shared_ptr<KeyPool> key_pool() const override EXCLUDES(pool_mu_);

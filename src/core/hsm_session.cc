@@ -27,7 +27,9 @@ Status HsmImpl::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystor
   // were serial before too: TokenSlot::Login holds its lock across the KDF).
   base::MutexLock guard(&slot.pin_check_mu);
   std::chrono::milliseconds wait = throttle_.Wait(keys);
+  const std::size_t who_index = user == keystore::UserType::kSo ? 1 : 0;
   if (wait.count() > 0) {
+    slot.logins.throttled[who_index].fetch_add(1, std::memory_order_relaxed);
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(wait.count()) / 1000);
     return MakeError(
@@ -37,8 +39,13 @@ Status HsmImpl::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystor
   Status result = check();
   if (result.ok()) {
     throttle_.Succeeded(keys);
+    slot.logins.ok[who_index].fetch_add(1, std::memory_order_relaxed);
   } else if (result.error().code == CKR_PIN_INCORRECT || result.error().code == CKR_PIN_LOCKED) {
     throttle_.Failed(keys);
+    slot.logins.failed[who_index].fetch_add(1, std::memory_order_relaxed);
+    if (result.error().code == CKR_PIN_LOCKED) {
+      slot.logins.locked[who_index].fetch_add(1, std::memory_order_relaxed);
+    }
   }
   return result;
 }

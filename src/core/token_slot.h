@@ -11,7 +11,9 @@
 // of this token).
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -125,6 +127,17 @@ class TokenSlot {
   // Session counters over all connections (for CK_TOKEN_INFO).
   std::atomic<int> sessions{0};
   std::atomic<int> rw_sessions{0};
+
+  // LoginCounters: this token's PIN checks by outcome since start, index 0
+  // the user's, 1 the SO's (Hsm's throttled PIN check counts them; the
+  // metrics endpoint reads them).
+  struct LoginCounters {
+    std::array<std::atomic<std::uint64_t>, 2> ok{};
+    std::array<std::atomic<std::uint64_t>, 2> failed{};     // CKR_PIN_INCORRECT or CKR_PIN_LOCKED
+    std::array<std::atomic<std::uint64_t>, 2> locked{};     // CKR_PIN_LOCKED
+    std::array<std::atomic<std::uint64_t>, 2> throttled{};  // refused unchecked
+  };
+  LoginCounters logins;
 
  private:
   const CK_SLOT_ID id_;
