@@ -50,7 +50,7 @@ template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
   Connection(Server& server, Stream stream, const PeerInfo& peer)
-      : ConnectionBase(peer.identity),
+      : ConnectionBase(peer.identity, std::is_same_v<Stream, TlsStream>),
         server_(server),
         stream_(std::move(stream)),
         peer_(peer.description),

@@ -11,6 +11,7 @@
 #include "core/mechanisms.h"
 #include "daemon/audit.h"
 #include "daemon/log.h"
+#include "daemon/request_labels.h"
 #include "daemon/wire_convert.h"
 #include "proto/framing.h"
 #include "signet/version.hpp"
@@ -468,6 +469,7 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
     return ErrorFrame(request.id(), CKR_FUNCTION_NOT_SUPPORTED,
                       "unknown operation " + std::to_string(type));
   }
+  const std::uint64_t start = core::NowNs();
   fb::FlatBufferBuilder fbb(256);
   Ctx ctx{hsm, client, view, fbb};
   Reply reply;
@@ -483,7 +485,12 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
   if (auto line = AuditLine(request, reply.rv, client)) Log(*line);
   core::ScopedPhase encode(hsm.counters(), core::Phase::kEncode);
   std::vector<std::uint8_t> frame = Finish(fbb, request.id(), reply);
-  if (frame.size() - proto::kFrameHeaderSize > view.max_frame_size) {
+  const bool too_large = frame.size() - proto::kFrameHeaderSize > view.max_frame_size;
+  if (view.requests != nullptr) {
+    view.requests->Record(RequestOp(request), RequestMechanismSlot(request),
+                          too_large ? CKR_DATA_LEN_RANGE : reply.rv, core::NowNs() - start);
+  }
+  if (too_large) {
     return ErrorFrame(request.id(), CKR_DATA_LEN_RANGE,
                       "reply of " + std::to_string(frame.size() - proto::kFrameHeaderSize) +
                           " bytes exceeds the frame limit of " +

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/hsm.h"
+#include "core/request_metrics.h"
 #include "core/scheduler.h"
 #include "proto/signet_generated.h"
 
@@ -26,6 +27,8 @@ namespace signet::daemon {
 struct ServerView {
   const core::Scheduler* scheduler = nullptr;
   const std::atomic<std::size_t>* connections = nullptr;
+  // Each dispatched request is counted here once (null: not counted).
+  core::RequestMetrics* requests = nullptr;
   // No reply frame is larger than this (ServerOptions::max_frame_size).
   std::size_t max_frame_size = 1u << 20;
 };

@@ -87,8 +87,10 @@ Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler,
       unix_backoff_(io),
       tcp_backoff_(io),
       drain_timer_(io) {
+  request_metrics_ = std::make_unique<core::RequestMetrics>();
   view_.scheduler = &scheduler_;
   view_.connections = &connection_count_;
+  view_.requests = request_metrics_.get();
   view_.max_frame_size = options_.max_frame_size;
   max_connections_ = options_.max_connections;
   daemon_uid_ = ::geteuid();
@@ -202,6 +204,9 @@ unsigned short Server::tcp_port() const {
 
 void Server::Register(std::shared_ptr<ConnectionBase> c) {
   ++per_peer_[c->identity()];
+  TransportCounters& transport = c->tls() ? tls_connections_ : unix_connections_;
+  transport.open.fetch_add(1, std::memory_order_relaxed);
+  transport.accepted.fetch_add(1, std::memory_order_relaxed);
   connections_.insert(std::move(c));
   connection_count_.store(connections_.size());
 }
@@ -211,6 +216,8 @@ void Server::Unregister(ConnectionBase* c) {
     if (it->get() == c) {
       auto peer = per_peer_.find(c->identity());
       if (peer != per_peer_.end() && --peer->second == 0) per_peer_.erase(peer);
+      (c->tls() ? tls_connections_ : unix_connections_)
+          .open.fetch_sub(1, std::memory_order_relaxed);
       connections_.erase(it);
       break;
     }

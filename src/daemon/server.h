@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "core/hsm.h"
+#include "core/request_metrics.h"
 #include "core/scheduler.h"
 #include "daemon/dispatch.h"
 #include "daemon/socket_file.h"
@@ -99,6 +100,14 @@ struct PeerInfo {
   bool admin = false;       // the daemon's uid or root (Unix); TLS: decided after the handshake
 };
 
+// TransportCounters: the connections of one transport (Unix socket or TLS):
+// open now and accepted since start. Written on the event loop, read by the
+// metrics endpoint's thread.
+struct TransportCounters {
+  std::atomic<std::uint64_t> open{0};
+  std::atomic<std::uint64_t> accepted{0};
+};
+
 // LogLimiter: logs an event at most once per interval, with how many were
 // left out since. Event-loop only.
 class LogLimiter {
@@ -139,6 +148,13 @@ class Server {
   // fit RLIMIT_NOFILE).
   std::size_t max_connections() const { return max_connections_; }
 
+  // unix_connections / tls_connections: connections per transport.
+  const TransportCounters& unix_connections() const { return unix_connections_; }
+  const TransportCounters& tls_connections() const { return tls_connections_; }
+  // request_metrics: every dispatched request's counts and latency (Dispatch
+  // records them through ServerView::requests).
+  const core::RequestMetrics& request_metrics() const { return *request_metrics_; }
+
   // For connections.
   asio::io_context& io() { return io_; }
   core::Hsm& hsm() { return hsm_; }
@@ -173,6 +189,9 @@ class Server {
   core::Scheduler& scheduler_;
   ServerOptions options_;
   std::atomic<std::size_t> connection_count_{0};
+  TransportCounters unix_connections_;
+  TransportCounters tls_connections_;
+  std::unique_ptr<core::RequestMetrics> request_metrics_;
   ServerView view_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
   std::unique_ptr<SocketPathClaim> socket_claim_;  // held from StartUnix on
@@ -201,10 +220,12 @@ class Server {
 // ConnectionBase: what the Server needs from a connection of any transport.
 class ConnectionBase {
  public:
-  explicit ConnectionBase(std::string identity) : identity_(std::move(identity)) {}
+  ConnectionBase(std::string identity, bool tls) : identity_(std::move(identity)), tls_(tls) {}
   virtual ~ConnectionBase() = default;
   // identity: the peer's PeerInfo::identity (per-peer connection count).
   const std::string& identity() const { return identity_; }
+  // tls: a TCP connection with TLS (else the Unix socket).
+  bool tls() const { return tls_; }
   // Close closes at once (replies not yet written are dropped).
   virtual void Close() = 0;
   // Drain stops reading new requests (shutdown).
@@ -214,6 +235,7 @@ class ConnectionBase {
 
  private:
   const std::string identity_;
+  const bool tls_;
 };
 
 }  // namespace signet::daemon

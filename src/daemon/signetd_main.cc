@@ -6,11 +6,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <asio.hpp>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -22,6 +24,8 @@
 #include "crypto/legacy_provider.h"
 #include "crypto/self_test.h"
 #include "daemon/log.h"
+#include "daemon/metrics_endpoint.h"
+#include "daemon/metrics_http.h"
 #include "daemon/process_hardening.h"
 #include "daemon/server.h"
 #include "signet/version.hpp"
@@ -56,6 +60,9 @@ struct Args {
   std::int64_t login_delay_base_ms = signet::core::Limits{}.login_delay_base.count();
   std::int64_t login_delay_cap_ms = signet::core::Limits{}.login_delay_cap.count();
   std::vector<std::string> public_rw_compat;
+  // The metrics and health endpoint (daemon/metrics_http.h); empty: none.
+  std::string metrics_listen;
+  bool metrics_tls = false;
 };
 
 // Millis converts a flag in seconds.
@@ -110,6 +117,38 @@ void AddLimitOptions(CLI::App& app, Args& args) {
   app.add_option("--public-rw-compat", args.public_rw_compat,
                  "token SERIAL whose public R/W sessions may write public token objects without "
                  "login, as PKCS#11 allows (repeatable; default: none)");
+}
+
+// AddMetricsOptions: the flags of the metrics and health endpoint.
+void AddMetricsOptions(CLI::App& app, Args& args) {
+  app.add_option("--metrics-listen", args.metrics_listen,
+                 "serve /metrics (Prometheus), /healthz and /readyz over HTTP on HOST:PORT "
+                 "(host 127.0.0.1 when only :PORT is given)");
+  app.add_flag("--metrics-tls", args.metrics_tls,
+               "serve the metrics endpoint over TLS 1.3 with --tls-cert and --tls-key");
+}
+
+// StartMetrics starts the metrics endpoint when --metrics-listen asks for it;
+// nullptr and a log line when it cannot.
+std::unique_ptr<signet::daemon::MetricsHttpServer> StartMetrics(
+    const Args& args, const signet::daemon::MetricsSources& sources, bool* failed) {
+  *failed = false;
+  if (args.metrics_listen.empty()) return nullptr;
+  signet::daemon::MetricsHttpOptions options;
+  options.listen = args.metrics_listen;
+  options.tls = args.metrics_tls;
+  options.tls_cert = args.tls_cert;
+  options.tls_key = args.tls_key;
+  auto metrics = std::make_unique<signet::daemon::MetricsHttpServer>(
+      options, [sources](const std::string& path) { return ServeMetricsPath(sources, path); });
+  if (auto started = metrics->Start(); !started.ok()) {
+    signet::daemon::Log(started.error().message);
+    *failed = true;
+    return nullptr;
+  }
+  signet::daemon::Log(std::string("metrics endpoint ") + (args.metrics_tls ? "https" : "http") +
+                      " metrics_port=" + std::to_string(metrics->port()));
+  return metrics;
 }
 
 int Run(const Args& args) {
@@ -202,9 +241,16 @@ int Run(const Args& args) {
     Log(started.error().message);
     return 1;
   }
+  std::atomic<bool> stopping{false};
+  signet::daemon::MetricsSources metrics_sources{hsm->get(),    &scheduler,     &server,
+                                                 args.data_dir, self_test.ok(), &stopping};
+  bool metrics_failed = false;
+  auto metrics = StartMetrics(args, metrics_sources, &metrics_failed);
+  if (metrics_failed) return 1;
   asio::signal_set signals(io, SIGTERM, SIGINT);
   signals.async_wait([&](const asio::error_code& ec, int signo) {
     if (ec) return;
+    stopping = true;  // /readyz answers 503 from now on
     Log(std::string("received ") + (signo == SIGTERM ? "SIGTERM" : "SIGINT") +
         ", finishing in-flight requests");
     server.Shutdown([] {});
@@ -228,6 +274,7 @@ int Run(const Args& args) {
     Log("stopped (drain timeout: in-flight work abandoned)");
     std::_Exit(0);
   }
+  if (metrics) metrics->Stop();
   (*hsm)->StopKeyPool();
   scheduler.WaitIdle();  // connection clean-up queued by the last closes
   Log("stopped");
@@ -323,6 +370,7 @@ int main(int argc, char** argv) {
                  "run a lone RSA (>= 3072-bit) signature's two CRT halves on two idle workers")
       ->capture_default_str();
   AddLimitOptions(app, args);
+  AddMetricsOptions(app, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
