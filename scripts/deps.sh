@@ -23,6 +23,8 @@ packages=(
   # the install test (tests/e2e/install_test.cc): p11-kit list-modules,
   # systemd-analyze verify (works without systemd running), setpriv
   p11-kit systemd util-linux
+  # the metrics test parses a scrape with Prometheus's own text parser
+  python3-prometheus-client
 )
 
 missing=()

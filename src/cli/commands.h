@@ -32,5 +32,7 @@ void AddBackupCommands(CLI::App& app, GlobalOptions& global, CommandAction* sele
 void AddMigrateCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // admin unlock-so (offline, data directory).
 void AddAdminCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// health: the daemon's readiness from its metrics endpoint.
+void AddHealthCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 
 }  // namespace signet::cli

@@ -113,6 +113,7 @@ int RunSignet(int argc, char** argv) {
   AddAdminCommands(app, global, &action);
   AddBackupCommands(app, global, &action);
   AddMigrateCommands(app, global, &action);
+  AddHealthCommand(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global
   // --socket/--pin/--token options are known.
   std::optional<bench::BenchJob> bench_job;
