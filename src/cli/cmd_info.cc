@@ -1,14 +1,17 @@
 // `signet random | stats`: random bytes from the daemon's DRBG and the
-// daemon's counters.
+// daemon's counters, once or (--profile) every interval.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include "base/hex.h"
 #include "base/printable.h"
 #include "cli/commands.h"
 #include "cli/file_io.h"
 #include "cli/output.h"
+#include "cli/stats_profile.h"
 
 namespace signet::cli {
 namespace {
@@ -121,6 +124,36 @@ Status RunStats(GlobalOptions& global, bool json) {
   return OkStatus();
 }
 
+// StatsOptions: `signet stats` and its --profile mode.
+struct StatsOptions {
+  bool json = false;
+  bool profile = false;
+  std::string interval = "1s";
+  std::uint64_t count = 0;
+};
+
+Status RunStatsProfile(GlobalOptions& global, const StatsOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(std::chrono::milliseconds interval, ParseInterval(options.interval));
+  SIGNET_ASSIGN_OR_RETURN(auto client, ConnectClient(global));
+  SIGNET_ASSIGN_OR_RETURN(client::ServerStats before, client->GetStats());
+  auto then = std::chrono::steady_clock::now();
+  for (std::uint64_t n = 0; options.count == 0 || n < options.count; ++n) {
+    std::this_thread::sleep_for(interval);  // the sampling period itself
+    SIGNET_ASSIGN_OR_RETURN(client::ServerStats after, client->GetStats());
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - then).count();
+    if (options.json) {
+      std::printf("%s\n", ProfileJson(before, after, seconds).dump().c_str());
+    } else {
+      std::printf("%s", ProfileText(before, after, seconds).c_str());
+    }
+    std::fflush(stdout);
+    before = std::move(after);
+    then = now;
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected) {
@@ -134,11 +167,23 @@ void AddInfoCommands(CLI::App& app, GlobalOptions& global, CommandAction* select
     *selected = [&global, options] { return RunRandom(global, *options); };
   });
 
-  auto json = std::make_shared<bool>(false);
+  auto stats_options = std::make_shared<StatsOptions>();
   CLI::App* stats = app.add_subcommand("stats", "Show the daemon's counters");
-  stats->add_flag("--json", *json, "Print JSON");
-  stats->callback([&global, json, selected] {
-    *selected = [&global, json] { return RunStats(global, *json); };
+  stats->add_flag("--json", stats_options->json, "Print JSON");
+  stats->add_flag("--profile", stats_options->profile,
+                  "Every --interval, show what the counters moved by: requests/s, and per "
+                  "phase calls/s, us/call and % of a core (with --json: one object per line)");
+  stats->add_option("--interval", stats_options->interval, "With --profile: 1s, 250ms, ...")
+      ->capture_default_str();
+  stats
+      ->add_option("--count", stats_options->count,
+                   "With --profile: stop after this many intervals (0: until interrupted)")
+      ->capture_default_str();
+  stats->callback([&global, stats_options, selected] {
+    *selected = [&global, stats_options] {
+      return stats_options->profile ? RunStatsProfile(global, *stats_options)
+                                    : RunStats(global, stats_options->json);
+    };
   });
 }
 

@@ -4,18 +4,20 @@
 // lists; counters move by exactly the operations the test performed;
 // /readyz answers 503 while a token file is gone and 200 once it is back,
 // and `signet health` exits 1 and 0 accordingly; the endpoint serves
-// nothing else.
+// nothing else. Also `signet stats --profile`, the same counters read
+// per interval through the daemon's own protocol.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "base/rv_names.h"
 #include "daemon_fixture.h"
@@ -272,6 +274,43 @@ TEST_F(MetricsTest, TheEndpointServesNothingElse) {
   HttpResult head = Raw("HEAD /healthz HTTP/1.0\r\n\r\n");
   EXPECT_EQ(head.status, 200);
   EXPECT_EQ(head.body, "");
+}
+
+// `signet stats --profile`: the counters' movement per interval from a
+// live daemon under load (here one client signing in a loop).
+TEST_F(MetricsTest, StatsProfileShowsWhatTheCountersMoveByPerInterval) {
+  auto user = OpenUserSession();
+  ASSERT_TRUE(user.ok()) << user.error().message;
+  auto pair = GenerateKeyPair(*user, "ec:p256", "profile", /*token=*/false);
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  std::atomic<bool> stop{false};
+  std::thread load([&] {
+    const client::Bytes digest(32, 0x11);
+    while (!stop) {
+      if (!user->client
+               ->Sign(user->session, pair->private_key, client::Mechanism{CKM_ECDSA}, digest)
+               .ok()) {
+        return;
+      }
+    }
+  });
+  ProgramResult r = Signet({"stats", "--profile", "--interval", "200ms", "--count", "3", "--json"});
+  stop = true;
+  load.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  int count = 0;
+  int busy = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    EXPECT_NE(line.find("\"name\":\"sign\""), std::string::npos) << line;
+    if (line.find("\"requests_per_s\":0.0,") == std::string::npos) ++busy;
+  }
+  EXPECT_EQ(count, 3) << r.out;
+  EXPECT_GT(busy, 0) << r.out;
+  ProgramResult text = Signet({"stats", "--profile", "--interval", "50ms", "--count", "1"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("requests/s"), std::string::npos) << text.out;
+  EXPECT_EQ(Signet({"stats", "--profile", "--interval", "soon"}).exit_code, 1);
 }
 
 // MetricsTlsTest: the endpoint behind --metrics-tls, with the TCP
