@@ -174,6 +174,11 @@ int Run(const Args& args) {
     Log("--listen needs --tls-cert and --tls-key");
     return 2;
   }
+  if (args.metrics_tls &&
+      (args.metrics_listen.empty() || args.tls_cert.empty() || args.tls_key.empty())) {
+    Log("--metrics-tls needs --metrics-listen, --tls-cert and --tls-key");
+    return 2;
+  }
   std::optional<gid_t> allow_group;
   if (!args.allow_group.empty()) {
     auto gid = GroupId(args.allow_group);

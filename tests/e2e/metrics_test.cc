@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -311,6 +312,62 @@ TEST_F(MetricsTest, StatsProfileShowsWhatTheCountersMoveByPerInterval) {
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("requests/s"), std::string::npos) << text.out;
   EXPECT_EQ(Signet({"stats", "--profile", "--interval", "soon"}).exit_code, 1);
+}
+
+// IdleConnection: a connected socket that sends nothing, with a receive
+// bound of 20 s so a test cannot hang on it.
+int IdleConnection(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval bound{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  return fd;
+}
+
+// ClosedByPeer: the peer closed `fd` (recv sees end-of-file), within the
+// socket's receive bound.
+bool ClosedByPeer(int fd) {
+  char byte;
+  return ::recv(fd, &byte, 1, 0) == 0;
+}
+
+TEST_F(MetricsTest, SilentClientsAreCappedAndCutOffByTheDeadline) {
+  const int port = MetricsPort();
+  std::vector<int> idle;
+  for (int i = 0; i < 16; ++i) idle.push_back(IdleConnection(port));
+  // The 17th is over the cap: closed at accept, without a reply.
+  int over = IdleConnection(port);
+  EXPECT_TRUE(ClosedByPeer(over));
+  ::close(over);
+  // The silent ones are closed when their 5 s are up; then it answers again.
+  for (int fd : idle) {
+    EXPECT_TRUE(ClosedByPeer(fd));
+    ::close(fd);
+  }
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
+TEST_F(MetricsTest, MetricsFlagsThatCannotWorkAreUsageErrors) {
+  daemon_.Terminate();
+  const std::string signetd = BinaryPath("signetd");
+  const std::string sock = Path("other.sock");
+  // TLS without a certificate, and TLS without an endpoint.
+  EXPECT_EQ(RunProgram({signetd, "--data", data_dir(), "--socket", sock, "--metrics-listen",
+                        "127.0.0.1:0", "--metrics-tls"})
+                .exit_code,
+            2);
+  EXPECT_EQ(
+      RunProgram({signetd, "--data", data_dir(), "--socket", sock, "--metrics-tls"}).exit_code, 2);
+  // An address that is not one.
+  ProgramResult bad = RunProgram(
+      {signetd, "--data", data_dir(), "--socket", sock, "--metrics-listen", "nowhere:80"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--metrics-listen host must be an IP address"), std::string::npos)
+      << bad.err;
 }
 
 // MetricsTlsTest: the endpoint behind --metrics-tls, with the TCP
