@@ -1,5 +1,6 @@
-// AuditLine on its own: which requests are audited, how client bytes are
-// escaped, and that no secret (PIN, key value) ever reaches the line.
+// DescribeAudited on its own: which requests are audited, how client bytes
+// are escaped in the text line and the JSON fields, and that no secret (PIN,
+// key value) ever reaches either.
 #include "daemon/audit.h"
 
 #include <gtest/gtest.h>
@@ -13,13 +14,22 @@
 namespace signet::daemon {
 namespace {
 
-// Line: AuditLine for the request whose body `build(fbb)` returns.
+// Record: DescribeAudited for the request whose body `build(fbb)` returns.
+template <typename Build>
+std::optional<AuditRecord> Record(RequestBody type, Build&& build, CK_RV rv,
+                                  core::ClientState& client) {
+  fb::FlatBufferBuilder fbb;
+  fbb.Finish(wire::CreateRequest(fbb, 1, proto::kProtocolVersion, type, build(fbb).Union()));
+  return DescribeAudited(*fb::GetRoot<wire::Request>(fbb.GetBufferPointer()), rv, client);
+}
+
+// Line: the record's text line (AuditText), nullopt when not audited.
 template <typename Build>
 std::optional<std::string> Line(RequestBody type, Build&& build, CK_RV rv,
                                 core::ClientState& client) {
-  fb::FlatBufferBuilder fbb;
-  fbb.Finish(wire::CreateRequest(fbb, 1, proto::kProtocolVersion, type, build(fbb).Union()));
-  return AuditLine(*fb::GetRoot<wire::Request>(fbb.GetBufferPointer()), rv, client);
+  auto record = Record(type, std::forward<Build>(build), rv, client);
+  if (!record) return std::nullopt;
+  return AuditText(*record);
 }
 
 // Client: a connection's state with no sessions (so no slot is named).
@@ -143,6 +153,42 @@ TEST(AuditLine, UserTypesAndUnknownResultCodesAreSpelledOut) {
   EXPECT_NE(login(42, CKR_OK).find("user=0x2a "), std::string::npos);
   EXPECT_NE(login(CKU_USER, 0x12345).find(" result=CKR_0x12345 "), std::string::npos)
       << login(CKU_USER, 0x12345);
+}
+
+TEST(AuditJson, FieldsInOrderEscapedAsInTheLineWithSlotsAsNumbers) {
+  auto client_state = Client();
+  core::ClientState& client = *client_state;
+  auto record = Record(
+      RequestBody::InitTokenRequest,
+      [](auto& fbb) {
+        return wire::CreateInitTokenRequest(fbb, 3, DispatchFixture::Bytes(fbb, "so-pin"),
+                                            fbb.CreateString("new\n\"tok\""));
+      },
+      CKR_OK, client);
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(AuditJson(*record).dump(),
+            R"({"op":"init_token","slot":3,"label":"new\\x0a\\x22tok\\x22",)"
+            R"("result":"CKR_OK","peer":"tcp:192.0.2.7:5000"})");
+  EXPECT_EQ(AuditText(*record),
+            "audit op=init_token slot=3 label=\"new\\x0a\\x22tok\\x22\" result=CKR_OK "
+            "peer=tcp:192.0.2.7:5000");
+}
+
+TEST(AuditJson, ARepeatedAttributeKeepsEveryValue) {
+  auto client_state = Client();
+  core::ClientState& client = *client_state;
+  auto record = Record(
+      RequestBody::CreateObjectRequest,
+      [](auto& fbb) {
+        return wire::CreateCreateObjectRequest(
+            fbb, 9,
+            DispatchFixture::Template(fbb, {{CKA_LABEL, S("first")}, {CKA_LABEL, S("second")}}));
+      },
+      CKR_OK, client);
+  ASSERT_TRUE(record.has_value());
+  nlohmann::ordered_json fields = AuditJson(*record);
+  EXPECT_EQ(fields["label"], "first");
+  EXPECT_EQ(fields["label_2"], "second");
 }
 
 }  // namespace

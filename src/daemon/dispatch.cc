@@ -10,6 +10,7 @@
 #include "core/key_pool.h"
 #include "core/mechanisms.h"
 #include "daemon/audit.h"
+#include "daemon/audit_log.h"
 #include "daemon/log.h"
 #include "daemon/request_labels.h"
 #include "daemon/wire_convert.h"
@@ -456,6 +457,26 @@ std::vector<std::uint8_t> ErrorFrame(std::uint64_t id, CK_RV rv, std::string_vie
   return Finish(fbb, id, Reply{rv, std::string(message), ResponseBody::NONE, {}});
 }
 
+namespace {
+
+// RecordAudit writes `record` to the audit log, or as a text line to
+// stderr when signetd has none. A failed write is logged on stderr with the
+// record, so the record is not lost (docs/SECURITY.md "Audit log").
+Status RecordAudit(const ServerView& view, const AuditRecord& record) {
+  if (view.audit_log == nullptr) {
+    Log(AuditText(record));
+    return OkStatus();
+  }
+  Status written = view.audit_log->Append(AuditJson(record));
+  if (!written.ok()) {
+    Log("audit log write failed, request answered CKR_DEVICE_ERROR: " + written.error().message +
+        "; the record: " + AuditText(record));
+  }
+  return written;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
                                    const ServerView& view, const wire::Request& request) {
   if (request.version() != proto::kProtocolVersion) {
@@ -482,7 +503,18 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
     fbb.Clear();
     reply = Reply{CKR_GENERAL_ERROR, "internal error", ResponseBody::NONE, {}};
   }
-  if (auto line = AuditLine(request, reply.rv, client)) Log(*line);
+  if (auto record = DescribeAudited(request, reply.rv, client)) {
+    // Written (and synced) before the reply exists: an acknowledged
+    // security-relevant request is always on record.
+    if (Status recorded = RecordAudit(view, *record); !recorded.ok()) {
+      fbb.Clear();
+      reply = Reply{CKR_DEVICE_ERROR,
+                    "the audit log could not be written (signetd's log says why); the "
+                    "operation itself was carried out",
+                    ResponseBody::NONE,
+                    {}};
+    }
+  }
   core::ScopedPhase encode(hsm.counters(), core::Phase::kEncode);
   std::vector<std::uint8_t> frame = Finish(fbb, request.id(), reply);
   const bool too_large = frame.size() - proto::kFrameHeaderSize > view.max_frame_size;

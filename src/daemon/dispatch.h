@@ -23,6 +23,8 @@
 
 namespace signet::daemon {
 
+class AuditLog;
+
 // ServerView: what GetStats reports besides the Hsm's own counters.
 struct ServerView {
   const core::Scheduler* scheduler = nullptr;
@@ -31,6 +33,9 @@ struct ServerView {
   core::RequestMetrics* requests = nullptr;
   // No reply frame is larger than this (ServerOptions::max_frame_size).
   std::size_t max_frame_size = 1u << 20;
+  // Where audited requests are recorded (`--audit-log`, `--audit-syslog`);
+  // nullptr: as text lines on stderr (daemon/audit.h).
+  AuditLog* audit_log = nullptr;
 };
 
 // kMaxSignBatchInputs: the most inputs one SignBatch takes, so that its reply

@@ -92,6 +92,7 @@ Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler,
   view_.connections = &connection_count_;
   view_.requests = request_metrics_.get();
   view_.max_frame_size = options_.max_frame_size;
+  view_.audit_log = options_.audit_log;
   max_connections_ = options_.max_connections;
   daemon_uid_ = ::geteuid();
 }

@@ -91,6 +91,9 @@ struct ServerOptions {
   std::chrono::milliseconds drain_timeout{30'000};
   // Repeated events (refusals, accept failures) are logged once per interval.
   std::chrono::milliseconds log_interval{10'000};
+  // The chained audit log (not owned; outlives the Server); nullptr: audit
+  // lines go to stderr (ServerView::audit_log).
+  AuditLog* audit_log = nullptr;
 };
 
 // PeerInfo: who is on the other end of a connection.

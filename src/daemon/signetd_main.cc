@@ -1,6 +1,7 @@
 // signetd: the signet daemon. Parses arguments, runs the crypto self-tests,
-// opens the data dir, starts the worker pool and the server, and on
-// SIGTERM/SIGINT drains in-flight requests and exits 0.
+// opens the data dir and the audit log, starts the worker pool and the
+// server, rotates the audit log on SIGHUP, and on SIGTERM/SIGINT drains
+// in-flight requests, closes the audit log and exits 0.
 #include <grp.h>
 
 #include <CLI/CLI.hpp>
@@ -12,17 +13,20 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/audit_format.h"
 #include "core/hsm.h"
 #include "core/key_pool.h"
 #include "core/scheduler.h"
 #include "crypto/legacy_provider.h"
 #include "crypto/self_test.h"
+#include "daemon/audit_log.h"
 #include "daemon/log.h"
 #include "daemon/metrics_endpoint.h"
 #include "daemon/metrics_http.h"
@@ -63,7 +67,56 @@ struct Args {
   // The metrics and health endpoint (daemon/metrics_http.h); empty: none.
   std::string metrics_listen;
   bool metrics_tls = false;
+  // The chained audit log (daemon/audit_log.h); neither: lines on stderr.
+  std::string audit_log;
+  bool audit_syslog = false;
+  std::uint64_t audit_log_max_bytes = 0;
 };
+
+// kAuditQueue: the scheduler queue rotations run on (no connection's id).
+constexpr signet::core::Scheduler::QueueId kAuditQueue =
+    std::numeric_limits<signet::core::Scheduler::QueueId>::max();
+
+// AddAuditOptions: the audit log's flags (docs/SECURITY.md "Audit log").
+void AddAuditOptions(CLI::App& app, Args& args) {
+  app.add_option("--audit-log", args.audit_log,
+                 "write audit records to FILE as chained JSON lines, each synced before the "
+                 "reply (SIGHUP rotates; default: text lines on stderr)");
+  app.add_flag("--audit-syslog", args.audit_syslog,
+               "also send each audit record to syslog (LOG_AUTHPRIV), the same JSON");
+  app.add_option("--audit-log-max-bytes", args.audit_log_max_bytes,
+                 "rotate the audit log file once it reaches this size (0: only on SIGHUP)")
+      ->capture_default_str();
+}
+
+// OpenAuditLog: the audit log the flags ask for; nullptr when none.
+signet::Result<std::unique_ptr<signet::daemon::AuditLog>> OpenAuditLog(const Args& args) {
+  if (args.audit_log.empty() && !args.audit_syslog) {
+    return std::unique_ptr<signet::daemon::AuditLog>();
+  }
+  return signet::daemon::AuditLog::Open(
+      {.path = args.audit_log, .syslog = args.audit_syslog, .max_bytes = args.audit_log_max_bytes});
+}
+
+// RotateOnSighup rotates the audit log on each SIGHUP, on a worker (it
+// writes and syncs files; the event loop never blocks).
+void RotateOnSighup(asio::signal_set& hup, signet::core::Scheduler& scheduler,
+                    signet::daemon::AuditLog* audit_log) {
+  hup.async_wait([&hup, &scheduler, audit_log](const asio::error_code& ec, int) {
+    if (ec) return;
+    if (audit_log == nullptr) {
+      signet::daemon::Log("received SIGHUP: no audit log to rotate");
+    } else {
+      scheduler.SubmitControl(kAuditQueue, [audit_log] {
+        signet::Status rotated = audit_log->Rotate(signet::audit_format::kReasonSighup);
+        signet::daemon::Log(rotated.ok() ? "audit log rotated"
+                                         : "audit log rotation failed, writing on: " +
+                                               rotated.error().message);
+      });
+    }
+    RotateOnSighup(hup, scheduler, audit_log);
+  });
+}
 
 // Millis converts a flag in seconds.
 std::chrono::milliseconds Millis(double seconds) {
@@ -216,6 +269,12 @@ int Run(const Args& args) {
   for (const signet::core::UnavailableToken& bad : (*hsm)->unavailable_tokens()) {
     Log("token unavailable, serving the others: " + bad.reason);
   }
+  // After the data directory's lock: a second daemon on it never touches the log.
+  auto audit_log = OpenAuditLog(args);
+  if (!audit_log.ok()) {
+    Log("cannot open the audit log, refusing to start: " + audit_log.error().message);
+    return 1;
+  }
   auto pool_targets = signet::core::ParsePoolConfig(args.pool);
   if (!pool_targets.ok()) {
     Log("--pool: " + pool_targets.error().message);
@@ -241,6 +300,7 @@ int Run(const Args& args) {
   options.tls_cert = args.tls_cert;
   options.tls_key = args.tls_key;
   options.tls_client_ca = args.tls_client_ca;
+  options.audit_log = audit_log->get();
   signet::daemon::Server server(io, **hsm, scheduler, options);
   if (auto started = server.Start(); !started.ok()) {
     Log(started.error().message);
@@ -252,12 +312,15 @@ int Run(const Args& args) {
   bool metrics_failed = false;
   auto metrics = StartMetrics(args, metrics_sources, &metrics_failed);
   if (metrics_failed) return 1;
+  asio::signal_set hup(io, SIGHUP);
+  RotateOnSighup(hup, scheduler, audit_log->get());
   asio::signal_set signals(io, SIGTERM, SIGINT);
   signals.async_wait([&](const asio::error_code& ec, int signo) {
     if (ec) return;
     stopping = true;  // /readyz answers 503 from now on
     Log(std::string("received ") + (signo == SIGTERM ? "SIGTERM" : "SIGINT") +
         ", finishing in-flight requests");
+    hup.cancel();  // its wait would keep io.run() going
     server.Shutdown([] {});
   });
   std::string config = "workers=" + std::to_string(scheduler.workers()) +
@@ -276,12 +339,19 @@ int Run(const Args& args) {
   if (server.drain_timed_out()) {
     // A request still runs on a worker: do not wait for it (the keystore
     // survives being cut short, like a kill -9).
+    if (*audit_log) (void)(*audit_log)->Close(signet::audit_format::kReasonShutdown);
     Log("stopped (drain timeout: in-flight work abandoned)");
     std::_Exit(0);
   }
   if (metrics) metrics->Stop();
   (*hsm)->StopKeyPool();
   scheduler.WaitIdle();  // connection clean-up queued by the last closes
+  if (*audit_log) {
+    if (signet::Status closed = (*audit_log)->Close(signet::audit_format::kReasonShutdown);
+        !closed.ok()) {
+      Log("audit log: " + closed.error().message);
+    }
+  }
   Log("stopped");
   return 0;
 }
@@ -376,6 +446,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   AddLimitOptions(app, args);
   AddMetricsOptions(app, args);
+  AddAuditOptions(app, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
