@@ -111,6 +111,7 @@ int RunSignet(int argc, char** argv) {
   AddInfoCommands(app, global, &action);
   AddTokenCommands(app, global, &action);
   AddAdminCommands(app, global, &action);
+  AddAuditCommands(app, global, &action);
   AddBackupCommands(app, global, &action);
   AddMigrateCommands(app, global, &action);
   AddHealthCommand(app, global, &action);
