@@ -262,6 +262,17 @@ TEST(AuditLog, AFailedWriteIsAnErrorAndLeavesFileAndChainAsTheyWere) {
   EXPECT_EQ(Json::parse(lines[2])["op"], "logout");
 }
 
+TEST(AuditLog, SyslogAloneNeedsNoFile) {
+  // Lines go to syslog(3) only (dropped when no syslog daemon listens, as
+  // in a container); rotation has no file to act on.
+  auto log = AuditLog::Open({.syslog = true});
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_TRUE((*log)->Append(Record("login")).ok());
+  EXPECT_TRUE((*log)->Rotate(fmt::kReasonSighup).ok());
+  EXPECT_TRUE((*log)->Close(fmt::kReasonShutdown).ok());
+  EXPECT_FALSE((*log)->Append(Record("late")).ok());
+}
+
 TEST(AuditLog, ConcurrentAppendsFormOneChain) {
   crypto::testing::TempDir dir;
   const std::string path = dir.File("audit.log");
