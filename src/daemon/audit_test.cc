@@ -39,7 +39,7 @@ std::unique_ptr<core::ClientState> Client() {
   return client;
 }
 
-TEST(AuditLine, UsesOfKeysAndReadsAreNotAudited) {
+TEST(AuditText, UsesOfKeysAndReadsAreNotAudited) {
   auto client_state = Client();
   core::ClientState& client = *client_state;
   const RequestBody quiet[] = {RequestBody::GetInfoRequest,
@@ -66,7 +66,7 @@ TEST(AuditLine, UsesOfKeysAndReadsAreNotAudited) {
   }
 }
 
-TEST(AuditLine, ClientBytesAreQuotedOnOneLine) {
+TEST(AuditText, ClientBytesAreQuotedOnOneLine) {
   auto client_state = Client();
   core::ClientState& client = *client_state;
   auto line = Line(
@@ -87,7 +87,7 @@ TEST(AuditLine, ClientBytesAreQuotedOnOneLine) {
             "key_type=0x3 result=CKR_OK peer=tcp:192.0.2.7:5000");
 }
 
-TEST(AuditLine, SecretsNeverReachTheLine) {
+TEST(AuditText, SecretsNeverReachTheLine) {
   auto client_state = Client();
   core::ClientState& client = *client_state;
   const std::string kSecret = "TOP-SECRET-VALUE";
@@ -140,7 +140,7 @@ TEST(AuditLine, SecretsNeverReachTheLine) {
             "peer=tcp:192.0.2.7:5000");
 }
 
-TEST(AuditLine, UserTypesAndUnknownResultCodesAreSpelledOut) {
+TEST(AuditText, UserTypesAndUnknownResultCodesAreSpelledOut) {
   auto client_state = Client();
   core::ClientState& client = *client_state;
   auto login = [&](CK_ULONG user, CK_RV rv) {
