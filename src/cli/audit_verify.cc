@@ -34,6 +34,13 @@ bool IsHash(const Json& value) {
   return text.size() == fmt::kHashHexLength && FromHex(text).has_value();
 }
 
+// Field: `object`'s member `name`, null when it has none (a const
+// operator[] must not be asked for a missing member).
+Json Field(const Json& object, std::string_view name) {
+  auto it = object.find(name);
+  return it == object.end() ? Json() : *it;
+}
+
 std::string Text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
@@ -49,6 +56,17 @@ Line Parse(std::string_view text, bool complete) {
   } else if (!line.json.contains(fmt::kPrev) || !IsHash(line.json[fmt::kPrev])) {
     line.invalid = "no prev hash";
   }
+  if (!line.invalid.empty()) {
+    line.json = Json();
+    return line;
+  }
+  // Keep only what the checks read: a long log's records stay small in memory.
+  Json kept = Json::object();
+  for (std::string_view name :
+       {fmt::kSeq, fmt::kPrev, fmt::kEvent, fmt::kStart, fmt::kPreviousLastHash}) {
+    if (auto it = line.json.find(name); it != line.json.end()) kept[std::string(name)] = *it;
+  }
+  line.json = std::move(kept);
   return line;
 }
 
@@ -66,12 +84,12 @@ std::vector<Line> SplitLines(const std::string& bytes) {
 }
 
 bool IsEvent(const Line& line, std::string_view event) {
-  return line.invalid.empty() && line.json.contains(fmt::kEvent) && line.json[fmt::kEvent] == event;
+  return line.invalid.empty() && Field(line.json, fmt::kEvent) == event;
 }
 
-std::uint64_t Seq(const Line& line) { return line.json[fmt::kSeq].get<std::uint64_t>(); }
+std::uint64_t Seq(const Line& line) { return line.json.at(fmt::kSeq).get<std::uint64_t>(); }
 
-std::string Prev(const Line& line) { return line.json[fmt::kPrev].get<std::string>(); }
+std::string Prev(const Line& line) { return line.json.at(fmt::kPrev).get<std::string>(); }
 
 // FileCheck: one file's lines and the checks within it.
 class FileCheck {
@@ -105,10 +123,10 @@ class FileCheck {
     if (!line.invalid.empty()) return Break(n, line.invalid + ": the line was changed or damaged");
     if (Seq(line) != i) return SeqBreak(i);
     if (i == 0) {
-      if (!IsEvent(line, fmt::kStartEvent) || !IsHash(line.json[fmt::kStart])) {
+      if (!IsEvent(line, fmt::kStartEvent) || !IsHash(Field(line.json, fmt::kStart))) {
         return Break(n, "line 1 is not an audit_log_start header with a start");
       }
-      if (Prev(line) != line.json[fmt::kStart]) {
+      if (Prev(line) != Field(line.json, fmt::kStart)) {
         return Break(n, "the header's prev is not its start: the header was changed");
       }
       return std::nullopt;
@@ -165,7 +183,7 @@ class FileCheck {
 // LinkBreak: whether `next` continues `previous` (both intact within).
 std::optional<AuditBreak> LinkBreak(const FileCheck& previous, const std::string& previous_name,
                                     const FileCheck& next) {
-  const Json& recorded = next.header()[fmt::kPreviousLastHash];
+  const Json recorded = Field(next.header(), fmt::kPreviousLastHash);
   const std::string& last = previous.lines().back().hash;
   if (recorded.is_null() || !recorded.is_string()) {
     return next.Break(
@@ -185,7 +203,7 @@ std::optional<AuditBreak> LinkBreak(const FileCheck& previous, const std::string
 }
 
 AuditFileSummary Summary(const std::string& name, const FileCheck& check) {
-  return AuditFileSummary{name, check.lines().size(), Text(check.header()[fmt::kStart]),
+  return AuditFileSummary{name, check.lines().size(), Text(Field(check.header(), fmt::kStart)),
                           check.lines().back().hash, check.closed()};
 }
 
@@ -210,9 +228,9 @@ AuditVerification VerifyAuditLog(const std::vector<AuditLogFile>& files) {
                           " continues from its last line (its daemon stopped without closing it: "
                           "killed)");
       }
-    } else if (check.header()[fmt::kPreviousLastHash].is_string()) {
+    } else if (Field(check.header(), fmt::kPreviousLastHash).is_string()) {
       v.notes.push_back(files[f].name + ": continues an earlier file (not given) whose last line " +
-                        "hashes to " + Text(check.header()[fmt::kPreviousLastHash]));
+                        "hashes to " + Text(Field(check.header(), fmt::kPreviousLastHash)));
     }
     if (inner) {
       v.broken = inner;

@@ -155,6 +155,20 @@ TEST(VerifyAuditLog, AFileCutInsideALineIsTruncatedAtThatLine) {
   EXPECT_NE(v.broken->reason.find("truncated"), std::string::npos) << v.broken->reason;
 }
 
+TEST(VerifyAuditLog, AHeaderWithoutItsFieldsIsABreakNotACrash) {
+  std::string prev(64, 'a');
+  std::string bare = R"({"seq":0,"time":"t","prev":")" + prev + R"(","event":"audit_log_start"})";
+  AuditVerification v = VerifyAuditLog({{"a.log", bare + "\n"}});
+  EXPECT_EQ(BrokenAt(v), "a.log:1");
+  // A second file whose header lacks previous_last_hash starts a new log.
+  LogFile first;
+  first.Records(1).End();
+  std::string no_link = R"({"seq":0,"time":"t","prev":")" + prev +
+                        R"(","event":"audit_log_start","start":")" + prev + R"("})";
+  v = VerifyAuditLog({first.File("a.log.1"), {"a.log", no_link + "\n"}});
+  EXPECT_EQ(BrokenAt(v), "a.log:1");
+}
+
 TEST(VerifyAuditLog, AnEmptyFileHasNoHeader) {
   AuditVerification v = VerifyAuditLog({{"a.log", ""}});
   EXPECT_EQ(BrokenAt(v), "a.log:1");
