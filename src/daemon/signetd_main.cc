@@ -83,7 +83,8 @@ void AddAuditOptions(CLI::App& app, Args& args) {
                  "write audit records to FILE as chained JSON lines, each synced before the "
                  "reply (SIGHUP rotates; default: text lines on stderr)");
   app.add_flag("--audit-syslog", args.audit_syslog,
-               "also send each audit record to syslog (LOG_AUTHPRIV), the same JSON");
+               "send each audit record to syslog (LOG_AUTHPRIV) as the same chained JSON "
+               "(with --audit-log: to both)");
   app.add_option("--audit-log-max-bytes", args.audit_log_max_bytes,
                  "rotate the audit log file once it reaches this size (0: only on SIGHUP)")
       ->capture_default_str();
