@@ -45,8 +45,17 @@ std::string Text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
+// FlatOnly keeps a record's scalar members and drops any nested array or
+// object: records are flat, and a hostile file's deeply nested value would
+// otherwise be copied recursively (a stack overflow) once parsed.
+bool FlatOnly(int depth, Json::parse_event_t event, Json&) {
+  const bool nested =
+      event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+  return !(nested && depth >= 1);
+}
+
 Line Parse(std::string_view text, bool complete) {
-  Line line{text, complete, Sha256Hex(text), Json::parse(text, nullptr, false), ""};
+  Line line{text, complete, Sha256Hex(text), Json::parse(text, FlatOnly, false), ""};
   if (line.json.is_discarded() || !line.json.is_object()) {
     line.invalid = "not a JSON object";
   } else if (!line.json.contains(fmt::kSeq) || !line.json[fmt::kSeq].is_number_unsigned()) {

@@ -127,6 +127,18 @@ TEST(VerifyAuditLog, ALineThatIsNoLongerJsonIsReportedThere) {
   EXPECT_EQ(BrokenAt(v), "a.log:3") << v.broken->reason;
 }
 
+// A hostile line nests a value 200,000 deep: verify reports the break at
+// that line (its hash no longer chains) instead of overflowing its stack.
+TEST(VerifyAuditLog, ADeeplyNestedValueIsABreakNotACrash) {
+  LogFile log;
+  log.Records(3);
+  std::string& line = log.lines()[2];
+  line.pop_back();  // the closing brace
+  line += ",\"x\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  AuditVerification v = VerifyAuditLog({log.File("a.log")});
+  EXPECT_EQ(BrokenAt(v), "a.log:3") << v.broken->reason;
+}
+
 TEST(VerifyAuditLog, ADeletedLineIsASeqGapWhereItWas) {
   LogFile log;
   log.Records(5).End();

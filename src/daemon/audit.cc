@@ -1,6 +1,8 @@
 #include "daemon/audit.h"
 
+#include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "base/hex.h"
 #include "base/mechanism_table.h"
@@ -35,32 +37,62 @@ struct Builder {
   void Quoted(std::string name, std::string value) {
     record.fields.push_back({std::move(name), std::move(value), Kind::kQuoted});
   }
+  void Number(std::string name, std::size_t value) {
+    record.fields.push_back({std::move(name), std::to_string(value), Kind::kNumber});
+  }
 };
 
+// A record's size is bounded whatever the request holds: a client may send
+// thousands of labels in one template (FlatBuffers lets many offsets share
+// one table), and every described value costs the log, its lock and its
+// fdatasync. Past these caps the record says how many it left out.
+constexpr std::size_t kMaxDescribedAttributes = 8;  // per template
+constexpr std::size_t kMaxDescribedTemplates = 16;  // per CreateObjects
+constexpr std::size_t kMaxDescribedBytes = 64;      // of a label or id
+
+// Capped: a label's or id's bytes, escaped, cut to kMaxDescribedBytes.
+std::string Capped(const flatbuffers::Vector<std::uint8_t>* bytes) {
+  if (bytes == nullptr) return "";
+  const std::size_t size = std::min<std::size_t>(bytes->size(), kMaxDescribedBytes);
+  std::string escaped =
+      Escaped(std::string_view(reinterpret_cast<const char*>(bytes->data()), size));
+  return size < bytes->size() ? escaped + "..." : escaped;
+}
+
 // DescribeTemplate appends the attributes of a template that name a key
-// (label, id, class, key type); no other value is read.
+// (label, id, class, key type), the first kMaxDescribedAttributes of them;
+// no other value is read.
 void DescribeTemplate(const AttributeList* attributes, const std::string& prefix, Builder* out) {
   if (attributes == nullptr) return;
+  std::size_t described = 0;
+  std::size_t omitted = 0;
   for (const wire::Attribute* a : *attributes) {
-    switch (a->type()) {
+    const CK_ATTRIBUTE_TYPE type = a->type();
+    if (type != CKA_LABEL && type != CKA_ID && type != CKA_CLASS && type != CKA_KEY_TYPE) {
+      continue;  // values never logged
+    }
+    if (described == kMaxDescribedAttributes) {
+      ++omitted;
+      continue;
+    }
+    ++described;
+    switch (type) {
       case CKA_LABEL:
-        out->Quoted(prefix + "label", Escaped(a->value()));
+        out->Quoted(prefix + "label", Capped(a->value()));
         break;
       case CKA_ID:
-        out->Quoted(prefix + "id", Escaped(a->value()));
+        out->Quoted(prefix + "id", Capped(a->value()));
         break;
-      case CKA_CLASS:
-      case CKA_KEY_TYPE:
+      default:
         if (a->value() != nullptr && a->value()->size() == sizeof(CK_ULONG)) {
           CK_ULONG v = 0;
           std::memcpy(&v, a->value()->data(), sizeof v);
-          out->Text(prefix + (a->type() == CKA_CLASS ? "class" : "key_type"), HexNumber(v));
+          out->Text(prefix + (type == CKA_CLASS ? "class" : "key_type"), HexNumber(v));
         }
         break;
-      default:
-        break;  // values never logged
     }
   }
+  if (omitted != 0) out->Number(prefix + "omitted", omitted);
 }
 
 std::string MechanismName(const wire::Mechanism* m) {
@@ -87,7 +119,7 @@ void Slot(Builder* out, core::ClientState& client, CK_ULONG session) EXCLUDES(cl
   base::MutexLock lock(&client.mu);
   auto it = client.sessions.find(session);
   if (it != client.sessions.end()) {
-    out->record.fields.push_back({"slot", std::to_string(it->second.slot), Kind::kNumber});
+    out->Number("slot", it->second.slot);
   }
 }
 
@@ -141,9 +173,13 @@ bool DescribeKeyRequest(const wire::Request& request, core::ClientState& client,
       Op(out, "create_objects", client, r->session());
       if (r->unique_label()) out->Text("unique_label", "1");
       if (r->templates()) {
-        for (flatbuffers::uoffset_t i = 0; i < r->templates()->size(); ++i) {
+        const flatbuffers::uoffset_t count = r->templates()->size();
+        for (flatbuffers::uoffset_t i = 0; i < count && i < kMaxDescribedTemplates; ++i) {
           DescribeTemplate(r->templates()->Get(i)->template_(), "object" + std::to_string(i) + "_",
                            out);
+        }
+        if (count > kMaxDescribedTemplates) {
+          out->Number("objects_omitted", count - kMaxDescribedTemplates);
         }
       }
       return true;
@@ -212,7 +248,7 @@ bool DescribeAccessRequest(const wire::Request& request, core::ClientState& clie
     case RequestBody::InitTokenRequest: {
       auto* r = request.body_as_InitTokenRequest();
       out->Text("op", "init_token");
-      out->record.fields.push_back({"slot", std::to_string(r->slot_id()), Kind::kNumber});
+      out->Number("slot", r->slot_id());
       out->Quoted("label", Escaped(r->label() ? r->label()->string_view() : std::string_view()));
       return true;
     }
@@ -251,10 +287,14 @@ std::string AuditText(const AuditRecord& record) {
 
 nlohmann::ordered_json AuditJson(const AuditRecord& record) {
   nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+  std::unordered_map<std::string, int> repeats;  // name -> times seen
   for (const AuditField& field : record.fields) {
-    // A template may repeat an attribute: each value keeps a name of its own.
+    // A template may repeat an attribute: each value keeps a name of its own
+    // (label, label_2, ...; a record holds few fields, DescribeTemplate's caps).
     std::string name = field.name;
-    for (int n = 2; fields.contains(name); ++n) name = field.name + "_" + std::to_string(n);
+    if (const int seen = repeats[field.name]++; seen > 0) {
+      name = field.name + "_" + std::to_string(seen + 1);
+    }
     if (field.kind == AuditField::Kind::kNumber) {
       fields[name] = std::stoull(field.value);
     } else {

@@ -28,7 +28,7 @@ struct AuditField {
   enum class Kind {
     kText,    // printed as is (names, handles "0x..", CK_RV names)
     kQuoted,  // client bytes, already escaped; the text line quotes them
-    kNumber,  // a decimal number (a slot id): a JSON number
+    kNumber,  // a decimal number (a slot id, a count): a JSON number
   };
   std::string name;
   std::string value;

@@ -191,5 +191,45 @@ TEST(AuditJson, ARepeatedAttributeKeepsEveryValue) {
   EXPECT_EQ(fields["label_2"], "second");
 }
 
+// A hostile template cannot make a record (and the log's lock and fsync)
+// as large as the request: eight naming attributes per template, 64 bytes of
+// a label, sixteen templates per CreateObjects; the rest is counted.
+TEST(AuditJson, ARecordIsBoundedWhateverTheRequestHolds) {
+  auto client_state = Client();
+  core::ClientState& client = *client_state;
+  auto record = Record(
+      RequestBody::CreateObjectRequest,
+      [](auto& fbb) {
+        AttributeList attrs;
+        attrs.push_back({CKA_LABEL, S(std::string(100, 'x'))});
+        for (int i = 0; i < 1000; ++i) attrs.push_back({CKA_LABEL, S("l")});
+        return wire::CreateCreateObjectRequest(fbb, 9, DispatchFixture::Template(fbb, attrs));
+      },
+      CKR_OK, client);
+  ASSERT_TRUE(record.has_value());
+  nlohmann::ordered_json fields = AuditJson(*record);
+  EXPECT_EQ(fields["label"], std::string(64, 'x') + "...");
+  EXPECT_TRUE(fields.contains("label_8"));
+  EXPECT_FALSE(fields.contains("label_9"));
+  EXPECT_EQ(fields["omitted"], 993u);
+
+  auto many = Record(
+      RequestBody::CreateObjectsRequest,
+      [](auto& fbb) {
+        std::vector<fb::Offset<wire::ObjectTemplate>> templates;
+        for (int i = 0; i < 40; ++i) {
+          templates.push_back(wire::CreateObjectTemplate(
+              fbb, DispatchFixture::Template(fbb, {{CKA_LABEL, S("o")}})));
+        }
+        return wire::CreateCreateObjectsRequest(fbb, 9, fbb.CreateVector(templates));
+      },
+      CKR_OK, client);
+  ASSERT_TRUE(many.has_value());
+  nlohmann::ordered_json objects = AuditJson(*many);
+  EXPECT_TRUE(objects.contains("object15_label"));
+  EXPECT_FALSE(objects.contains("object16_label"));
+  EXPECT_EQ(objects["objects_omitted"], 24u);
+}
+
 }  // namespace
 }  // namespace signet::daemon

@@ -1,7 +1,6 @@
 #include "daemon/metrics_endpoint.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,22 +226,17 @@ void RenderProcess(PrometheusText& out) {
 }
 
 // TokenFileProblem: why `file` is not a readable token file, or "".
+// stat(2) and access(2) only, never open(2): closing any descriptor of a
+// file drops every POSIX lock this process holds on it, SQLite's included,
+// and a token's WAL then looks unused to another process (a `signet
+// backup`), which may delete it under the running daemon (SQLite's "How To
+// Corrupt An SQLite Database File", section 2.2).
 std::string TokenFileProblem(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::strerror(errno);
   struct stat st {};
-  std::string problem;
-  char header[16] = {};
-  if (::fstat(fd, &st) != 0) {
-    problem = std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    problem = "not a regular file";
-  } else if (::pread(fd, header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
-             std::memcmp(header, "SQLite format 3", 16) != 0) {
-    problem = "not an SQLite database";
-  }
-  ::close(fd);
-  return problem;
+  if (::stat(file.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::access(file.c_str(), R_OK | W_OK) != 0) return std::strerror(errno);
+  return "";
 }
 
 }  // namespace

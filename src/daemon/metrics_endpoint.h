@@ -41,7 +41,7 @@ std::string RenderMetrics(const MetricsSources& sources);
 // NotReadyReason: why the daemon is not ready (one line), or "" when it is:
 // shutting down, self-tests not passed, no worker running, the data
 // directory unreadable, or a served token's file missing, not a regular
-// file, unreadable or not an SQLite database.
+// file, or not readable and writable.
 std::string NotReadyReason(const MetricsSources& sources);
 
 // ServeMetricsPath answers one GET of `path`.

@@ -368,6 +368,9 @@ int main(int argc, char** argv) {
                      bound.error().message);
   }
   std::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an error code, not a signal
+  // A logrotate SIGHUP before the audit log's handler is set up (while
+  // tokens open) must not kill the daemon: ignored until Run installs it.
+  std::signal(SIGHUP, SIG_IGN);
   Args args;
   CLI::App app{"signetd: the signet software HSM daemon"};
   app.set_version_flag("--version", std::string("signetd ") + signet::kVersionString);
