@@ -49,19 +49,26 @@ class Des3Test : public ModuleTest {
     out->resize(len);
     return CKR_OK;
   }
+
+  // ReadableKey generates a session key with `mechanism` that encrypts and
+  // decrypts and whose value the test reads (asserting success).
+  CK_OBJECT_HANDLE ReadableKey(CK_SESSION_HANDLE s, CK_MECHANISM_TYPE mechanism) {
+    CK_MECHANISM gen = {mechanism, nullptr, 0};
+    CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+    CK_ATTRIBUTE t[] = {{CKA_ENCRYPT, &yes, sizeof yes},
+                        {CKA_DECRYPT, &yes, sizeof yes},
+                        {CKA_SENSITIVE, &no, sizeof no},
+                        {CKA_EXTRACTABLE, &yes, sizeof yes}};
+    CK_OBJECT_HANDLE key = 0;
+    EXPECT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
+    return key;
+  }
 };
 
 TEST_F(Des3Test, GeneratedKeyCbcPadAgreesWithOpenSslEncBothWays) {
   CK_SESSION_HANDLE s = OpenSession();
   LoginUser(s);
-  CK_MECHANISM gen = {CKM_DES3_KEY_GEN, nullptr, 0};
-  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
-  CK_ATTRIBUTE t[] = {{CKA_ENCRYPT, &yes, sizeof yes},
-                      {CKA_DECRYPT, &yes, sizeof yes},
-                      {CKA_SENSITIVE, &no, sizeof no},
-                      {CKA_EXTRACTABLE, &yes, sizeof yes}};
-  CK_OBJECT_HANDLE key = 0;
-  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
+  const CK_OBJECT_HANDLE key = ReadableKey(s, CKM_DES3_KEY_GEN);
   const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
   ASSERT_EQ(value.size(), 24u);
 
@@ -239,14 +246,7 @@ TEST_F(Des3Test, SingleDesCbcPadAgreesWithOpenSslsLegacyProviderBothWays) {
   EXPECT_EQ(info.ulMinKeySize, 8u);
   CK_SESSION_HANDLE s = OpenSession();
   LoginUser(s);
-  CK_MECHANISM gen = {CKM_DES_KEY_GEN, nullptr, 0};
-  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
-  CK_ATTRIBUTE t[] = {{CKA_ENCRYPT, &yes, sizeof yes},
-                      {CKA_DECRYPT, &yes, sizeof yes},
-                      {CKA_SENSITIVE, &no, sizeof no},
-                      {CKA_EXTRACTABLE, &yes, sizeof yes}};
-  CK_OBJECT_HANDLE key = 0;
-  ASSERT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
+  const CK_OBJECT_HANDLE key = ReadableKey(s, CKM_DES_KEY_GEN);
   const std::vector<CK_BYTE> value = ReadAttribute(s, key, CKA_VALUE);
   ASSERT_EQ(value.size(), 8u);
   std::vector<CK_BYTE> iv = {0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef};
