@@ -12,7 +12,8 @@ namespace signet::crypto {
 // LoadLegacyProvider loads OpenSSL's "legacy" and "default" providers into
 // the default library context. CKR_FUNCTION_FAILED, with OpenSSL's reason,
 // when the legacy provider is missing (the default one stays usable).
-// Call it once, before any other thread uses OpenSSL.
+// Call it once, before any other thread uses OpenSSL. Both stay loaded
+// until exit, where an atexit handler unloads them.
 Status LoadLegacyProvider();
 
 // LegacyProviderLoaded: LoadLegacyProvider succeeded in this process. Safe
