@@ -150,8 +150,8 @@ void RenderKeys(PrometheusText& out, core::Hsm& hsm) {
   }
 }
 
-void RenderTokens(PrometheusText& out, core::Hsm& hsm) {
-  const std::vector<core::TokenActivity> tokens = hsm.Tokens();
+void RenderTokens(PrometheusText& out, core::Hsm& hsm,
+                  const std::vector<core::TokenActivity>& tokens) {
   out.Family("signet_tokens", "gauge", "Tokens served.");
   out.Sample("signet_tokens", {}, static_cast<double>(tokens.size()));
   out.Family("signet_tokens_unavailable", "gauge",
@@ -239,29 +239,10 @@ std::string TokenFileProblem(const std::filesystem::path& file) {
   return "";
 }
 
-}  // namespace
-
-std::string RenderMetrics(const MetricsSources& sources) {
-  PrometheusText out;
-  out.Family("signet_build_info", "gauge", "The signetd version (the value is always 1).");
-  out.Sample("signet_build_info", {{"version", kVersionString}}, 1);
-  const std::string not_ready = NotReadyReason(sources);
-  out.Family("signet_ready", "gauge", "1 while /readyz answers 200, else 0.");
-  out.Sample("signet_ready", {}, not_ready.empty() ? 1 : 0);
-  if (sources.server) RenderRequests(out, sources.server->request_metrics());
-  if (sources.scheduler && sources.hsm) {
-    RenderScheduler(out, *sources.scheduler, sources.hsm->counters());
-  }
-  if (sources.hsm) {
-    RenderKeys(out, *sources.hsm);
-    RenderTokens(out, *sources.hsm);
-  }
-  if (sources.server) RenderConnections(out, *sources.server);
-  RenderProcess(out);
-  return out.text();
-}
-
-std::string NotReadyReason(const MetricsSources& sources) {
+// ReadinessProblem: NotReadyReason with the served tokens already read
+// (Hsm::Tokens reads each token's summary under its locks: once a scrape).
+std::string ReadinessProblem(const MetricsSources& sources,
+                             const std::vector<core::TokenActivity>& tokens) {
   if (sources.stopping && sources.stopping->load()) return "shutting down";
   if (!sources.self_tests_passed) return "crypto self-tests have not passed";
   if (sources.scheduler == nullptr || sources.scheduler->workers() == 0) {
@@ -272,14 +253,43 @@ std::string NotReadyReason(const MetricsSources& sources) {
   } else {
     return "data directory " + sources.data_dir.string() + ": " + std::strerror(errno);
   }
-  if (sources.hsm) {
-    for (const core::TokenActivity& t : sources.hsm->Tokens()) {
-      if (std::string problem = TokenFileProblem(t.file); !problem.empty()) {
-        return "token file " + t.file.string() + ": " + problem;
-      }
+  for (const core::TokenActivity& t : tokens) {
+    if (std::string problem = TokenFileProblem(t.file); !problem.empty()) {
+      return "token file " + t.file.string() + ": " + problem;
     }
   }
   return "";
+}
+
+std::vector<core::TokenActivity> ServedTokens(const MetricsSources& sources) {
+  return sources.hsm ? sources.hsm->Tokens() : std::vector<core::TokenActivity>{};
+}
+
+}  // namespace
+
+std::string RenderMetrics(const MetricsSources& sources) {
+  PrometheusText out;
+  out.Family("signet_build_info", "gauge", "The signetd version (the value is always 1).");
+  out.Sample("signet_build_info", {{"version", kVersionString}}, 1);
+  const std::vector<core::TokenActivity> tokens = ServedTokens(sources);
+  const std::string not_ready = ReadinessProblem(sources, tokens);
+  out.Family("signet_ready", "gauge", "1 while /readyz answers 200, else 0.");
+  out.Sample("signet_ready", {}, not_ready.empty() ? 1 : 0);
+  if (sources.server) RenderRequests(out, sources.server->request_metrics());
+  if (sources.scheduler && sources.hsm) {
+    RenderScheduler(out, *sources.scheduler, sources.hsm->counters());
+  }
+  if (sources.hsm) {
+    RenderKeys(out, *sources.hsm);
+    RenderTokens(out, *sources.hsm, tokens);
+  }
+  if (sources.server) RenderConnections(out, *sources.server);
+  RenderProcess(out);
+  return out.text();
+}
+
+std::string NotReadyReason(const MetricsSources& sources) {
+  return ReadinessProblem(sources, ServedTokens(sources));
 }
 
 HttpResponse ServeMetricsPath(const MetricsSources& sources, const std::string& path) {
