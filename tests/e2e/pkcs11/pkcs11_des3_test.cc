@@ -63,6 +63,39 @@ class Des3Test : public ModuleTest {
     EXPECT_EQ(p11()->C_GenerateKey(s, &gen, t, std::size(t), &key), CKR_OK);
     return key;
   }
+
+  // CbcPadAgreesWithOpenSslEnc: `mechanism` (a CBC_PAD one) under `key`
+  // encrypts `plain` into `*ours`, which `openssl enc -d CIPHER` decrypts,
+  // and decrypts what `openssl enc CIPHER` made of it (left in
+  // Path("theirs.enc")); `openssl_extra` goes on both openssl commands.
+  void CbcPadAgreesWithOpenSslEnc(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key,
+                                  CK_MECHANISM_TYPE mechanism, const std::string& cipher,
+                                  std::vector<CK_BYTE> iv, const std::vector<CK_BYTE>& plain,
+                                  const std::vector<std::string>& openssl_extra,
+                                  std::vector<CK_BYTE>* ours) {
+    const std::string key_hex = ToHex(ReadAttribute(s, key, CKA_VALUE));
+    ASSERT_EQ(Crypt(true, s, {mechanism, iv.data(), iv.size()}, key, plain, ours), CKR_OK);
+    WriteBytes(Path("ours.enc"), *ours);
+    std::vector<std::string> dec = {
+        "enc",     "-d",  cipher,           "-K",   key_hex,         "-iv",
+        ToHex(iv), "-in", Path("ours.enc"), "-out", Path("ours.dec")};
+    dec.insert(dec.end(), openssl_extra.begin(), openssl_extra.end());
+    ProgramResult opened = OpenSsl(dec);
+    ASSERT_EQ(opened.exit_code, 0) << opened.err;
+    EXPECT_EQ(ReadBytes(Path("ours.dec")), plain);
+
+    WriteBytes(Path("plain"), plain);
+    std::vector<std::string> enc = {"enc",     cipher, "-K",          key_hex, "-iv",
+                                    ToHex(iv), "-in",  Path("plain"), "-out",  Path("theirs.enc")};
+    enc.insert(enc.end(), openssl_extra.begin(), openssl_extra.end());
+    ProgramResult sealed = OpenSsl(enc);
+    ASSERT_EQ(sealed.exit_code, 0) << sealed.err;
+    std::vector<CK_BYTE> back;
+    ASSERT_EQ(Crypt(false, s, {mechanism, iv.data(), iv.size()}, key, ReadBytes(Path("theirs.enc")),
+                    &back),
+              CKR_OK);
+    EXPECT_EQ(back, plain);
+  }
 };
 
 TEST_F(Des3Test, GeneratedKeyCbcPadAgreesWithOpenSslEncBothWays) {
@@ -76,23 +109,8 @@ TEST_F(Des3Test, GeneratedKeyCbcPadAgreesWithOpenSslEncBothWays) {
   std::vector<CK_BYTE> plain(4100);
   for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<CK_BYTE>(i * 13 + 1);
   std::vector<CK_BYTE> ours;
-  ASSERT_EQ(Crypt(true, s, {CKM_DES3_CBC_PAD, iv.data(), iv.size()}, key, plain, &ours), CKR_OK);
+  CbcPadAgreesWithOpenSslEnc(s, key, CKM_DES3_CBC_PAD, "-des-ede3-cbc", iv, plain, {}, &ours);
   EXPECT_EQ(ours.size(), 4104u);
-  WriteBytes(Path("ours.enc"), ours);
-  ProgramResult dec = OpenSsl({"enc", "-d", "-des-ede3-cbc", "-K", ToHex(value), "-iv", ToHex(iv),
-                               "-in", Path("ours.enc"), "-out", Path("ours.dec")});
-  ASSERT_EQ(dec.exit_code, 0) << dec.err;
-  EXPECT_EQ(ReadBytes(Path("ours.dec")), plain);
-
-  WriteBytes(Path("plain"), plain);
-  ProgramResult enc = OpenSsl({"enc", "-des-ede3-cbc", "-K", ToHex(value), "-iv", ToHex(iv), "-in",
-                               Path("plain"), "-out", Path("theirs.enc")});
-  ASSERT_EQ(enc.exit_code, 0) << enc.err;
-  std::vector<CK_BYTE> back;
-  ASSERT_EQ(Crypt(false, s, {CKM_DES3_CBC_PAD, iv.data(), iv.size()}, key,
-                  ReadBytes(Path("theirs.enc")), &back),
-            CKR_OK);
-  EXPECT_EQ(back, plain);
   // A changed last block fails its padding check (or decrypts to other
   // bytes); it never gives back the plaintext.
   std::vector<CK_BYTE> tampered = ReadBytes(Path("theirs.enc"));
@@ -252,29 +270,9 @@ TEST_F(Des3Test, SingleDesCbcPadAgreesWithOpenSslsLegacyProviderBothWays) {
   std::vector<CK_BYTE> iv = {0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef};
   std::vector<CK_BYTE> plain(1000);
   for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<CK_BYTE>(i * 7 + 3);
-  const std::vector<std::string> legacy = {"-provider", "legacy", "-provider", "default"};
   std::vector<CK_BYTE> ours;
-  ASSERT_EQ(Crypt(true, s, {CKM_DES_CBC_PAD, iv.data(), iv.size()}, key, plain, &ours), CKR_OK);
-  WriteBytes(Path("ours.enc"), ours);
-  std::vector<std::string> dec = {
-      "enc",     "-d",  "-des-cbc",       "-K",   ToHex(value),    "-iv",
-      ToHex(iv), "-in", Path("ours.enc"), "-out", Path("ours.dec")};
-  dec.insert(dec.end(), legacy.begin(), legacy.end());
-  ProgramResult opened = OpenSsl(dec);
-  ASSERT_EQ(opened.exit_code, 0) << opened.err;
-  EXPECT_EQ(ReadBytes(Path("ours.dec")), plain);
-
-  WriteBytes(Path("plain"), plain);
-  std::vector<std::string> enc = {"enc", "-des-cbc",    "-K",   ToHex(value),      "-iv", ToHex(iv),
-                                  "-in", Path("plain"), "-out", Path("theirs.enc")};
-  enc.insert(enc.end(), legacy.begin(), legacy.end());
-  ProgramResult sealed = OpenSsl(enc);
-  ASSERT_EQ(sealed.exit_code, 0) << sealed.err;
-  std::vector<CK_BYTE> back;
-  ASSERT_EQ(Crypt(false, s, {CKM_DES_CBC_PAD, iv.data(), iv.size()}, key,
-                  ReadBytes(Path("theirs.enc")), &back),
-            CKR_OK);
-  EXPECT_EQ(back, plain);
+  CbcPadAgreesWithOpenSslEnc(s, key, CKM_DES_CBC_PAD, "-des-cbc", iv, plain,
+                             {"-provider", "legacy", "-provider", "default"}, &ours);
 }
 
 class NoLegacyDesTest : public Des3Test {
