@@ -23,11 +23,6 @@ std::string Escaped(std::string_view bytes) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string Escaped(const flatbuffers::Vector<std::uint8_t>* bytes) {
-  if (bytes == nullptr) return "";
-  return Escaped(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-}
-
 // Builder appends fields to a record.
 struct Builder {
   AuditRecord record;
