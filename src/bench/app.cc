@@ -158,7 +158,10 @@ Status RunPass(const AppOptions& options, const ServiceAccess& access,
 
 Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vector<Pass>& passes) {
   Table table;
+  table.id = "app";
   table.title = "mutable-file life cycle through signetd (milliseconds per file)";
+  table.chart_column = 3;  // create ms, one bar per (key, pool mode)
+  table.label_columns = 2;
   table.columns = {{"Key", 0},          {"pool", 0},       {"files", 0},       {"create ms", 3},
                    {"create min", 3},   {"create max", 3}, {"keygen ms", 3},   {"upload ms", 3},
                    {"upload min", 3},   {"upload max", 3}, {"download ms", 3}, {"download min", 3},
@@ -241,7 +244,7 @@ int RunApp(const AppOptions& options, const ServiceAccess& access, std::ostream&
     err << "bench app: " << report.error().message << '\n';
     return 1;
   }
-  return EmitReport(*report, options.csv_path, options.json_path, out, err);
+  return EmitReport(*report, {options.csv_path, options.json_path, options.chart_path}, out, err);
 }
 
 }  // namespace signet::bench

@@ -35,6 +35,7 @@ struct AppOptions {
   bool progress = true;
   std::string csv_path;  // as in SpeedOptions
   std::string json_path;
+  std::string chart_path;  // also draw the tables' bar charts here (SVG)
 };
 
 // MeasureApp runs the workload and returns the report (one table, one row

@@ -25,8 +25,13 @@ void Dispatch(const BenchHooks& hooks, BenchJob job) {
 }
 
 void AddOutputOptions(CLI::App& cmd, std::string& csv, std::string& json) {
-  cmd.add_option("--csv", csv, "Also write the tables as CSV to this file ('-': stdout)");
+  cmd.add_option("--csv", csv,
+                 "Also write the tables as CSV to this file, one file per table ('-': stdout)");
   cmd.add_option("--json", json, "Also write the tables as JSON to this file ('-': stdout)");
+}
+
+void AddChartOption(CLI::App& cmd, std::string& chart) {
+  cmd.add_option("--chart", chart, "Also draw the tables as SVG bar charts in this file");
 }
 
 void AddSpeed(CLI::App& bench, SharedHooks hooks) {
@@ -42,6 +47,7 @@ void AddSpeed(CLI::App& bench, SharedHooks hooks) {
   cmd->add_flag("--no-bulk", options->skip_bulk, "Skip the hash and cipher table");
   cmd->add_flag("--no-sign", options->skip_sign, "Skip the sign and verify table");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  AddChartOption(*cmd, options->chart_path);
   cmd->callback([options, hooks] {
     Dispatch(*hooks, [options] { return RunSpeed(*options, std::cout, std::cerr); });
   });
@@ -59,6 +65,7 @@ void AddKeygen(CLI::App& bench, SharedHooks hooks) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quick", options->quick, "Shorter cycle-counter calibration");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  AddChartOption(*cmd, options->chart_path);
   cmd->callback([options, hooks] {
     Dispatch(*hooks, [options] { return RunKeygen(*options, std::cout, std::cerr); });
   });
@@ -145,7 +152,10 @@ void AddProfile(CLI::App& bench, SharedHooks hooks) {
   cmd->add_option("-n", options->n, "Signatures (default: 1000)")->check(CLI::PositiveNumber);
   auto no_verify = std::make_shared<bool>(false);
   cmd->add_flag("--no-verify", *no_verify, "Do not verify each signature in the client");
+  cmd->add_option("--format", options->format,
+                  "table (phases, % of the whole) or callgraph (seed 001's gprof layout)");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  AddChartOption(*cmd, options->chart_path);
   cmd->callback([options, no_verify, hooks] {
     options->verify = !*no_verify;
     Dispatch(*hooks, [options, hooks] { return ProfileJob(*options, *hooks); });
@@ -166,6 +176,7 @@ void AddApp(CLI::App& bench, SharedHooks hooks) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--size", options->size, "Payload bytes per upload (default: 1024)");
   AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  AddChartOption(*cmd, options->chart_path);
   cmd->callback([options, hooks] {
     Dispatch(*hooks, [options, hooks] {
       ServiceAccess access = hooks->service_access ? hooks->service_access() : ServiceAccess{};

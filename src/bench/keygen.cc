@@ -54,7 +54,9 @@ Result<Report> MeasureKeygen(const KeygenOptions& options) {
                                         : "per-type default (RSA <= 2048: 10, 3072: 4, 4096: 2, "
                                           "ECDSA/Ed25519: 100)");
   Table table;
+  table.id = "keygen";
   table.title = "key generation (milliseconds per new key)";
+  table.chart_column = 3;  // mean ms
   table.columns = {{"Algorithm", 0}, {"keys", 0},     {"best ms", 3},    {"mean ms", 3},
                    {"median ms", 3}, {"worst ms", 3}, {"Mcycles/key", 2}};
   ProgressBar bar = options.progress ? ProgressBar::ForStderr("keygen", total)
@@ -78,7 +80,7 @@ int RunKeygen(const KeygenOptions& options, std::ostream& out, std::ostream& err
     err << "bench keygen: " << report.error().message << '\n';
     return 1;
   }
-  return EmitReport(*report, options.csv_path, options.json_path, out, err);
+  return EmitReport(*report, {options.csv_path, options.json_path, options.chart_path}, out, err);
 }
 
 }  // namespace signet::bench

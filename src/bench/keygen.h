@@ -23,6 +23,7 @@ struct KeygenOptions {
   bool progress = true;  // draw the progress bar (only on a TTY anyway)
   std::string csv_path;  // as in SpeedOptions
   std::string json_path;
+  std::string chart_path;  // also draw the tables' bar charts here (SVG)
 };
 
 // MeasureKeygen generates the keys and returns the report: one row per

@@ -54,13 +54,16 @@ Status CheckOptions(const ParallelOptions& options) {
   return OkStatus();
 }
 
-void PrintRatio(const BackendRun& daemon, const ParallelRun& raw, std::ostream& out) {
+// RatioLine compares a service run with the raw run at the same load, as a
+// '#' note: lines in the seed's format stay the only other lines.
+std::string RatioLine(const BackendRun& daemon, const ParallelRun& raw) {
   const double raw_rate = ComputeFigures(raw).sigs_per_sec;
-  if (raw_rate <= 0) return;
-  char buf[96];
-  std::snprintf(buf, sizeof(buf), "    ratio %s/raw sigs/sec %.3f", daemon.backend.c_str(),
+  if (raw_rate <= 0) return {};
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "# ratio %s/raw %s c %d sigs/sec %.3f", daemon.backend.c_str(),
+                daemon.run.algo.c_str(), daemon.run.clients,
                 ComputeFigures(daemon.run).sigs_per_sec / raw_rate);
-  out << buf << '\n';
+  return buf;
 }
 
 }  // namespace
@@ -71,6 +74,8 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
   SIGNET_TRY(CheckOptions(options));
   SIGNET_ASSIGN_OR_RETURN(auto workloads, SelectWorkloads(options.algorithms));
   std::vector<BackendRun> runs;
+  std::vector<std::string> ratios;
+  out << "# t0 and t1 are UTC; lines starting with '#' are notes\n\n";
   for (const Workload& work : workloads) {
     std::vector<WorkerFactory> factories;
     for (SignerBackend* backend : backends) {
@@ -92,9 +97,12 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
         out << FormatParallelLine(run) << '\n' << std::flush;
         runs.push_back({std::string(backends[b]->name()), std::move(run)});
       }
-      if (backends.size() == 2) PrintRatio(runs[runs.size() - 2], runs.back().run, out);
+      if (backends.size() == 2) ratios.push_back(RatioLine(runs[runs.size() - 2], runs.back().run));
     }
     out << '\n';
+  }
+  for (const std::string& line : ratios) {
+    if (!line.empty()) out << line << '\n';
   }
   return runs;
 }

@@ -5,8 +5,11 @@
 //
 // Backends: the daemon backend (when the caller supplies one) and/or the
 // raw backend (in-process crypto/). With both, each (algorithm, c) runs on
-// the daemon, then raw, and a "ratio daemon/raw" line follows; raw lines are
-// then labelled "<algo>/raw". Reports: CSV/JSON rows per run and an SVG of
+// the daemon, then raw; raw lines are then labelled "<algo>/raw", and after
+// the last line one "# ratio daemon/raw <algo> c <c> sigs/sec <x>" note per
+// pair follows. Every line that is not in the seed's format starts with '#'
+// (the first says that t0 and t1 are UTC), so a parser of seed 000's lines
+// can skip them. Reports: CSV/JSON rows per run and an SVG of
 // sigs/sec against clients, one line per (algorithm, backend).
 // Thread contract: RunParallel blocks its caller and starts its own threads.
 #pragma once

@@ -28,13 +28,26 @@ ParallelOptions SmallRun() {
   return options;
 }
 
-std::vector<std::string> NonEmptyLines(const std::string& text) {
+// SeedLines reads `text` as a parser of seed 000 would: it skips empty
+// lines and '#' notes, and every other line must be in the seed's format.
+std::vector<std::string> SeedLines(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
+    if (line.empty() || line.starts_with('#')) continue;
+    EXPECT_TRUE(std::regex_match(line, kLine)) << line;
+    lines.push_back(line);
   }
   return lines;
+}
+
+std::vector<std::string> Notes(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> notes;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with('#')) notes.push_back(line);
+  }
+  return notes;
 }
 
 // Every operation besides signing runs in-process (--raw) under the same
@@ -47,7 +60,7 @@ TEST(BenchParallel, RawRunMeasuresEveryOtherOperation) {
   options.n = 6;
   std::ostringstream out, err;
   ASSERT_EQ(RunParallel(options, nullptr, out, err), 0) << err.str();
-  const auto lines = NonEmptyLines(out.str());
+  const auto lines = SeedLines(out.str());
   ASSERT_EQ(lines.size(), AllBenchOperations().size()) << out.str();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
@@ -67,7 +80,7 @@ TEST(BenchParallel, RawRunPrintsOneSeedLinePerAlgorithmAndClientCount) {
   std::ostringstream out, err;
   ASSERT_EQ(RunParallel(options, nullptr, out, err), 0) << err.str();
 
-  const auto lines = NonEmptyLines(out.str());
+  const auto lines = SeedLines(out.str());
   ASSERT_EQ(lines.size(), 4u) << out.str();
   const char* expected[][2] = {
       {"ecdsa_p256", "1"}, {"ecdsa_p256", "2"}, {"rsa_1024", "1"}, {"rsa_1024", "2"}};
@@ -112,21 +125,26 @@ class RenamedBackend : public SignerBackend {
   std::unique_ptr<SignerBackend> inner_ = MakeRawBackend();
 };
 
-TEST(BenchParallel, WithTwoBackendsRawLinesAreTaggedAndRatiosPrinted) {
+TEST(BenchParallel, WithTwoBackendsRawLinesAreTaggedAndRatiosAreNotes) {
   ParallelOptions options = SmallRun();
   options.algorithms = {"ed25519"};
-  options.clients = {2};
+  options.clients = {1, 2};
   options.verify = false;
   RenamedBackend daemon;
   std::ostringstream out, err;
   ASSERT_EQ(RunParallel(options, &daemon, out, err), 0) << err.str();
-  const auto lines = NonEmptyLines(out.str());
-  ASSERT_EQ(lines.size(), 3u) << out.str();
+  const auto lines = SeedLines(out.str());
+  ASSERT_EQ(lines.size(), 4u) << out.str();
   EXPECT_EQ(lines[0].rfind("ed25519 sigs/sec ", 0), 0u);
   EXPECT_EQ(lines[1].rfind("ed25519/raw sigs/sec ", 0), 0u);
-  EXPECT_TRUE(std::regex_match(lines[1], kLine)) << lines[1];
-  EXPECT_TRUE(std::regex_match(lines[2], std::regex(R"(^ +ratio daemon/raw sigs/sec \d+\.\d{3}$)")))
-      << lines[2];
+  const auto notes = Notes(out.str());
+  ASSERT_EQ(notes.size(), 3u) << out.str();
+  EXPECT_NE(notes[0].find("UTC"), std::string::npos) << notes[0];
+  for (int i = 1; i <= 2; ++i) {
+    const std::regex ratio("^# ratio daemon/raw ed25519 c " + std::to_string(i) +
+                           R"( sigs/sec \d+\.\d{3}$)");
+    EXPECT_TRUE(std::regex_match(notes[i], ratio)) << notes[i];
+  }
 }
 
 TEST(BenchParallel, WithoutDaemonOrRawItRefuses) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "bench/profile_callgraph.h"
+#include "bench/progress_bar.h"
 #include "bench/report_writers.h"
 #include "core/stats.h"
 #include "crypto/keys.h"
@@ -13,19 +15,6 @@
 
 namespace signet::bench {
 namespace {
-
-// Kind and Row: a line of the call graph. `parent` rows contain the `child`
-// rows below them and are left out of the 100%.
-enum class Kind { kLeaf, kParent, kChild };
-struct Row {
-  const char* phase;  // the daemon's counter name
-  Kind kind;
-};
-constexpr Row kRows[] = {
-    {"decode", Kind::kLeaf},         {"queue_wait", Kind::kLeaf},      {"execute", Kind::kParent},
-    {"key_fetch_hit", Kind::kChild}, {"key_fetch_miss", Kind::kChild}, {"unwrap", Kind::kChild},
-    {"sign", Kind::kChild},          {"verify", Kind::kChild},         {"encode", Kind::kChild},
-};
 
 std::vector<PhaseDelta> Difference(const client::ServerStats& before,
                                    const client::ServerStats& after) {
@@ -87,15 +76,18 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
   Table table;
   table.title = "where the time goes (" + options.algorithm + ", n " + std::to_string(options.n) +
                 ", c " + std::to_string(options.clients) + ")";
+  table.id = "phases";
+  table.chart_column = 3;  // % of whole
   table.columns = {
       {"phase", 0}, {"calls", 0}, {"total s", 6}, {"% of whole", 2}, {"per call us", 2}};
   double daemon_ns = 0, children_ns = 0;
-  for (const Row& row : kRows) {
-    const PhaseDelta& d = by_name[row.phase];
-    const std::string indent = row.kind == Kind::kChild ? "  " : "";
-    AddPhaseRow(table, indent + row.phase, d.calls, static_cast<double>(d.total_ns), whole_ns);
-    if (row.kind != Kind::kChild) daemon_ns += static_cast<double>(d.total_ns);
-    if (row.kind == Kind::kChild) children_ns += static_cast<double>(d.total_ns);
+  // execute contains the in_execute rows, so only the others add up to the
+  // daemon's share.
+  for (const ProfilePhase& phase : kProfilePhases) {
+    const PhaseDelta& d = by_name[phase.name];
+    const std::string indent = phase.in_execute ? "  " : "";
+    AddPhaseRow(table, indent + phase.name, d.calls, static_cast<double>(d.total_ns), whole_ns);
+    (phase.in_execute ? children_ns : daemon_ns) += static_cast<double>(d.total_ns);
   }
   const PhaseDelta& execute = by_name["execute"];
   AddPhaseRow(table, "  execute_other", execute.calls,
@@ -127,6 +119,10 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
 
 int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostream& out,
                std::ostream& err) {
+  if (options.format != "table" && options.format != "callgraph") {
+    err << "bench profile: --format is table or callgraph, not '" << options.format << "'\n";
+    return 2;
+  }
   auto algo = FindSignAlgorithm(options.algorithm);
   if (!algo.ok()) {
     err << "bench profile: " << algo.error().message << '\n';
@@ -146,7 +142,11 @@ int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostre
     sync.arrive_and_wait();
     return op;
   };
-  auto run = RunLoad({std::string((*algo)->label), options.clients, options.n}, synced);
+  ProgressBar bar = options.progress ? ProgressBar::ForStderr("profile", options.n)
+                                     : ProgressBar("profile", options.n, nullptr);
+  auto run = RunLoad({std::string((*algo)->label), options.clients, options.n}, synced,
+                     [&bar](std::uint64_t done) { bar.Update(done); });
+  bar.Finish();
   if (!run.ok() || !before.ok()) {
     err << "bench profile: " << (run.ok() ? before.error() : run.error()).message << '\n';
     return 1;
@@ -158,14 +158,20 @@ int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostre
   }
   double whole_ns = 0;
   for (double s : run->latencies_s) whole_ns += s * 1e9;
+  const std::vector<PhaseDelta> phases = Difference(*before, *after);
   out << FormatParallelLine(*run) << "\n\n";
-  Report report = ProfileReport(Difference(*before, *after), whole_ns, options,
-                                MeasureCounterCost(), RsaSignNs());
+  if (options.format == "callgraph") {
+    out << "# phase counters of signetd (" << after->workers
+        << " workers); self and children in milliseconds\n\n"
+        << FormatCallGraph(phases, whole_ns, options.n);
+    return 0;
+  }
+  Report report = ProfileReport(phases, whole_ns, options, MeasureCounterCost(), RsaSignNs());
   report.notes.emplace(report.notes.begin(), "daemon workers", std::to_string(after->workers));
   report.notes.emplace(report.notes.begin() + 1, "requests run on the event loop (no worker woken)",
                        std::to_string(after->ran_on_event_loop - before->ran_on_event_loop) +
                            " of " + std::to_string(after->completed - before->completed));
-  return EmitReport(report, options.csv_path, options.json_path, out, err);
+  return EmitReport(report, {options.csv_path, options.json_path, options.chart_path}, out, err);
 }
 
 }  // namespace signet::bench

@@ -11,7 +11,8 @@
 // verification) add up to 100%. It then states the counters' own cost,
 // measured in this process: one phase record (two steady_clock reads and
 // two relaxed atomic adds) in ns, per request, and as a share of one
-// RSA-2048 signature.
+// RSA-2048 signature. `--format callgraph` prints the same counters in seed
+// 001's call-graph layout instead (profile_callgraph.h).
 // Thread contract: RunProfile blocks its caller.
 #pragma once
 
@@ -23,13 +24,29 @@
 
 namespace signet::bench {
 
+// ProfilePhase: a daemon phase counter (core/stats.h's wire name) and
+// whether it is recorded inside `execute` (the others lie directly inside
+// a client's sign request).
+struct ProfilePhase {
+  const char* name;
+  bool in_execute;
+};
+inline constexpr ProfilePhase kProfilePhases[] = {
+    {"decode", false},       {"queue_wait", false},    {"execute", false},
+    {"key_fetch_hit", true}, {"key_fetch_miss", true}, {"unwrap", true},
+    {"sign", true},          {"verify", true},         {"encode", true},
+};
+
 struct ProfileOptions {
   std::string algorithm = "rsa2048";
   int clients = 2;
   std::uint64_t n = 1000;
   bool verify = true;
+  std::string format = "table";  // or "callgraph" (seed 001's layout)
+  bool progress = true;          // a progress bar on stderr when it is a TTY
   std::string csv_path;
   std::string json_path;
+  std::string chart_path;  // also draw the tables' bar charts here (SVG)
 };
 
 // PhaseDelta: one phase's counters over the run (after - before).

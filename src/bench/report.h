@@ -25,9 +25,18 @@ struct Column {
 
 // Table: a titled grid. Rows have exactly columns.size() cells.
 struct Table {
+  // id: a short name for the table's own CSV file ("hashes" makes
+  // speed-hashes.csv of --csv speed.csv when a report has several tables);
+  // empty: "table<N>".
+  std::string id;
   std::string title;  // e.g. "hashes and ciphers"
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
+  // chart_column: the numeric column `--chart` draws as one bar per row
+  // (-1: the table has no chart); each bar is labelled by the cells of the
+  // first label_columns columns.
+  int chart_column = -1;
+  int label_columns = 1;
 
   // AddRow appends a row. REQUIRES: cells.size() == columns.size().
   void AddRow(std::vector<Cell> cells);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 namespace signet::bench {
 namespace {
@@ -117,19 +118,47 @@ nlohmann::json ToJson(const Report& report) {
   return doc;
 }
 
-Status WriteReportFile(const Report& report, const std::string& path, bool csv,
-                       std::ostream& stdout_stream) {
-  auto write = [&](std::ostream& out) {
-    if (csv) {
-      WriteCsv(report, out);
-    } else {
-      out << ToJson(report).dump(2) << '\n';
+std::string CsvPathFor(const std::string& path, const Report& report, std::size_t index) {
+  if (report.tables.size() <= 1) return path;
+  const std::string& id = report.tables[index].id;
+  const std::string suffix = "-" + (id.empty() ? "table" + std::to_string(index + 1) : id);
+  constexpr std::string_view kExtension = ".csv";
+  if (path.ends_with(kExtension))
+    return path.substr(0, path.size() - kExtension.size()) + suffix + ".csv";
+  return path + suffix;
+}
+
+std::vector<BarChart> ChartsOf(const Report& report) {
+  std::vector<BarChart> charts;
+  for (const Table& table : report.tables) {
+    if (table.chart_column < 0 ||
+        static_cast<std::size_t>(table.chart_column) >= table.columns.size()) {
+      continue;
     }
-  };
-  if (path == "-") {
-    write(stdout_stream);
-    return OkStatus();
+    const auto column = static_cast<std::size_t>(table.chart_column);
+    BarChart chart;
+    chart.title = table.title;
+    chart.value_label = table.columns[column].name;
+    for (const auto& row : table.rows) {
+      Bar bar;
+      for (int c = 0; c < table.label_columns && static_cast<std::size_t>(c) < row.size(); ++c) {
+        bar.label += (c ? " " : "") + TextCell(row[c], table.columns[c].precision);
+      }
+      const Cell& cell = row[column];
+      if (const auto* d = std::get_if<double>(&cell)) bar.values.push_back(*d);
+      if (const auto* i = std::get_if<std::int64_t>(&cell))
+        bar.values.push_back(static_cast<double>(*i));
+      chart.bars.push_back(std::move(bar));
+    }
+    charts.push_back(std::move(chart));
   }
+  return charts;
+}
+
+namespace {
+
+// WriteFile writes what `write` prints to `path`, replacing it.
+Status WriteFile(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (file) write(file);
   file.close();
@@ -137,13 +166,46 @@ Status WriteReportFile(const Report& report, const std::string& path, bool csv,
   return OkStatus();
 }
 
-int EmitReport(const Report& report, const std::string& csv_path, const std::string& json_path,
-               std::ostream& out, std::ostream& err) {
-  if (csv_path != "-" && json_path != "-") WriteText(report, out);
-  for (const auto& [path, csv] : {std::pair{csv_path, true}, std::pair{json_path, false}}) {
+}  // namespace
+
+Status WriteReportFile(const Report& report, const std::string& path, bool csv,
+                       std::ostream& stdout_stream) {
+  if (path == "-") {
+    if (csv) {
+      WriteCsv(report, stdout_stream);
+    } else {
+      stdout_stream << ToJson(report).dump(2) << '\n';
+    }
+    return OkStatus();
+  }
+  if (!csv)
+    return WriteFile(path, [&](std::ostream& out) { out << ToJson(report).dump(2) << '\n'; });
+  for (std::size_t i = 0; i < report.tables.size(); ++i) {
+    Report one = report;
+    one.tables = {report.tables[i]};
+    SIGNET_TRY(
+        WriteFile(CsvPathFor(path, report, i), [&](std::ostream& out) { WriteCsv(one, out); }));
+  }
+  return OkStatus();
+}
+
+Status WriteChartFile(const Report& report, const std::string& path) {
+  return WriteFile(path, [&](std::ostream& out) { WriteSvgBarCharts(ChartsOf(report), out); });
+}
+
+int EmitReport(const Report& report, const ReportPaths& paths, std::ostream& out,
+               std::ostream& err) {
+  if (paths.csv != "-" && paths.json != "-") WriteText(report, out);
+  for (const auto& [path, csv] : {std::pair{paths.csv, true}, std::pair{paths.json, false}}) {
     if (path.empty()) continue;
     Status status = WriteReportFile(report, path, csv, out);
     if (!status.ok()) {
+      err << "bench " << report.command << ": " << status.error().message << '\n';
+      return 1;
+    }
+  }
+  if (!paths.chart.empty()) {
+    if (Status status = WriteChartFile(report, paths.chart); !status.ok()) {
       err << "bench " << report.command << ": " << status.error().message << '\n';
       return 1;
     }

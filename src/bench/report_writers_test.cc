@@ -1,7 +1,10 @@
 #include "bench/report_writers.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace signet::bench {
@@ -12,12 +15,16 @@ Report SampleReport() {
   report.command = "speed";
   report.notes = {{"cycles", "TSC"}, {"keys", "10"}};
   Table table;
+  table.id = "hashes";
   table.title = "hashes";
+  table.chart_column = 2;
+  table.label_columns = 2;
   table.columns = {{"Algorithm", 0}, {"Bytes", 0}, {"MiB/s", 1}};
   table.AddRow({std::string("MD5"), std::int64_t{1024}, 612.345678});
   table.AddRow({std::string("odd, \"name\""), std::int64_t{64}, 0.125});
   report.tables.push_back(table);
   Table second;
+  second.id = "sign";
   second.title = "sign";
   second.columns = {{"Algorithm", 0}, {"ms/op", 3}};
   second.AddRow({std::string("RSA 2048 Sign"), 1.5});
@@ -73,6 +80,53 @@ TEST(ReportWriters, FileErrorsAreReported) {
   EXPECT_EQ(status.error().code, CKR_FUNCTION_FAILED);
   ASSERT_TRUE(WriteReportFile(SampleReport(), "-", true, unused).ok());
   EXPECT_EQ(unused.str().rfind("Algorithm,Bytes", 0), 0u);
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(ReportWriters, EveryCsvFileHoldsOneTable) {
+  const Report report = SampleReport();
+  EXPECT_EQ(CsvPathFor("out/speed.csv", report, 0), "out/speed-hashes.csv");
+  EXPECT_EQ(CsvPathFor("out/speed.csv", report, 1), "out/speed-sign.csv");
+  EXPECT_EQ(CsvPathFor("speed", report, 1), "speed-sign");
+  Report single = report;
+  single.tables.resize(1);
+  EXPECT_EQ(CsvPathFor("speed.csv", single, 0), "speed.csv");
+  single.tables[0].id.clear();
+  single.tables.push_back(single.tables[0]);
+  EXPECT_EQ(CsvPathFor("x.csv", single, 1), "x-table2.csv");
+
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("signet-report-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ostringstream unused;
+  ASSERT_TRUE(WriteReportFile(report, (dir / "speed.csv").string(), true, unused).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir / "speed.csv"));
+  EXPECT_EQ(ReadFile(dir / "speed-hashes.csv"),
+            "Algorithm,Bytes,MiB/s\r\nMD5,1024,612.345678\r\n\"odd, \"\"name\"\"\",64,0.125\r\n");
+  EXPECT_EQ(ReadFile(dir / "speed-sign.csv"), "Algorithm,ms/op\r\nRSA 2048 Sign,1.5\r\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReportWriters, ChartsDrawOneBarPerRowOfEachChartedTable) {
+  const std::vector<BarChart> charts = ChartsOf(SampleReport());
+  ASSERT_EQ(charts.size(), 1u);  // "sign" names no chart column
+  EXPECT_EQ(charts[0].value_label, "MiB/s");
+  ASSERT_EQ(charts[0].bars.size(), 2u);
+  EXPECT_EQ(charts[0].bars[0].label, "MD5 1024");
+  EXPECT_DOUBLE_EQ(charts[0].bars[0].values.at(0), 612.345678);
+  std::ostringstream svg;
+  WriteSvgBarCharts(charts, svg);
+  std::size_t rects = 0;
+  for (auto p = svg.str().find("<rect x="); p != std::string::npos;
+       p = svg.str().find("<rect x=", p + 1)) {
+    ++rects;
+  }
+  EXPECT_EQ(rects, 2u);
+  EXPECT_NE(svg.str().find("odd, &quot;name&quot; 64"), std::string::npos);
 }
 
 }  // namespace

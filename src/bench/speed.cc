@@ -69,8 +69,11 @@ Result<std::function<Status()>> BulkOp(const BulkAlgorithm& algo, Bytes& buffer)
 
 Result<Table> MeasureBulk(const std::vector<std::size_t>& sizes, double seconds) {
   Table table;
+  table.id = "hashes";
   table.title = "hashes and ciphers (one message per buffer)";
   table.columns = {{"Algorithm", 0}, {"Bytes", 0}, {"MiB/s", 1}, {"cycles/byte", 2}};
+  table.chart_column = 2;  // MiB/s, one bar per (algorithm, size)
+  table.label_columns = 2;
   for (const auto& algo : kBulk) {
     for (std::size_t size : sizes) {
       Bytes buffer(size, 0x5a);
@@ -109,8 +112,10 @@ Status MeasureOneSigner(const SignAlgorithm& algo, double seconds, Table& table)
 
 Result<Table> MeasureSigners(const std::vector<const SignAlgorithm*>& algos, double seconds) {
   Table table;
+  table.id = "sign";
   table.title = "sign and verify (one thread, SHA-2 digest signed)";
   table.columns = {{"Algorithm", 0}, {"ms/op", 3}, {"Mcycles/op", 3}, {"ops", 0}};
+  table.chart_column = 1;  // ms/op
   for (const SignAlgorithm* algo : algos) SIGNET_TRY(MeasureOneSigner(*algo, seconds, table));
   return table;
 }
@@ -145,7 +150,7 @@ int RunSpeed(const SpeedOptions& options, std::ostream& out, std::ostream& err) 
     err << "bench speed: " << report.error().message << '\n';
     return 1;
   }
-  return EmitReport(*report, options.csv_path, options.json_path, out, err);
+  return EmitReport(*report, {options.csv_path, options.json_path, options.chart_path}, out, err);
 }
 
 }  // namespace signet::bench

@@ -34,6 +34,7 @@ struct SpeedOptions {
   bool skip_sign = false;  // only the hash/cipher table
   std::string csv_path;    // also write CSV here ("-" = stdout instead of text)
   std::string json_path;   // also write JSON here ("-" = stdout instead of text)
+  std::string chart_path;  // also draw the tables' bar charts here (SVG)
 };
 
 // MeasureSpeed runs the measurements and returns the report (notes, then

@@ -75,6 +75,111 @@ void WriteAxes(const LineChart& chart, const Scale& s, std::ostream& out) {
       << XmlEscape(chart.title) << "</text>\n</g>\n";
 }
 
+// The bar chart's geometry: label column, plot width, one band per bar.
+constexpr double kBarWidth = 760, kBarLabelW = 230, kBarPlotW = 400, kBarBand = 18;
+constexpr double kBarTop = 50, kBarBottom = 40;
+
+double BarChartHeight(const BarChart& chart) {
+  const double per_bar =
+      kBarBand * static_cast<double>(std::max<std::size_t>(chart.series.size(), 1));
+  return kBarTop + kBarBottom + per_bar * static_cast<double>(chart.bars.size()) +
+         4 * static_cast<double>(chart.bars.size());
+}
+
+// BarAxis maps a value to a length along the plot: linear from zero, or
+// log10 between the powers of ten that enclose the data.
+struct BarAxis {
+  bool log = false;
+  double lo = 0, hi = 1;  // data range (log: exponents)
+  double Length(double v) const {
+    if (v <= 0) return 0;
+    const double t = log ? (std::log10(v) - lo) / (hi - lo) : v / hi;
+    return std::clamp(t, 0.0, 1.0) * kBarPlotW;
+  }
+};
+
+BarAxis MakeBarAxis(const BarChart& chart) {
+  double min_positive = 0, max = 0;
+  for (const Bar& bar : chart.bars) {
+    for (double v : bar.values) {
+      if (v <= 0) continue;
+      min_positive = min_positive == 0 ? v : std::min(min_positive, v);
+      max = std::max(max, v);
+    }
+  }
+  BarAxis axis;
+  axis.log = chart.log_scale;
+  if (axis.log) {
+    axis.lo = min_positive > 0 ? std::floor(std::log10(min_positive)) : 0;
+    axis.hi = max > 0 ? std::ceil(std::log10(max)) : 1;
+    if (axis.hi <= axis.lo) axis.hi = axis.lo + 1;
+  } else {
+    const double step = max > 0 ? NiceStep(max) : 1;
+    axis.hi = std::ceil(std::max(max, 1e-9) / step) * step;
+  }
+  return axis;
+}
+
+void WriteBarAxis(const BarAxis& axis, double plot_h, std::ostream& out) {
+  const double x0 = kBarLabelW, y1 = kBarTop + plot_h;
+  out << "<line x1=\"" << x0 << "\" y1=\"" << kBarTop << "\" x2=\"" << x0 << "\" y2=\"" << y1
+      << "\" stroke=\"#888\"/>\n";
+  std::vector<double> ticks;
+  if (axis.log) {
+    for (double e = axis.lo; e <= axis.hi + 0.5; e += 1) ticks.push_back(std::pow(10, e));
+  } else {
+    const double step = NiceStep(axis.hi);
+    for (double v = 0; v <= axis.hi + step / 2; v += step) ticks.push_back(v);
+  }
+  for (double v : ticks) {
+    const double x = x0 + (axis.log ? axis.Length(v) : v / axis.hi * kBarPlotW);
+    out << "<line x1=\"" << Num(x) << "\" y1=\"" << kBarTop << "\" x2=\"" << Num(x) << "\" y2=\""
+        << y1 << "\" stroke=\"#eee\"/>\n";
+    out << "<text x=\"" << Num(x) << "\" y=\"" << y1 + 16 << "\" text-anchor=\"middle\">" << Num(v)
+        << "</text>\n";
+  }
+}
+
+void WriteBarChart(const BarChart& chart, double top, std::ostream& out) {
+  const BarAxis axis = MakeBarAxis(chart);
+  const std::size_t per_bar = std::max<std::size_t>(chart.series.size(), 1);
+  const double plot_h = BarChartHeight(chart) - kBarTop - kBarBottom;
+  out << "<g transform=\"translate(0 " << top
+      << ")\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#333\">\n";
+  out << "<text x=\"" << kBarWidth / 2 << "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">"
+      << XmlEscape(chart.title) << "</text>\n";
+  WriteBarAxis(axis, plot_h, out);
+  out << "<text x=\"" << kBarLabelW + kBarPlotW / 2 << "\" y=\"" << kBarTop + plot_h + 32
+      << "\" text-anchor=\"middle\">" << XmlEscape(chart.value_label)
+      << (chart.log_scale ? " (log scale)" : "") << "</text>\n";
+  double y = kBarTop + 2;
+  for (const Bar& bar : chart.bars) {
+    const double band = kBarBand * static_cast<double>(per_bar);
+    out << "<text x=\"" << kBarLabelW - 6 << "\" y=\"" << Num(y + band / 2 + 4)
+        << "\" text-anchor=\"end\">" << XmlEscape(bar.label) << "</text>\n";
+    for (std::size_t i = 0; i < bar.values.size() && i < per_bar; ++i) {
+      const double length = axis.Length(bar.values[i]);
+      if (length <= 0) continue;
+      const double by = y + kBarBand * static_cast<double>(i);
+      out << "<rect x=\"" << kBarLabelW << "\" y=\"" << Num(by + 2) << "\" width=\"" << Num(length)
+          << "\" height=\"" << kBarBand - 4 << "\" fill=\"" << kColors[i % kColors.size()]
+          << "\"><title>" << Num(bar.values[i]) << "</title></rect>\n";
+      out << "<text x=\"" << Num(kBarLabelW + length + 4) << "\" y=\"" << Num(by + kBarBand - 5)
+          << "\" font-size=\"10\">" << Num(bar.values[i]) << "</text>\n";
+    }
+    y += band + 4;
+  }
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const double ly = kBarTop + 20 * static_cast<double>(i);
+    const double lx = kBarLabelW + kBarPlotW + 40;
+    out << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"12\" height=\"12\" fill=\""
+        << kColors[i % kColors.size()] << "\"/>\n";
+    out << "<text x=\"" << lx + 18 << "\" y=\"" << ly + 10 << "\">" << XmlEscape(chart.series[i])
+        << "</text>\n";
+  }
+  out << "</g>\n";
+}
+
 }  // namespace
 
 std::string XmlEscape(const std::string& text) {
@@ -124,6 +229,20 @@ void WriteSvgLineChart(const LineChart& chart, std::ostream& out) {
     out << "<text x=\"" << kLeft + kPlotW + 46 << "\" y=\"" << ly + 4
         << "\" font-family=\"sans-serif\" font-size=\"12\">" << XmlEscape(series.name)
         << "</text>\n";
+  }
+  out << "</svg>\n";
+}
+
+void WriteSvgBarCharts(const std::vector<BarChart>& charts, std::ostream& out) {
+  double height = 0;
+  for (const BarChart& chart : charts) height += BarChartHeight(chart);
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kBarWidth << "\" height=\""
+      << Num(height) << "\" viewBox=\"0 0 " << kBarWidth << ' ' << Num(height) << "\">\n";
+  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  double top = 0;
+  for (const BarChart& chart : charts) {
+    WriteBarChart(chart, top, out);
+    top += BarChartHeight(chart);
   }
   out << "</svg>\n";
 }

@@ -56,6 +56,33 @@ TEST(SvgChart, PointsStayInsideTheViewBox) {
   }
 }
 
+// Two charts stack in one document; on a log axis a value a thousand times
+// smaller than the largest still draws a bar, and no bar leaves the plot.
+TEST(SvgChart, BarChartsStackAndLogAxesKeepSmallValuesVisible) {
+  BarChart seeds;
+  seeds.title = "seed 002";
+  seeds.value_label = "ms/op";
+  seeds.series = {"seed", "here"};
+  seeds.bars = {{"RSA 2056 Sig", {950.0, 0.9}}, {"secp256k1 Sig", {49.05, 0.02}}};
+  seeds.log_scale = true;
+  BarChart plain = seeds;
+  plain.title = "linear";
+  plain.log_scale = false;
+  std::ostringstream out;
+  WriteSvgBarCharts({seeds, plain}, out);
+  const std::string svg = out.str();
+  EXPECT_EQ(Count(svg, "<svg"), 1u);
+  EXPECT_EQ(Count(svg, "<g transform=\"translate(0 "), 2u);
+  EXPECT_NE(svg.find("ms/op (log scale)"), std::string::npos);
+  // Log: all four bars; linear: 0.02 of 950 is under a pixel but still a bar.
+  EXPECT_EQ(Count(svg, "fill=\"#1f77b4\"><title>"), 4u);
+  EXPECT_EQ(Count(svg, "fill=\"#d62728\"><title>"), 4u);
+  for (auto p = svg.find(" width=\""); p != std::string::npos; p = svg.find(" width=\"", p + 1)) {
+    const std::string value = svg.substr(p + 8, svg.find('"', p + 8) - p - 8);
+    if (value.back() != '%') EXPECT_LE(std::stod(value), 760) << value;
+  }
+}
+
 TEST(SvgChart, XmlEscape) { EXPECT_EQ(XmlEscape("a&b<'\">"), "a&amp;b&lt;&apos;&quot;&gt;"); }
 
 }  // namespace
