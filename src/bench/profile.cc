@@ -42,11 +42,13 @@ double RsaSignNs() {
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / kSigns;
 }
 
-void AddPhaseRow(Table& table, const std::string& name, std::uint64_t calls, double total_ns,
-                 double whole_ns) {
+// AddPhaseRow adds a phase; `within` names the phase that contains it
+// (text indents such rows; CSV and JSON keep the plain name).
+void AddPhaseRow(Table& table, const std::string& name, const std::string& within,
+                 std::uint64_t calls, double total_ns, double whole_ns) {
   const double pct = whole_ns > 0 ? 100.0 * total_ns / whole_ns : 0;
   const double per_call_us = calls > 0 ? total_ns / 1e3 / static_cast<double>(calls) : 0;
-  table.AddRow({name, static_cast<std::int64_t>(calls), total_ns / 1e9, pct, per_call_us});
+  table.AddRow({name, within, static_cast<std::int64_t>(calls), total_ns / 1e9, pct, per_call_us});
 }
 
 }  // namespace
@@ -77,23 +79,23 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
   table.title = "where the time goes (" + options.algorithm + ", n " + std::to_string(options.n) +
                 ", c " + std::to_string(options.clients) + ")";
   table.id = "phases";
-  table.chart_column = 3;  // % of whole
-  table.columns = {
-      {"phase", 0}, {"calls", 0}, {"total s", 6}, {"% of whole", 2}, {"per call us", 2}};
+  table.chart_column = 4;  // % of whole
+  table.columns = {{"phase", 0},   {"within", 0},     {"calls", 0},
+                   {"total s", 6}, {"% of whole", 2}, {"per call us", 2}};
   double daemon_ns = 0, children_ns = 0;
   // execute contains the in_execute rows, so only the others add up to the
   // daemon's share.
   for (const ProfilePhase& phase : kProfilePhases) {
     const PhaseDelta& d = by_name[phase.name];
-    const std::string indent = phase.in_execute ? "  " : "";
-    AddPhaseRow(table, indent + phase.name, d.calls, static_cast<double>(d.total_ns), whole_ns);
+    AddPhaseRow(table, phase.name, phase.in_execute ? "execute" : "", d.calls,
+                static_cast<double>(d.total_ns), whole_ns);
     (phase.in_execute ? children_ns : daemon_ns) += static_cast<double>(d.total_ns);
   }
   const PhaseDelta& execute = by_name["execute"];
-  AddPhaseRow(table, "  execute_other", execute.calls,
+  AddPhaseRow(table, "execute_other", "execute", execute.calls,
               static_cast<double>(execute.total_ns) - children_ns, whole_ns);
-  AddPhaseRow(table, "outside_daemon", options.n, whole_ns - daemon_ns, whole_ns);
-  AddPhaseRow(table, "whole", options.n, whole_ns, whole_ns);
+  AddPhaseRow(table, "outside_daemon", "", options.n, whole_ns - daemon_ns, whole_ns);
+  AddPhaseRow(table, "whole", "", options.n, whole_ns, whole_ns);
   report.tables.push_back(std::move(table));
 
   const double per_request = options.n > 0 ? static_cast<double>(records) / options.n : 0;
@@ -111,10 +113,45 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
                 rsa2048_sign_ns / 1e3);
   report.notes.emplace_back("counter cost per request", buf);
   report.notes.emplace_back("rows",
-                            "execute contains the indented rows; every other row but "
+                            "execute contains the rows 'within' it; every other row but "
                             "'whole' adds up to 100%; outside_daemon = client work, socket "
                             "transfer and client-side verification");
   return report;
+}
+
+Result<ProfileRun> MeasureProfile(const ProfileOptions& options, DaemonBackend& backend) {
+  SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(options.algorithm));
+  SIGNET_ASSIGN_OR_RETURN(WorkerFactory factory, backend.Prepare(*algo, options.verify));
+  // The "before" snapshot is taken once every client has connected and
+  // logged in, so their set-up requests are not profiled.
+  Result<client::ServerStats> before = MakeError(CKR_GENERAL_ERROR, "no snapshot");
+  std::barrier sync(options.clients, [&]() noexcept { before = backend.Stats(); });
+  WorkerFactory synced = [&](int client) -> Result<Operation> {
+    Result<Operation> op = factory(client);
+    sync.arrive_and_wait();
+    return op;
+  };
+  ProgressBar bar = options.progress ? ProgressBar::ForStderr("profile", options.n)
+                                     : ProgressBar("profile", options.n, nullptr);
+  SIGNET_ASSIGN_OR_RETURN(ParallelRun run,
+                          RunLoad({std::string(algo->label), options.clients, options.n}, synced,
+                                  [&bar](std::uint64_t done) { bar.Update(done); }));
+  bar.Finish();
+  if (!before.ok()) return before.error();
+  SIGNET_ASSIGN_OR_RETURN(client::ServerStats after, backend.Stats());
+  ProfileRun out;
+  for (double s : run.latencies_s) out.whole_ns += s * 1e9;
+  out.phases = Difference(*before, after);
+  out.report = ProfileReport(out.phases, out.whole_ns, options, MeasureCounterCost(), RsaSignNs());
+  out.report.notes.emplace(out.report.notes.begin(), "daemon workers",
+                           std::to_string(after.workers));
+  out.report.notes.emplace(out.report.notes.begin() + 1,
+                           "requests run on the event loop (no worker woken)",
+                           std::to_string(after.ran_on_event_loop - before->ran_on_event_loop) +
+                               " of " + std::to_string(after.completed - before->completed));
+  out.workers = after.workers;
+  out.run = std::move(run);
+  return out;
 }
 
 int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostream& out,
@@ -123,55 +160,20 @@ int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostre
     err << "bench profile: --format is table or callgraph, not '" << options.format << "'\n";
     return 2;
   }
-  auto algo = FindSignAlgorithm(options.algorithm);
-  if (!algo.ok()) {
-    err << "bench profile: " << algo.error().message << '\n';
-    return 2;
+  Result<ProfileRun> profile = MeasureProfile(options, backend);
+  if (!profile.ok()) {
+    err << "bench profile: " << profile.error().message << '\n';
+    return profile.error().code == CKR_ARGUMENTS_BAD ? 2 : 1;
   }
-  auto factory = backend.Prepare(**algo, options.verify);
-  if (!factory.ok()) {
-    err << "bench profile: " << factory.error().message << '\n';
-    return 1;
-  }
-  // The "before" snapshot is taken once every client has connected and
-  // logged in, so their set-up requests are not profiled.
-  Result<client::ServerStats> before = MakeError(CKR_GENERAL_ERROR, "no snapshot");
-  std::barrier sync(options.clients, [&]() noexcept { before = backend.Stats(); });
-  WorkerFactory synced = [&](int client) -> Result<Operation> {
-    Result<Operation> op = (*factory)(client);
-    sync.arrive_and_wait();
-    return op;
-  };
-  ProgressBar bar = options.progress ? ProgressBar::ForStderr("profile", options.n)
-                                     : ProgressBar("profile", options.n, nullptr);
-  auto run = RunLoad({std::string((*algo)->label), options.clients, options.n}, synced,
-                     [&bar](std::uint64_t done) { bar.Update(done); });
-  bar.Finish();
-  if (!run.ok() || !before.ok()) {
-    err << "bench profile: " << (run.ok() ? before.error() : run.error()).message << '\n';
-    return 1;
-  }
-  auto after = backend.Stats();
-  if (!after.ok()) {
-    err << "bench profile: " << after.error().message << '\n';
-    return 1;
-  }
-  double whole_ns = 0;
-  for (double s : run->latencies_s) whole_ns += s * 1e9;
-  const std::vector<PhaseDelta> phases = Difference(*before, *after);
-  out << FormatParallelLine(*run) << "\n\n";
+  out << FormatParallelLine(profile->run) << "\n\n";
   if (options.format == "callgraph") {
-    out << "# phase counters of signetd (" << after->workers
+    out << "# phase counters of signetd (" << profile->workers
         << " workers); self and children in milliseconds\n\n"
-        << FormatCallGraph(phases, whole_ns, options.n);
+        << FormatCallGraph(profile->phases, profile->whole_ns, options.n);
     return 0;
   }
-  Report report = ProfileReport(phases, whole_ns, options, MeasureCounterCost(), RsaSignNs());
-  report.notes.emplace(report.notes.begin(), "daemon workers", std::to_string(after->workers));
-  report.notes.emplace(report.notes.begin() + 1, "requests run on the event loop (no worker woken)",
-                       std::to_string(after->ran_on_event_loop - before->ran_on_event_loop) +
-                           " of " + std::to_string(after->completed - before->completed));
-  return EmitReport(report, {options.csv_path, options.json_path, options.chart_path}, out, err);
+  return EmitReport(profile->report, {options.csv_path, options.json_path, options.chart_path}, out,
+                    err);
 }
 
 }  // namespace signet::bench

@@ -66,6 +66,20 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
 // over `iterations` records.
 double MeasureCounterCost(int iterations = 1000000);
 
+// ProfileRun: what one profiled load measured.
+struct ProfileRun {
+  ParallelRun run;                 // the clients' side: the seed-format line
+  std::vector<PhaseDelta> phases;  // the daemon's counters over the run
+  double whole_ns = 0;             // sum of the clients' latencies
+  std::uint64_t workers = 0;       // signetd's worker threads
+  Report report;                   // ProfileReport plus the daemon's notes
+};
+
+// MeasureProfile runs the load on `backend` and reads the counters around
+// it. CKR_ARGUMENTS_BAD for an unknown algorithm; the backend's errors.
+[[nodiscard]] Result<ProfileRun> MeasureProfile(const ProfileOptions& options,
+                                                DaemonBackend& backend);
+
 // RunProfile runs the load on `backend` and prints the report to `out` (CSV
 // / JSON to the paths); errors to `err`. Returns the exit code.
 int RunProfile(const ProfileOptions& options, DaemonBackend& backend, std::ostream& out,
