@@ -7,6 +7,7 @@
 #include "bench/keygen.h"
 #include "bench/parallel.h"
 #include "bench/profile.h"
+#include "bench/seeds.h"
 #include "bench/speed.h"
 
 namespace signet::bench {
@@ -185,6 +186,27 @@ void AddApp(CLI::App& bench, SharedHooks hooks) {
   });
 }
 
+void AddSeeds(CLI::App& bench, SharedHooks hooks) {
+  auto options = std::make_shared<SeedsOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "seeds", "Every seed report's table, row for row, beside this machine's figures");
+  cmd->add_flag("--full", options->full,
+                "The seeds' own sizes (n 1000 per parallel line, ...): minutes, not seconds");
+  AddOutputOptions(*cmd, options->csv_path, options->json_path);
+  cmd->add_option("--chart", options->chart_path,
+                  "Also draw one chart per seed table (seed against here) in this SVG file");
+  cmd->add_option("--html", options->html_path,
+                  "Also write an HTML report: per seed its source, tables and chart");
+  cmd->callback([options, hooks] {
+    Dispatch(*hooks, [options, hooks] {
+      SeedServices services;
+      services.make_daemon_backend = hooks->make_daemon_backend;
+      if (hooks->service_access) services.access = hooks->service_access();
+      return RunSeeds(*options, services, std::cout, std::cerr);
+    });
+  });
+}
+
 }  // namespace
 
 void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
@@ -196,6 +218,7 @@ void AddBenchCommands(CLI::App& app, BenchHooks hooks) {
   AddParallel(*bench, shared);
   AddProfile(*bench, shared);
   AddApp(*bench, shared);
+  AddSeeds(*bench, shared);
 }
 
 }  // namespace signet::bench

@@ -1,5 +1,6 @@
 // AddBenchCommands: registers `bench speed`, `bench keygen`,
-// `bench parallel`, `bench profile` and `bench app` on a CLI11 app, so the CLI's main needs one call.
+// `bench parallel`, `bench profile`, `bench app` and `bench seeds` on a
+// CLI11 app, so the CLI's main needs one call.
 //
 // When a bench subcommand is selected, its CLI11 callback either runs the
 // benchmark at once (hooks.run_later unset: a non-zero exit code is thrown
@@ -41,7 +42,7 @@ struct BenchHooks {
   std::function<ServiceAccess()> service_access;
 };
 
-// AddBenchCommands adds the "bench" subcommand (with its three
+// AddBenchCommands adds the "bench" subcommand (with its
 // subcommands) to `app`. Parsed options are owned by the callbacks, which
 // live as long as `app`; a job handed to run_later owns them too.
 void AddBenchCommands(CLI::App& app, BenchHooks hooks = {});

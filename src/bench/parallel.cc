@@ -112,6 +112,7 @@ Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions
   report.command = "parallel";
   report.notes.emplace_back("verify", options.verify ? "every signature verified" : "off");
   Table table;
+  table.id = "parallel";
   table.title = "parallel signatures";
   table.columns = {{"algorithm", 0}, {"backend", 0},  {"n", 0},      {"c", 0},
                    {"sigs/sec", 3},  {"secs/sig", 6}, {"mean s", 6}, {"p50 s", 6},

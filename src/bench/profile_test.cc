@@ -61,7 +61,9 @@ TEST(ProfileReport, PhaseNamesArePlainAndWithinSaysWhatContainsThem) {
       saw_sign = true;
       EXPECT_EQ(std::get<std::string>(row[1]), "execute");
     }
-    if (name == "decode") EXPECT_EQ(std::get<std::string>(row[1]), "");
+    if (name == "decode") {
+      EXPECT_EQ(std::get<std::string>(row[1]), "");
+    }
   }
   EXPECT_TRUE(saw_sign);
 }

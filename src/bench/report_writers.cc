@@ -155,6 +155,22 @@ std::vector<BarChart> ChartsOf(const Report& report) {
   return charts;
 }
 
+void WriteHtmlTable(const Table& table, std::ostream& out) {
+  out << "<table>\n<caption>" << XmlEscape(table.title) << "</caption>\n<tr>";
+  for (const Column& column : table.columns) out << "<th>" << XmlEscape(column.name) << "</th>";
+  out << "</tr>\n";
+  for (const auto& row : table.rows) {
+    out << "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const bool text = std::holds_alternative<std::string>(row[c]);
+      out << (text ? "<td>" : "<td class=\"n\">")
+          << XmlEscape(TextCell(row[c], table.columns[c].precision)) << "</td>";
+    }
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
 namespace {
 
 // WriteFile writes what `write` prints to `path`, replacing it.

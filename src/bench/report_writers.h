@@ -45,6 +45,10 @@ nlohmann::json ToJson(const Report& report);
 [[nodiscard]] Status WriteReportFile(const Report& report, const std::string& path, bool csv,
                                      std::ostream& stdout_stream);
 
+// WriteHtmlTable writes `table` as an HTML <table> (title as caption,
+// numbers right-aligned with the text form's decimals).
+void WriteHtmlTable(const Table& table, std::ostream& out);
+
 // WriteChartFile writes ChartsOf(report) as one SVG document to `path`.
 [[nodiscard]] Status WriteChartFile(const Report& report, const std::string& path);
 
