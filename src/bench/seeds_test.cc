@@ -23,7 +23,7 @@ std::size_t RowCount(const Seed& seed) {
 }
 
 // The program carries the repository's file, and the file carries every
-// row of the four seed reports (../shared/seeds/ in the workplace).
+// row of the four seed reports (docs/SEEDS.md describes them).
 TEST(SeedFigures, TheCompiledInFiguresAreTheFileAndHoldEverySeedRow) {
   std::ifstream file(SIGNET_SEED_FIGURES_FILE, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(file)), {});
@@ -62,7 +62,7 @@ TEST(SeedFigures, MalformedFilesAreErrors) {
 // none, against a made-up bench report.
 TEST(SeedsReport, RatiosAreOrientedSoAboveOneIsBetterAndMissingRowsAreCounted) {
   Seed seed;
-  seed.id = "042";
+  seed.id = "x1";
   seed.title = "test";
   seed.source = "here";
   SeedTable t;
@@ -86,7 +86,7 @@ TEST(SeedsReport, RatiosAreOrientedSoAboveOneIsBetterAndMissingRowsAreCounted) {
   const Report report = SeedsReport({seed}, {{"speed", bench}}, false);
   ASSERT_EQ(report.tables.size(), 2u);  // the seed table and the summary
   const Table& out = report.tables[0];
-  EXPECT_EQ(out.id, "042-t");
+  EXPECT_EQ(out.id, "x1-t");
   ASSERT_EQ(out.rows.size(), 4u);
   EXPECT_DOUBLE_EQ(std::get<double>(out.rows[0][2]), 50);
   EXPECT_DOUBLE_EQ(std::get<double>(out.rows[0][3]), 5);    // 50 ops/s against 10
@@ -102,11 +102,11 @@ TEST(SeedsReport, RatiosAreOrientedSoAboveOneIsBetterAndMissingRowsAreCounted) {
   EXPECT_DOUBLE_EQ(std::get<double>(summary.rows[0][4]), 6.5);
 
   const auto charts = SeedCharts({seed}, report);
-  ASSERT_EQ(charts.at("042").size(), 1u);
-  EXPECT_EQ(charts.at("042")[0].bars.size(), 4u);
+  ASSERT_EQ(charts.at("x1").size(), 1u);
+  EXPECT_EQ(charts.at("x1")[0].bars.size(), 4u);
   std::ostringstream html;
   WriteSeedsHtml({seed}, report, charts, html);
-  EXPECT_NE(html.str().find("<h2>Seed 042: test</h2>"), std::string::npos);
+  EXPECT_NE(html.str().find("<h2>Seed x1: test</h2>"), std::string::npos);
   EXPECT_NE(html.str().find("<svg"), std::string::npos);
   EXPECT_NE(html.str().find("<caption>summary"), std::string::npos);
 }
