@@ -120,7 +120,7 @@ TEST_F(BenchTest, ParallelStartsItsOwnDaemonAndComparesWithRaw) {
   EXPECT_EQ(lines[0].algo, "rsa_2048");
   EXPECT_EQ(lines[1].algo, "rsa_2048/raw");
   for (const auto& line : lines) ExpectRightArithmetic(line);
-  EXPECT_NE(r.out.find("ratio daemon/raw sigs/sec"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n# ratio daemon/raw rsa_2048 c 2 sigs/sec "), std::string::npos) << r.out;
   ExpectReports(Path("o.csv"), Path("o.json"), 4);
 }
 
@@ -148,7 +148,8 @@ TEST_F(BenchTest, ProfileHasEveryPhaseAndSharesAddUpTo100) {
   EXPECT_EQ(ParseParallel(r.out).size(), 1u) << r.out;
   // execute_other is execute less its rows, so on a busy machine clock
   // noise can make its total (and share) slightly negative.
-  const std::regex row(R"(^ *(\S+) +(\d+) +(-?\d+\.\d+) +(-?\d+\.\d+) +(-?\d+\.\d+)$)");
+  // phase, within (empty or "execute"), calls, total s, % of whole, per call.
+  const std::regex row(R"(^(\S+)(?: +execute)? +(\d+) +(-?\d+\.\d+) +(-?\d+\.\d+) +(-?\d+\.\d+)$)");
   std::map<std::string, double> share;
   std::map<std::string, long> calls;
   for (const std::string& line : Lines(r.out)) {
@@ -169,6 +170,32 @@ TEST_F(BenchTest, ProfileHasEveryPhaseAndSharesAddUpTo100) {
   EXPECT_NEAR(share["whole"], 100.0, 0.01);
   EXPECT_EQ(calls["sign"], 20) << r.out;  // one signature per request
   EXPECT_NE(r.out.find("counter cost per request"), std::string::npos) << r.out;
+}
+
+// --format callgraph: seed 001's layout, one entry per phase that ran, the
+// client's request at the root and the signature under execute.
+TEST_F(BenchTest, ProfileCallGraphHasTheSeedsLayout) {
+  ProgramResult r = Signet({"bench", "profile", "-n", "20", "--clients", "2", "--format",
+                            "callgraph", "--pin", kUserPin});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("index % time    self  children    called     name\n"), std::string::npos)
+      << r.out;
+  const std::regex primary(R"(^\[(\d+)\] +\d+\.\d +\d+\.\d\d +\d+\.\d\d +(\d+) +(\S+) \[\1\]$)");
+  std::map<std::string, long> calls;
+  for (const std::string& line : Lines(r.out)) {
+    std::smatch m;
+    if (std::regex_match(line, m, primary)) calls[m[3]] = std::stol(m[2]);
+  }
+  EXPECT_EQ(calls["sign_request"], 20) << r.out;
+  EXPECT_EQ(calls["sign"], 20) << r.out;
+  EXPECT_EQ(calls["execute"], 20) << r.out;
+  // execute's entry names its caller: "20/20 ... sign_request [1]".
+  EXPECT_TRUE(std::regex_search(
+      r.out,
+      std::regex(
+          R"(\n +\d+\.\d\d +\d+\.\d\d +20/20 +sign_request \[1\]\n\[\d+\] +\d+\.\d +\d+\.\d\d +\d+\.\d\d +20 +execute)")))
+      << r.out;
+  EXPECT_EQ(Signet({"bench", "profile", "--format", "gprof", "--pin", kUserPin}).exit_code, 2);
 }
 
 // SoftHsmEnv: a private SoftHSMv2 configuration with one fresh token.
