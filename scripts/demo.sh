@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: a throw-away token in a temporary directory, a real signetd on a
-# Unix socket, and the seeds' parallel-signatures table for RSA-2048 through
-# it. The daemon is stopped with SIGTERM and must exit cleanly.
+# Unix socket, and every seed report's table beside this machine's figures
+# (`signet bench seeds`: seeds 000 and 001 through this daemon, 002 in
+# process, 003 through throw-away daemons without a key pool), ending with
+# the summary. The daemon is stopped with SIGTERM and must exit cleanly.
 set -euo pipefail
 build_dir=${1:-build}
 bin="$(cd "$build_dir/bin" && pwd)"
@@ -27,9 +29,8 @@ for _ in $(seq 1 200); do
 done
 export SIGNET_SOCKET="$data/signetd.sock"
 
-echo "== parallel signatures, RSA-2048, verified client-side (seed 000/001 format)"
-"$bin/signet" bench parallel --socket "$SIGNET_SOCKET" --algo rsa2048 \
-  --clients 1,2,3,4,5,6,7,8 -n 1000 --raw
+echo "== the seed reports beside this machine (signet bench seeds; --full for the seeds' sizes)"
+"$bin/signet" bench seeds --socket "$SIGNET_SOCKET"
 
 echo "== stopping signetd (SIGTERM)"
 kill -TERM "$daemon_pid"

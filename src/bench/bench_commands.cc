@@ -199,10 +199,7 @@ void AddSeeds(CLI::App& bench, SharedHooks hooks) {
                   "Also write an HTML report: per seed its source, tables and chart");
   cmd->callback([options, hooks] {
     Dispatch(*hooks, [options, hooks] {
-      SeedServices services;
-      services.make_daemon_backend = hooks->make_daemon_backend;
-      if (hooks->service_access) services.access = hooks->service_access();
-      return RunSeeds(*options, services, std::cout, std::cerr);
+      return RunSeeds(*options, {hooks->make_daemon_backend}, std::cout, std::cerr);
     });
   });
 }

@@ -271,7 +271,7 @@ Result<BenchReports> RunSeedBenches(const SeedsOptions& options, const SeedServi
   app.pool = "off";
   app.trials = full ? 0 : 2;
   app.progress = options.progress;
-  SIGNET_ASSIGN_OR_RETURN(reports["app"], MeasureApp(app, services.access));
+  SIGNET_ASSIGN_OR_RETURN(reports["app"], MeasureApp(app, ServiceAccess{}));
   return reports;
 }
 

@@ -38,10 +38,12 @@ struct SeedsOptions {
   std::string html_path;   // HTML: per seed its source, tables and chart
 };
 
-// SeedServices: how to reach signetd (BenchHooks of bench_commands.h).
+// SeedServices: how to reach signetd for seeds 000 and 001 (BenchHooks of
+// bench_commands.h: a given daemon, or a throw-away one). Seed 003's files
+// always go through throw-away daemons without a key pool, as the seed's
+// application had none.
 struct SeedServices {
   std::function<Result<std::unique_ptr<SignerBackend>>(const ParallelOptions&)> make_daemon_backend;
-  ServiceAccess access;
 };
 
 // BenchReports: each bench's report, by bench name ("speed", ...).
