@@ -171,9 +171,6 @@ void WriteHtmlTable(const Table& table, std::ostream& out) {
   out << "</table>\n";
 }
 
-namespace {
-
-// WriteFile writes what `write` prints to `path`, replacing it.
 Status WriteFile(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (file) write(file);
@@ -181,8 +178,6 @@ Status WriteFile(const std::string& path, const std::function<void(std::ostream&
   if (!file) return MakeError(CKR_FUNCTION_FAILED, "cannot write " + path);
   return OkStatus();
 }
-
-}  // namespace
 
 Status WriteReportFile(const Report& report, const std::string& path, bool csv,
                        std::ostream& stdout_stream) {

@@ -5,6 +5,7 @@
 // Report and the stream: safe from any thread for distinct streams.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -48,6 +49,11 @@ nlohmann::json ToJson(const Report& report);
 // WriteHtmlTable writes `table` as an HTML <table> (title as caption,
 // numbers right-aligned with the text form's decimals).
 void WriteHtmlTable(const Table& table, std::ostream& out);
+
+// WriteFile writes what `write` prints to `path`, replacing it.
+// CKR_FUNCTION_FAILED when the file cannot be written.
+[[nodiscard]] Status WriteFile(const std::string& path,
+                               const std::function<void(std::ostream&)>& write);
 
 // WriteChartFile writes ChartsOf(report) as one SVG document to `path`.
 [[nodiscard]] Status WriteChartFile(const Report& report, const std::string& path);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
 
 #include "bench/app.h"
@@ -292,25 +291,20 @@ int RunSeeds(const SeedsOptions& options, const SeedServices& services, std::ost
     return code;
   }
   const auto charts = SeedCharts(*seeds, report);
+  Status written = OkStatus();
   if (!options.chart_path.empty()) {
     std::vector<BarChart> all;
     for (const auto& [seed, list] : charts) all.insert(all.end(), list.begin(), list.end());
-    std::ofstream svg(options.chart_path, std::ios::trunc);
-    if (svg) WriteSvgBarCharts(all, svg);
-    svg.close();
-    if (!svg) {
-      err << "bench seeds: cannot write " << options.chart_path << '\n';
-      return 1;
-    }
+    written =
+        WriteFile(options.chart_path, [&](std::ostream& svg) { WriteSvgBarCharts(all, svg); });
   }
-  if (!options.html_path.empty()) {
-    std::ofstream html(options.html_path, std::ios::trunc);
-    if (html) WriteSeedsHtml(*seeds, report, charts, html);
-    html.close();
-    if (!html) {
-      err << "bench seeds: cannot write " << options.html_path << '\n';
-      return 1;
-    }
+  if (written.ok() && !options.html_path.empty()) {
+    written = WriteFile(options.html_path,
+                        [&](std::ostream& html) { WriteSeedsHtml(*seeds, report, charts, html); });
+  }
+  if (!written.ok()) {
+    err << "bench seeds: " << written.error().message << '\n';
+    return 1;
   }
   if (int missing = MissingFigures(report)) {
     err << "bench seeds: " << missing << " seed figure(s) found no counterpart in the benches\n";
