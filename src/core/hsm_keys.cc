@@ -53,6 +53,7 @@ Result<crypto::KeySpec> KeySpecFromTemplates(const MechanismRow& rule, const Att
     return spec;
   }
   SIGNET_ASSIGN_OR_RETURN(spec.type, crypto::KeyTypeFromEcParams(params->second));
+  SIGNET_TRY(CheckDaemonKeyType(spec.type));
   if (PkcsKeyType(spec.type) != rule.key_type) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "curve does not fit the mechanism");
   }

@@ -78,6 +78,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
                                                                         bool value_is_pkcs8) {
   if (cls == CKO_PUBLIC_KEY) {
     SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, PublicKeyFromAttributes(attrs));
+    SIGNET_TRY(CheckDaemonKeyType(pub.spec().type));
     SIGNET_ASSIGN_OR_RETURN(AttributeMap derived, PublicKeyAttributes(pub));
     for (auto& [t, v] : derived) attrs[t] = std::move(v);
     return std::shared_ptr<const keystore::UnwrappedKey>();
@@ -106,6 +107,7 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> ImportKeyMaterial(Attribut
     return std::shared_ptr<const keystore::UnwrappedKey>(std::move(key));
   }
   SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey priv, PrivateKeyFromTemplate(attrs, value_is_pkcs8));
+  SIGNET_TRY(CheckDaemonKeyType(priv.spec().type));
   if (token && priv.spec().type == crypto::KeyType::kRsa && priv.spec().rsa_bits < 1024) {
     return MakeError(CKR_KEY_SIZE_RANGE, "token keys refuse RSA below 1024 bits");
   }

@@ -37,6 +37,7 @@ Result<PoolTarget> ParseOneTarget(std::string_view item) {
   }
   PoolTarget target;
   SIGNET_ASSIGN_OR_RETURN(target.spec, crypto::ParseKeySpec(item.substr(0, eq)));
+  SIGNET_TRY(CheckDaemonKeyType(target.spec.type));
   if (target.spec.type == crypto::KeyType::kRsa &&
       (target.spec.rsa_bits < 1024 || target.spec.rsa_bits > 4096)) {
     return MakeError(CKR_ARGUMENTS_BAD, "pooled RSA keys are 1024-4096 bits");

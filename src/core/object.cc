@@ -30,6 +30,13 @@ CK_KEY_TYPE PkcsKeyType(crypto::KeyType type) {
   return CKK_EC;
 }
 
+Status CheckDaemonKeyType(crypto::KeyType type) {
+  if (!crypto::IsBenchOnly(type)) return OkStatus();
+  return MakeError(CKR_CURVE_NOT_SUPPORTED,
+                   crypto::KeySpecName({type, 0}) +
+                       " (80-bit security) is for benchmarks only; signetd holds no key on it");
+}
+
 Result<AttributeMap> PublicKeyAttributes(const crypto::PublicKey& key) {
   AttributeMap attrs;
   crypto::KeySpec spec = key.spec();

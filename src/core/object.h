@@ -40,6 +40,13 @@ Bytes DerOctetString(ByteView bytes);
 // CKK_EC_MONTGOMERY / CKK_DH.
 CK_KEY_TYPE PkcsKeyType(crypto::KeyType type);
 
+// CheckDaemonKeyType refuses the key types crypto/ offers to the benchmarks
+// only (crypto::IsBenchOnly: secp192r1, 80-bit security) with
+// CKR_CURVE_NOT_SUPPORTED. Called wherever a key enters the daemon: key
+// pair generation, object import and unwrap, the key pool's --pool list
+// (docs/PKCS11.md "Curves").
+Status CheckDaemonKeyType(crypto::KeyType type);
+
 // PublicKeyAttributes returns the attributes a public key determines:
 // CKA_KEY_TYPE, CKA_PUBLIC_KEY_INFO (the SubjectPublicKeyInfo DER), and
 // CKA_MODULUS, CKA_MODULUS_BITS, CKA_PUBLIC_EXPONENT (RSA) or CKA_EC_PARAMS,

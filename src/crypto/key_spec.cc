@@ -16,7 +16,7 @@ namespace {
 // DER OBJECT IDENTIFIERs (tag 06): prime256v1 1.2.840.10045.3.1.7,
 // secp384r1 1.3.132.0.34, secp521r1 1.3.132.0.35, secp256k1 1.3.132.0.10,
 // id-Ed25519 1.3.101.112, id-X25519 1.3.101.110, id-X448 1.3.101.111,
-// id-Ed448 1.3.101.113 (RFC 8410).
+// id-Ed448 1.3.101.113 (RFC 8410), prime192v1 1.2.840.10045.3.1.1.
 constexpr std::uint8_t kP256Oid[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
 constexpr std::uint8_t kP384Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22};
 constexpr std::uint8_t kP521Oid[] = {0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23};
@@ -25,6 +25,7 @@ constexpr std::uint8_t kEd25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
 constexpr std::uint8_t kX25519Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6e};
 constexpr std::uint8_t kX448Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x6f};
 constexpr std::uint8_t kEd448Oid[] = {0x06, 0x03, 0x2b, 0x65, 0x71};
+constexpr std::uint8_t kP192Oid[] = {0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x01};
 
 // PKCS#11 3.0 (section 2.3.10) also lets CKA_EC_PARAMS name Ed25519 and
 // Ed448 by the PrintableString "edwards25519" / "edwards448"; we accept it
@@ -39,7 +40,7 @@ constexpr std::uint8_t kCurve25519String[] = {0x13, 0x0a, 'c', 'u', 'r', 'v',
 constexpr std::uint8_t kCurve448String[] = {0x13, 0x08, 'c', 'u', 'r', 'v', 'e', '4', '4', '8'};
 
 // Indexed by KeyType.
-constexpr std::array<KeyTypeInfo, 14> kKeyTypes = {{
+constexpr std::array<KeyTypeInfo, 15> kKeyTypes = {{
     {KeyType::kRsa, "rsa", "RSA", nullptr, NID_undef, {}, 0},
     {KeyType::kEcP256, "ec:p256", "EC", "P-256", NID_X9_62_prime256v1, kP256Oid, 32},
     {KeyType::kEcP384, "ec:p384", "EC", "P-384", NID_secp384r1, kP384Oid, 48},
@@ -56,6 +57,7 @@ constexpr std::array<KeyTypeInfo, 14> kKeyTypes = {{
     {KeyType::kDhFfdhe4096, "dh:ffdhe4096", "DH", "ffdhe4096", NID_undef, {}, 512},
     {KeyType::kDhFfdhe6144, "dh:ffdhe6144", "DH", "ffdhe6144", NID_undef, {}, 768},
     {KeyType::kDhFfdhe8192, "dh:ffdhe8192", "DH", "ffdhe8192", NID_undef, {}, 1024},
+    {KeyType::kEcP192, "ec:secp192r1", "EC", "P-192", NID_X9_62_prime192v1, kP192Oid, 24},
 }};
 
 bool SameBytes(ByteView a, ByteView b) { return std::ranges::equal(a, b); }
@@ -87,6 +89,8 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
     }
     return KeySpec{KeyType::kRsa, bits};
   }
+  // "ec:p192" names secp192r1 the way the other NIST curves are named.
+  if (text == "ec:p192") return KeySpec{KeyType::kEcP192, 0};
   for (const auto& info : internal::AllKeyTypes()) {
     if (info.type != KeyType::kRsa && !IsDh(info.type) && info.spec_name == text) {
       return KeySpec{info.type, 0};
@@ -95,8 +99,8 @@ Result<KeySpec> ParseKeySpec(std::string_view text) {
   return MakeError(
       CKR_ARGUMENTS_BAD,
       "unknown key spec '" + std::string(text) +
-          "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1, ed25519, ed448, x25519 "
-          "or x448)");
+          "' (want rsa:BITS, ec:p256, ec:p384, ec:p521, ec:secp256k1, ec:secp192r1, ed25519, "
+          "ed448, x25519 or x448)");
 }
 
 std::string KeySpecName(const KeySpec& spec) {
@@ -105,6 +109,8 @@ std::string KeySpecName(const KeySpec& spec) {
 }
 
 bool IsEc(KeyType type) { return internal::InfoFor(type).nid != NID_undef; }
+
+bool IsBenchOnly(KeyType type) { return type == KeyType::kEcP192; }
 
 bool IsMontgomery(KeyType type) { return type == KeyType::kX25519 || type == KeyType::kX448; }
 

@@ -1,6 +1,6 @@
 // Asymmetric keys: RSA (1024-4096 bits, e = 65537), ECDSA (P-256, P-384,
-// P-521, secp256k1), Ed25519 and Ed448, and the key-agreement-only X25519 and X448
-// (RFC 7748), as EVP_PKEY wrappers.
+// P-521, secp256k1; secp192r1 for the benchmarks only), Ed25519 and Ed448, and the
+// key-agreement-only X25519 and X448 (RFC 7748), as EVP_PKEY wrappers.
 //
 // A PrivateKey is immutable once built and may be used for signing from many
 // threads at once (OpenSSL EVP_PKEY is safe for concurrent read-only use).
@@ -38,6 +38,10 @@ enum class KeyType {
   kDhFfdhe4096,
   kDhFfdhe6144,
   kDhFfdhe8192,
+  // secp192r1 (prime192v1, P-192): 80-bit security. crypto/ generates, signs
+  // and verifies with it so `bench speed` and `bench keygen` can show seed
+  // 002's rows; signetd refuses it for every key (IsBenchOnly).
+  kEcP192,
 };
 
 // KeySpec: what to generate. rsa_bits is read only for kRsa.
@@ -47,16 +51,22 @@ struct KeySpec {
 };
 
 // ParseKeySpec reads "rsa:2048", "ec:p256", "ec:p384", "ec:p521",
-// "ec:secp256k1", "ed25519", "x25519", "x448", "ed448"; CKR_ARGUMENTS_BAD
-// otherwise, also for the DH groups, which only C_GenerateKeyPair makes
-// (their CKA_PRIME and CKA_BASE name the group, not a spec).
+// "ec:secp256k1", "ec:secp192r1" (also "ec:p192"), "ed25519", "x25519", "x448", "ed448";
+// CKR_ARGUMENTS_BAD otherwise, also for the DH groups, which only C_GenerateKeyPair makes (their
+// CKA_PRIME and CKA_BASE name the group, not a spec).
 Result<KeySpec> ParseKeySpec(std::string_view text);
 
 // KeySpecName is the inverse of ParseKeySpec.
 std::string KeySpecName(const KeySpec& spec);
 
-// IsEc: true for the four ECDSA curves.
+// IsEc: true for the ECDSA curves (secp192r1 included).
 bool IsEc(KeyType type);
+
+// IsBenchOnly: true for the key types crypto/ offers to the benchmarks but
+// signetd never holds (secp192r1: 80-bit security, NIST SP 800-57 part 1,
+// table 2). core/ refuses them wherever a key enters the daemon
+// (docs/PKCS11.md "Curves").
+bool IsBenchOnly(KeyType type);
 
 // IsEdwards: true for Ed25519 and Ed448 (PKCS#11 3.0 CKK_EC_EDWARDS), which
 // sign with EdDSA (RFC 8032).

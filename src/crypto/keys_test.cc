@@ -21,13 +21,16 @@ const KeySpec kAllSpecs[] = {{KeyType::kRsa, 2048},      {KeyType::kEcP256, 0},
                              {KeyType::kEcSecp256k1, 0}, {KeyType::kEd25519, 0}};
 
 TEST(KeySpec, ParsesEveryNameAndBack) {
-  for (const char* name :
-       {"rsa:2048", "rsa:1024", "ec:p256", "ec:p384", "ec:p521", "ec:secp256k1", "ed25519"}) {
+  for (const char* name : {"rsa:2048", "rsa:1024", "ec:p256", "ec:p384", "ec:p521", "ec:secp256k1",
+                           "ec:secp192r1", "ed25519"}) {
     auto spec = ParseKeySpec(name);
     ASSERT_TRUE(spec.ok()) << name;
     EXPECT_EQ(KeySpecName(*spec), name);
   }
   EXPECT_EQ(ParseKeySpec("rsa:3072")->rsa_bits, 3072);
+  EXPECT_EQ(ParseKeySpec("ec:p192")->type, KeyType::kEcP192);
+  EXPECT_TRUE(IsBenchOnly(KeyType::kEcP192));
+  EXPECT_FALSE(IsBenchOnly(KeyType::kEcP256));
 }
 
 TEST(KeySpec, RejectsUnknownNames) {
@@ -45,7 +48,8 @@ TEST(EcParams, MatchOpensslEncodings) {
   const std::pair<KeyType, const char*> curves[] = {{KeyType::kEcP256, "prime256v1"},
                                                     {KeyType::kEcP384, "secp384r1"},
                                                     {KeyType::kEcP521, "secp521r1"},
-                                                    {KeyType::kEcSecp256k1, "secp256k1"}};
+                                                    {KeyType::kEcSecp256k1, "secp256k1"},
+                                                    {KeyType::kEcP192, "prime192v1"}};
   for (const auto& [type, name] : curves) {
     std::string out = dir.File(std::string(name) + ".der");
     ASSERT_EQ(RunOpenssl({"ecparam", "-name", name, "-outform", "DER", "-out", out}), 0);

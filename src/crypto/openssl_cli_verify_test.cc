@@ -46,7 +46,8 @@ std::vector<CliCase> Cases() {
   for (auto [type, name] : {std::pair{KeyType::kEcP256, "P-256"},
                             {KeyType::kEcP384, "P-384"},
                             {KeyType::kEcP521, "P-521"},
-                            {KeyType::kEcSecp256k1, "secp256k1"}}) {
+                            {KeyType::kEcSecp256k1, "secp256k1"},
+                            {KeyType::kEcP192, "secp192r1"}}) {
     for (bool pre : {false, true}) {
       cases.push_back(
           {std::string("ECDSA ") + name + (pre ? " prehashed" : ""),
