@@ -17,6 +17,8 @@ packages=(
   libssl-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   libasio-dev libflatbuffers-dev flatbuffers-compiler libp11-kit-dev
   libgtest-dev libbenchmark-dev
+  # Salsa20/12 for `bench speed` (seed 002's row; OpenSSL has no Salsa20)
+  libsodium-dev
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools
