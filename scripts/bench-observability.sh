@@ -11,7 +11,7 @@
 #
 # usage: scripts/bench-observability.sh [BUILD_DIR] [N] [ROUNDS] [CLIENTS]
 #   BUILD_DIR default: build   N default: 4000   ROUNDS default: 5
-#   CLIENTS default: 1,8       ALGOS environment, default ecp256,rsa2048
+#   CLIENTS default: 1,8       ALGOS environment, default ec:p256,rsa:2048
 # The per-run CSVs stay in $OUT_DIR (default: a temp dir, printed).
 set -euo pipefail
 
@@ -19,7 +19,7 @@ BUILD=${1:-build}
 N=${2:-4000}
 ROUNDS=${3:-5}
 CLIENTS=${4:-1,8}
-ALGOS=${ALGOS:-ecp256,rsa2048}
+ALGOS=${ALGOS:-ec:p256,rsa:2048}
 BIN=$BUILD/bin
 WORK=$(mktemp -d /tmp/signet-observability.XXXXXX)
 OUT_DIR=${OUT_DIR:-$WORK}

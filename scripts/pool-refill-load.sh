@@ -12,7 +12,7 @@
 #        would cost the load CPU for a reason other than the refill), so
 #        takes happen during the load as well. POOL_THREADS generator
 #        threads (default 2: one per core, the most the refill can use).
-# The same `signet bench parallel --algo rsa2048 --clients C -n N` runs
+# The same `signet bench parallel --algo rsa:2048 --clients C -n N` runs
 # against each, alternating off/on ROUNDS times (order swapped each round); the summary compares the
 # median sigs/sec of each and prints the pool counters before/after.
 #
@@ -68,7 +68,7 @@ echo "# pool columns: type size target generated taken misses keys/s"
 
 # run_load NAME: one `bench parallel` run; prints its sigs/sec.
 run_load() {
-  signet_at "$1" bench parallel --algo rsa2048 --clients "$CLIENTS" -n "$N" \
+  signet_at "$1" bench parallel --algo rsa:2048 --clients "$CLIENTS" -n "$N" \
     --csv "$WORK/$1.csv" >/dev/null
   tail -1 "$WORK/$1.csv" | cut -d, -f5
 }
@@ -85,8 +85,8 @@ drain() {
 }
 
 # The benchmark key of each daemon exists before timing.
-signet_at off bench parallel --algo rsa2048 --clients 1 -n 10 >/dev/null
-signet_at on bench parallel --algo rsa2048 --clients 1 -n 10 >/dev/null
+signet_at off bench parallel --algo rsa:2048 --clients 1 -n 10 >/dev/null
+signet_at on bench parallel --algo rsa:2048 --clients 1 -n 10 >/dev/null
 echo "# pool before: $(pool_line)"
 
 off_rates=() on_rates=()

@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <thread>
 
+#include "bench/app_in_process.h"
 #include "bench/app_workload.h"
 #include "bench/local_daemon.h"
 #include "bench/machine_notes.h"
@@ -20,12 +22,31 @@ namespace {
 constexpr std::size_t kMaxPayload = 512 * 1024;  // well inside the 1 MiB frame
 constexpr auto kWarmUpBound = std::chrono::minutes(15);
 constexpr auto kWarmUpPoll = std::chrono::milliseconds(100);
-const std::vector<std::string> kDefaultAlgorithms = {"rsa1024", "rsa2048", "rsa3072",
-                                                     "rsa4096", "ecp256",  "ed25519"};
+const std::vector<std::string> kDefaultAlgorithms = {"rsa:512",  "rsa:522",  "rsa:1024", "rsa:2048",
+                                                     "rsa:3072", "rsa:4096", "ec:p256",  "ed25519"};
 
-// Mode: how the daemon of a pass is set up. Rows print its name.
-enum class Mode { kOff, kOn, kGiven };
-constexpr const char* kModeNames[] = {"off", "on", "given"};
+// Mode: how the daemon of a pass is set up, or kInProcess for no daemon
+// (app_in_process.h). Rows print its name.
+enum class Mode { kOff, kOn, kGiven, kInProcess };
+constexpr const char* kModeNames[] = {"off", "on", "given", "in-process"};
+
+// InProcessOnly: sizes a token refuses (under 1024 bits) run in-process.
+bool InProcessOnly(const SignAlgorithm& algo) {
+  return algo.spec.type == crypto::KeyType::kRsa && algo.spec.rsa_bits < 1024;
+}
+
+// AlgorithmsFor: the types a pass of `mode` measures.
+std::vector<const SignAlgorithm*> AlgorithmsFor(Mode mode,
+                                                const std::vector<const SignAlgorithm*>& algos,
+                                                bool all_in_process) {
+  std::vector<const SignAlgorithm*> out;
+  for (const SignAlgorithm* algo : algos) {
+    if ((mode == Mode::kInProcess) == (all_in_process || InProcessOnly(*algo))) {
+      out.push_back(algo);
+    }
+  }
+  return out;
+}
 
 int TrialsFor(const AppOptions& options, const SignAlgorithm& algo, Mode mode) {
   if (options.trials > 0) return options.trials;
@@ -120,11 +141,27 @@ std::string ResolvePin(const ServiceAccess& access) {
   return env != nullptr ? env : "";
 }
 
+// RunInProcessPass measures every type of `algos` in this process.
+Status RunInProcessPass(const AppOptions& options, const std::vector<const SignAlgorithm*>& algos,
+                        ProgressBar& bar, std::uint64_t& done, Pass& pass) {
+  SIGNET_ASSIGN_OR_RETURN(InProcessFiles files, InProcessFiles::Create());
+  for (const SignAlgorithm* algo : algos) {
+    RowResult& row = pass.rows[algo];
+    for (int i = 0, n = TrialsFor(options, *algo, pass.mode); i < n; ++i) {
+      SIGNET_ASSIGN_OR_RETURN(FileTimes t, files.RunFile(*algo, options.size));
+      row.files.push_back(t);
+      bar.Update(++done);
+    }
+  }
+  return OkStatus();
+}
+
 // RunPass starts (or reaches) the daemon of `mode`, warms its pool and
-// measures every type on it.
+// measures every type on it; an in-process pass needs no daemon.
 Status RunPass(const AppOptions& options, const ServiceAccess& access,
                const std::vector<const SignAlgorithm*>& algos, ProgressBar& bar,
                std::uint64_t& done, Pass& pass) {
+  if (pass.mode == Mode::kInProcess) return RunInProcessPass(options, algos, bar, done, pass);
   std::unique_ptr<LocalDaemon> daemon;
   std::string socket = access.socket, pin = ResolvePin(access), token = access.token_label;
   if (pass.mode != Mode::kGiven) {
@@ -159,7 +196,7 @@ Status RunPass(const AppOptions& options, const ServiceAccess& access,
 Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vector<Pass>& passes) {
   Table table;
   table.id = "app";
-  table.title = "mutable-file life cycle through signetd (milliseconds per file)";
+  table.title = "mutable-file life cycle (milliseconds per file; pool in-process: no daemon)";
   table.chart_column = 3;  // create ms, one bar per (key, pool mode)
   table.label_columns = 2;
   table.columns = {{"Key", 0},          {"pool", 0},       {"files", 0},       {"create ms", 3},
@@ -168,7 +205,9 @@ Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vecto
                    {"download max", 3}, {"pool taken", 0}, {"pool empty", 0}};
   for (const SignAlgorithm* algo : algos) {
     for (const Pass& pass : passes) {
-      const RowResult& r = pass.rows.at(algo);
+      const auto found = pass.rows.find(algo);
+      if (found == pass.rows.end()) continue;  // measured by another pass
+      const RowResult& r = found->second;
       std::vector<double> create, keygen, upload, download;
       for (const FileTimes& t : r.files) {
         create.push_back(t.create_ms);
@@ -187,7 +226,10 @@ Table MakeTable(const std::vector<const SignAlgorithm*>& algos, const std::vecto
   return table;
 }
 
+// ModesFor: the daemon modes asked for (none with --pool in-process); the
+// in-process pass is added by MeasureApp when a type needs it.
 Result<std::vector<Mode>> ModesFor(const AppOptions& options, const ServiceAccess& access) {
+  if (options.pool == "in-process") return std::vector<Mode>{};
   if (!access.socket.empty()) {
     if (ResolvePin(access).empty()) {
       return MakeError(CKR_ARGUMENTS_BAD, "a daemon given by --socket needs --pin or SIGNET_PIN");
@@ -197,7 +239,48 @@ Result<std::vector<Mode>> ModesFor(const AppOptions& options, const ServiceAcces
   if (options.pool == "off") return std::vector<Mode>{Mode::kOff};
   if (options.pool == "on") return std::vector<Mode>{Mode::kOn};
   if (options.pool == "both") return std::vector<Mode>{Mode::kOff, Mode::kOn};
-  return MakeError(CKR_ARGUMENTS_BAD, "--pool takes on, off or both, not '" + options.pool + "'");
+  return MakeError(CKR_ARGUMENTS_BAD,
+                   "--pool takes on, off, both or in-process, not '" + options.pool + "'");
+}
+
+std::string JoinModes(const std::vector<Pass>& passes) {
+  std::string out;
+  for (const Pass& pass : passes)
+    out += (out.empty() ? "" : ", ") + std::string(kModeNames[int(pass.mode)]);
+  return out;
+}
+
+std::string TrialsNote(const AppOptions& options) {
+  if (options.trials > 0) return std::to_string(options.trials) + " per key type and mode";
+  return "10 per key type and mode; without a pool 5 for RSA-3072 and 3 for RSA-4096";
+}
+
+// AddRunNotes says what was run: modes, files, payload, the daemons and,
+// when there is one, what an in-process row is.
+void AddRunNotes(Report& report, const AppOptions& options, const ServiceAccess& access,
+                 const std::vector<Pass>& passes, const std::vector<const SignAlgorithm*>& pooled) {
+  report.notes.emplace_back("pool modes", JoinModes(passes));
+  report.notes.emplace_back("files", TrialsNote(options));
+  report.notes.emplace_back("payload", std::to_string(options.size) + " bytes, AES-256-GCM");
+  bool daemon = false, in_process = false;
+  for (const Pass& pass : passes) {
+    daemon |= pass.mode != Mode::kInProcess && !pass.rows.empty();
+    in_process |= pass.mode == Mode::kInProcess;
+  }
+  if (daemon) {
+    report.notes.emplace_back("daemon", !access.socket.empty()
+                                            ? "given (" + access.socket + ")"
+                                            : "own signetd per mode; pool on: --pool " +
+                                                  PoolFlag(options, pooled) +
+                                                  " --pool-threads 2, warm before timing");
+  }
+  if (in_process) {
+    report.notes.emplace_back(
+        "in-process",
+        "no daemon: the same steps with crypto/ in this process (the token refuses RSA under "
+        "1024 bits), so no round trips; create ms - keygen ms is the time spent outside key "
+        "generation. Compare in-process rows with each other, not with daemon rows");
+  }
 }
 
 }  // namespace
@@ -210,29 +293,34 @@ Result<Report> MeasureApp(const AppOptions& options, const ServiceAccess& access
   SIGNET_ASSIGN_OR_RETURN(std::vector<Mode> modes, ModesFor(options, access));
   SIGNET_ASSIGN_OR_RETURN(
       auto algos,
-      SelectSignAlgorithms(options.algorithms.empty() ? kDefaultAlgorithms : options.algorithms));
+      SelectSignAlgorithms(options.algorithms.empty() ? kDefaultAlgorithms : options.algorithms,
+                           &std::cerr));
+  const bool all_in_process = options.pool == "in-process";
+  const auto daemon_algos = AlgorithmsFor(Mode::kOff, algos, all_in_process);
+  if (daemon_algos.empty()) modes.clear();  // no daemon to start for nothing
+  if (!AlgorithmsFor(Mode::kInProcess, algos, all_in_process).empty()) {
+    modes.push_back(Mode::kInProcess);
+  }
   std::uint64_t total = 0;
   for (Mode mode : modes) {
-    for (const SignAlgorithm* algo : algos) total += TrialsFor(options, *algo, mode);
+    for (const SignAlgorithm* algo : AlgorithmsFor(mode, algos, all_in_process)) {
+      total += TrialsFor(options, *algo, mode);
+    }
   }
   Report report;
   report.command = "app";
-  AddMachineNotes(report, /*quick=*/true);
-  report.notes.emplace_back("payload", std::to_string(options.size) + " bytes, AES-256-GCM");
-  report.notes.emplace_back("daemon", modes.front() == Mode::kGiven
-                                          ? "given (" + access.socket + ")"
-                                          : "own signetd per mode; pool on: --pool " +
-                                                PoolFlag(options, algos) +
-                                                " --pool-threads 2, warm before timing");
+  AddCpuNote(report);  // no cycle column here: AddMachineNotes' other notes would not apply
   std::vector<Pass> passes;
   ProgressBar bar =
       options.progress ? ProgressBar::ForStderr("app", total) : ProgressBar("app", total, nullptr);
   std::uint64_t done = 0;
   for (Mode mode : modes) {
     passes.push_back(Pass{mode, {}});
-    SIGNET_TRY(RunPass(options, access, algos, bar, done, passes.back()));
+    SIGNET_TRY(RunPass(options, access, AlgorithmsFor(mode, algos, all_in_process), bar, done,
+                       passes.back()));
   }
   bar.Finish();
+  AddRunNotes(report, options, access, passes, daemon_algos);
   report.tables.push_back(MakeTable(algos, passes));
   return report;
 }

@@ -1,6 +1,8 @@
 // `signet bench app`: seed 003's mutable-file table (create / upload /
 // download milliseconds per file) for each key type, with signetd's key
-// pool on and off (issue 6). The per-file workload is app_workload.h.
+// pool on and off (issue 6). The per-file workload is app_workload.h; RSA
+// under 1024 bits, which no token holds, runs the same steps in this
+// process (app_in_process.h) in rows whose pool column says "in-process".
 //
 // Without a daemon address the command starts its own throw-away signetd
 // per pool mode (local_daemon.h): "off" with no pool, "on" with
@@ -24,10 +26,12 @@
 namespace signet::bench {
 
 struct AppOptions {
-  // algorithms: key types (FindSignAlgorithm names); empty: rsa1024,
-  // rsa2048, rsa3072, rsa4096, ecp256, ed25519.
+  // algorithms: key types (FindSignAlgorithm names); empty: rsa:512,
+  // rsa:522, rsa:1024, rsa:2048, rsa:3072, rsa:4096, ec:p256, ed25519.
   std::vector<std::string> algorithms;
-  std::string pool = "both";  // on, off or both (ignored with a given daemon)
+  // pool: on, off or both (ignored with a given daemon), or in-process to
+  // run every type in this process.
+  std::string pool = "both";
   // trials: files per (type, mode); 0: 10, but 5 for RSA-3072 and 3 for
   // RSA-4096 without a pool (fresh keys take seconds there).
   int trials = 0;

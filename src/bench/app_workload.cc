@@ -40,9 +40,8 @@ Result<CK_SLOT_ID> FindSlot(client::Client& c, const std::string& token_label) {
                                               : "no token labelled '" + token_label + "'");
 }
 
-Error Mismatch(const char* what) {
-  return MakeError(CKR_GENERAL_ERROR, std::string("bench app: ") + what);
-}
+// Mismatch: RunApp prefixes "bench app: " to every error, so none here.
+Error Mismatch(const std::string& what) { return MakeError(CKR_GENERAL_ERROR, what); }
 
 const client::Mechanism kSha256{.type = CKM_SHA256};
 
@@ -104,9 +103,14 @@ Result<FileTimes> AppSession::RunFile(const SignAlgorithm& algo, std::size_t pay
   if (check_root != root) return Mismatch("the ciphertext's hash changed between two digests");
   if (opened != payload) return Mismatch("decryption did not return the payload");
   SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey pub, ReadTokenPublicKey(c, session_, pair.public_key));
-  if (!crypto::Verify(pub, m.verify, root1, sig1).ok() ||
-      !crypto::Verify(pub, m.verify, root, sig).ok()) {
-    return Mismatch("a signature failed the client-side check");
+  const std::pair<const char*, Status> checks[] = {
+      {"the first version's", crypto::Verify(pub, m.verify, root1, sig1)},
+      {"the upload's", crypto::Verify(pub, m.verify, root, sig)}};
+  for (const auto& check : checks) {
+    if (!check.second.ok()) {
+      return Mismatch(std::string(check.first) + " signature (" + algo.display +
+                      ") failed the client-side check: " + check.second.error().message);
+    }
   }
   SIGNET_TRY(c.DestroyObject(session_, pair.private_key));
   SIGNET_TRY(c.DestroyObject(session_, pair.public_key));

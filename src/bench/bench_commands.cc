@@ -97,7 +97,7 @@ void AddParallel(CLI::App& bench, SharedHooks hooks) {
   }
   cmd->add_option("--algo", options->algorithms,
                   "Signature algorithms, or other operations with --via pkcs11 or --raw (" +
-                      operations + ") (default: rsa1024,rsa2048,rsa4096)")
+                      operations + ") (default: rsa:1024,rsa:2048,rsa:4096)")
       ->delimiter(',');
   cmd->add_option("--clients", options->clients, "Client counts (default: 1,2,...,8)")
       ->delimiter(',');
@@ -147,7 +147,7 @@ void AddProfile(CLI::App& bench, SharedHooks hooks) {
   auto options = std::make_shared<ProfileOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "profile", "Where a signature's time goes in signetd (per-phase counters over a run)");
-  cmd->add_option("--algo", options->algorithm, "Algorithm (default: rsa2048)");
+  cmd->add_option("--algo", options->algorithm, "Algorithm (default: rsa:2048)");
   cmd->add_option("--clients", options->clients, "Concurrent clients (default: 2)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-n", options->n, "Signatures (default: 1000)")->check(CLI::PositiveNumber);
@@ -168,9 +168,11 @@ void AddApp(CLI::App& bench, SharedHooks hooks) {
   CLI::App* cmd = bench.add_subcommand(
       "app", "Mutable-file create/upload/download ms per file, key pool on and off (seed 003)");
   cmd->add_option("--algo", options->algorithms,
-                  "Key types (default: rsa1024,rsa2048,rsa3072,rsa4096,ecp256,ed25519)")
+                  "Key types (default: rsa:512,rsa:522,rsa:1024,rsa:2048,rsa:3072,rsa:4096,"
+                  "ec:p256,ed25519; RSA under 1024 bits runs in-process)")
       ->delimiter(',');
-  cmd->add_option("--pool", options->pool, "on, off or both (default: both)");
+  cmd->add_option("--pool", options->pool,
+                  "on, off or both (default: both), or in-process: every type without a daemon");
   cmd->add_option("--trials", options->trials,
                   "Files per type and mode (default: 10; without pool 5 for RSA-3072, 3 for "
                   "RSA-4096)")

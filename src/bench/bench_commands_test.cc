@@ -43,6 +43,20 @@ TEST(BenchCommands, KeygenOptionsReachTheBenchmark) {
   EXPECT_EQ(doc["tables"][0]["rows"][1]["keys"], 1);
 }
 
+// The old bench spellings still select their algorithm, with a one-line
+// note naming the KeySpec name `signet keygen` takes.
+TEST(BenchCommands, OldAlgorithmNamesWorkWithANote) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int code = Parse({"bench", "keygen", "--algo", "ecp256", "--count", "1", "--quick"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(code, 0) << err;
+  EXPECT_NE(out.find("ECDSA P-256"), std::string::npos) << out;
+  EXPECT_NE(err.find("note: algorithm 'ecp256' is now spelled 'ec:p256'\n"), std::string::npos)
+      << err;
+}
+
 TEST(BenchCommands, ParallelRawFromTheCommandLine) {
   testing::internal::CaptureStdout();
   const int code = Parse({"bench", "parallel", "--raw", "--algo", "ed25519", "--clients", "1,2",
@@ -59,8 +73,8 @@ TEST(BenchCommands, RunLaterDefersTheJobUntilTheCallerRunsIt) {
   hooks.run_later = [&job](BenchJob j) { job = std::move(j); };
   CLI::App app("signet");
   AddBenchCommands(app, std::move(hooks));
-  const char* argv[] = {"signet", "bench", "parallel", "--raw",     "--algo",
-                        "ecp256", "-n",    "3",        "--clients", "1"};
+  const char* argv[] = {"signet",  "bench", "parallel", "--raw",     "--algo",
+                        "ec:p256", "-n",    "3",        "--clients", "1"};
   testing::internal::CaptureStdout();
   app.parse(10, argv);
   const std::string during_parse = testing::internal::GetCapturedStdout();

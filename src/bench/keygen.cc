@@ -1,6 +1,7 @@
 #include "bench/keygen.h"
 
 #include <chrono>
+#include <iostream>
 
 #include "bench/cycle_clock.h"
 #include "bench/machine_notes.h"
@@ -26,7 +27,7 @@ Result<KeygenSamples> GenerateKeys(const SignAlgorithm& algo, int count, Progres
   for (int i = 0; i < count; ++i) {
     const std::uint64_t c0 = ReadCycleCounter();
     const auto t0 = std::chrono::steady_clock::now();
-    SIGNET_TRY(crypto::PrivateKey::Generate(algo.spec));
+    SIGNET_TRY(GenerateBenchKey(algo));
     const auto t1 = std::chrono::steady_clock::now();
     samples.cycles += static_cast<double>(ReadCycleCounter() - c0);
     samples.ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -39,7 +40,7 @@ Result<KeygenSamples> GenerateKeys(const SignAlgorithm& algo, int count, Progres
 
 Result<Report> MeasureKeygen(const KeygenOptions& options) {
   if (options.count < 0) return MakeError(CKR_ARGUMENTS_BAD, "--count must be >= 0");
-  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms));
+  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms, &std::cerr));
   auto count_for = [&](const SignAlgorithm* a) {
     return options.count > 0 ? options.count : a->keygen_count;
   };

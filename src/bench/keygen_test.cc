@@ -58,6 +58,19 @@ TEST(BenchKeygen, CsvFileAndTextAreWellFormed) {
   EXPECT_EQ(lines[2].rfind("ECDSA P-256,1,", 0), 0u);
 }
 
+// Seed 002's key-generation rows: secp192r1, and RSA of a size outside the
+// table (2056 there; 600 here, generated in-process below the token minimum).
+TEST(BenchKeygen, Secp192r1AndRsaOfAnySize) {
+  KeygenOptions options = OneKeyEach();
+  options.algorithms = {"ec:secp192r1", "rsa:600"};
+  auto report = MeasureKeygen(options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  const Table& table = report->tables.at(0);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(table.rows[0][0]), "ECDSA secp192r1");
+  EXPECT_EQ(std::get<std::string>(table.rows[1][0]), "RSA 600");
+}
+
 TEST(BenchKeygen, BadArgumentsAreErrors) {
   KeygenOptions options = OneKeyEach();
   options.count = -1;

@@ -38,12 +38,16 @@ std::string CycleNote(bool quick) {
 
 }  // namespace
 
-void AddMachineNotes(Report& report, bool quick) {
+void AddCpuNote(Report& report) {
   const std::string cpu = CpuModel();
   if (!cpu.empty()) {
     report.notes.emplace_back(
         "cpu", cpu + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)");
   }
+}
+
+void AddMachineNotes(Report& report, bool quick) {
+  AddCpuNote(report);
   report.notes.emplace_back("cycles", CycleNote(quick));
   report.notes.emplace_back("mode", quick ? "quick (short runs, rough numbers)" : "full");
 }

@@ -8,6 +8,10 @@
 
 namespace signet::bench {
 
+// AddCpuNote appends the "cpu" note alone (for reports without cycle
+// columns); nothing where /proc/cpuinfo names no model.
+void AddCpuNote(Report& report);
+
 // AddMachineNotes appends "cpu", "cycles" and "mode" notes to `report`.
 // Spins for 50 ms (quick) or 200 ms to measure the cycle counter's rate.
 void AddMachineNotes(Report& report, bool quick);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "bench/progress_bar.h"
@@ -20,7 +21,7 @@ struct Workload {
 };
 
 // SelectWorkloads splits the names at commas; each names an operation or a
-// signature algorithm. No names: every signature algorithm.
+// signature algorithm. No names: every signature algorithm a token holds.
 Result<std::vector<Workload>> SelectWorkloads(const std::vector<std::string>& names) {
   std::vector<Workload> out;
   for (const std::string& name : SplitNames(names)) {
@@ -28,12 +29,14 @@ Result<std::vector<Workload>> SelectWorkloads(const std::vector<std::string>& na
       out.push_back({op->label, nullptr, op});
       continue;
     }
-    SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(name));
+    SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(name, &std::cerr));
     out.push_back({algo->label, algo, nullptr});
   }
   if (names.empty()) {
     SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms({}));
-    for (const SignAlgorithm* algo : algos) out.push_back({algo->label, algo, nullptr});
+    for (const SignAlgorithm* algo : algos) {
+      if (!crypto::IsBenchOnly(algo->spec.type)) out.push_back({algo->label, algo, nullptr});
+    }
   }
   return out;
 }

@@ -27,7 +27,7 @@
 namespace signet::bench {
 
 struct ParallelOptions {
-  std::vector<std::string> algorithms = {"rsa1024", "rsa2048", "rsa4096"};
+  std::vector<std::string> algorithms = {"rsa:1024", "rsa:2048", "rsa:4096"};
   std::vector<int> clients = {1, 2, 3, 4, 5, 6, 7, 8};
   std::uint64_t n = 1000;  // operations per (algorithm, c) run
   bool verify = true;      // false: --no-verify

@@ -3,6 +3,7 @@
 #include <barrier>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <map>
 
 #include "bench/profile_callgraph.h"
@@ -120,7 +121,8 @@ Report ProfileReport(const std::vector<PhaseDelta>& phases, double whole_ns,
 }
 
 Result<ProfileRun> MeasureProfile(const ProfileOptions& options, DaemonBackend& backend) {
-  SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo, FindSignAlgorithm(options.algorithm));
+  SIGNET_ASSIGN_OR_RETURN(const SignAlgorithm* algo,
+                          FindSignAlgorithm(options.algorithm, &std::cerr));
   SIGNET_ASSIGN_OR_RETURN(WorkerFactory factory, backend.Prepare(*algo, options.verify));
   // The "before" snapshot is taken once every client has connected and
   // logged in, so their set-up requests are not profiled.

@@ -38,7 +38,7 @@ inline constexpr ProfilePhase kProfilePhases[] = {
 };
 
 struct ProfileOptions {
-  std::string algorithm = "rsa2048";
+  std::string algorithm = "rsa:2048";
   int clients = 2;
   std::uint64_t n = 1000;
   bool verify = true;

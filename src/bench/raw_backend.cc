@@ -35,7 +35,7 @@ class RawBackend : public SignerBackend {
   std::string_view name() const override { return "raw"; }
 
   Result<WorkerFactory> Prepare(const SignAlgorithm& algo, bool verify) override {
-    SIGNET_ASSIGN_OR_RETURN(auto key, crypto::PrivateKey::Generate(algo.spec));
+    SIGNET_ASSIGN_OR_RETURN(auto key, GenerateBenchKey(algo));
     SIGNET_ASSIGN_OR_RETURN(auto pub, key.Public());
     auto shared = std::make_shared<const SharedKey>(SharedKey{std::move(key), std::move(pub)});
     const crypto::SignParams params = algo.params;

@@ -3,15 +3,18 @@
 #include <array>
 #include <cstdio>
 #include <functional>
+#include <iostream>
 #include <memory>
 
 #include "bench/cycle_clock.h"
 #include "bench/machine_notes.h"
+#include "bench/progress_bar.h"
 #include "bench/report_writers.h"
 #include "bench/sign_algorithms.h"
 #include "bench/timed_loop.h"
 #include "crypto/bulk_cipher.h"
 #include "crypto/digest.h"
+#include "crypto/salsa20.h"
 #include "crypto/symmetric.h"
 
 namespace signet::bench {
@@ -24,31 +27,47 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 struct Durations {
   double bulk_seconds;  // per (algorithm, size)
-  double sign_seconds;  // per (algorithm, sign|verify)
+  double sign_seconds;  // per sign table row (four per algorithm)
 };
 
-Durations DurationsFor(bool quick) { return quick ? Durations{0.005, 0.01} : Durations{0.25, 1.0}; }
+Durations DurationsFor(bool quick) { return quick ? Durations{0.005, 0.01} : Durations{0.25, 0.6}; }
 
-// BulkAlgorithm: a hash or a cipher, whichever `digest` / `cipher` says.
+// BulkKind: how a bulk row is computed.
+enum class BulkKind { kDigest, kCipher, kSalsa2012 };
+
 struct BulkAlgorithm {
   const char* display;
-  DigestAlg digest;  // kNone for ciphers
-  BulkCipherAlg cipher;
+  BulkKind kind;
+  DigestAlg digest;      // kDigest
+  BulkCipherAlg cipher;  // kCipher
 };
 
-constexpr std::array<BulkAlgorithm, 7> kBulk = {{
-    {"MD5", DigestAlg::kMd5, {}},
-    {"SHA-1", DigestAlg::kSha1, {}},
-    {"SHA-256", DigestAlg::kSha256, {}},
-    {"SHA-512", DigestAlg::kSha512, {}},
-    {"AES-128-CTR", DigestAlg::kNone, BulkCipherAlg::kAes128Ctr},
-    {"AES-256-GCM", DigestAlg::kNone, BulkCipherAlg::kAes256Gcm},
-    {"ChaCha20", DigestAlg::kNone, BulkCipherAlg::kChaCha20},
+constexpr std::array<BulkAlgorithm, 8> kBulk = {{
+    {"MD5", BulkKind::kDigest, DigestAlg::kMd5, {}},
+    {"SHA-1", BulkKind::kDigest, DigestAlg::kSha1, {}},
+    {"SHA-256", BulkKind::kDigest, DigestAlg::kSha256, {}},
+    {"SHA-512", BulkKind::kDigest, DigestAlg::kSha512, {}},
+    {"AES-128-CTR", BulkKind::kCipher, {}, BulkCipherAlg::kAes128Ctr},
+    {"AES-256-GCM", BulkKind::kCipher, {}, BulkCipherAlg::kAes256Gcm},
+    {"ChaCha20", BulkKind::kCipher, {}, BulkCipherAlg::kChaCha20},
+    {"Salsa20/12", BulkKind::kSalsa2012, {}, {}},
 }};
+
+// Salsa2012Op: libsodium's Salsa20/12 (crypto/salsa20.h) over `buffer`, one
+// message per call from block 0 (a benchmark: the nonce is never varied).
+Result<std::function<Status()>> Salsa2012Op(Bytes& buffer) {
+  auto key = std::make_shared<Bytes>(crypto::kSalsa2012KeyBytes);
+  auto nonce = std::make_shared<Bytes>(crypto::kSalsa2012NonceBytes);
+  SIGNET_TRY(crypto::FillRandom(*key));
+  SIGNET_TRY(crypto::FillRandom(*nonce));
+  return std::function<Status()>(
+      [&buffer, key, nonce] { return crypto::Salsa2012Xor(*key, *nonce, buffer, buffer); });
+}
 
 // BulkOp returns an operation that processes `buffer` as one message.
 Result<std::function<Status()>> BulkOp(const BulkAlgorithm& algo, Bytes& buffer) {
-  if (algo.digest != DigestAlg::kNone) {
+  if (algo.kind == BulkKind::kSalsa2012) return Salsa2012Op(buffer);
+  if (algo.kind == BulkKind::kDigest) {
     return std::function<Status()>([&buffer, alg = algo.digest]() -> Status {
       SIGNET_TRY(crypto::Digest(alg, buffer));
       return OkStatus();
@@ -67,7 +86,8 @@ Result<std::function<Status()>> BulkOp(const BulkAlgorithm& algo, Bytes& buffer)
   });
 }
 
-Result<Table> MeasureBulk(const std::vector<std::size_t>& sizes, double seconds) {
+Result<Table> MeasureBulk(const std::vector<std::size_t>& sizes, double seconds,
+                          const std::function<void()>& step) {
   Table table;
   table.id = "hashes";
   table.title = "hashes and ciphers (one message per buffer)";
@@ -82,6 +102,7 @@ Result<Table> MeasureBulk(const std::vector<std::size_t>& sizes, double seconds)
       const double bytes = static_cast<double>(s.iterations) * static_cast<double>(size);
       table.AddRow({std::string(algo.display), static_cast<std::int64_t>(size),
                     bytes / s.seconds / kMiB, s.cycles / bytes});
+      step();
     }
   }
   return table;
@@ -92,38 +113,61 @@ void AddSignRow(Table& table, const std::string& name, const TimedSample& s) {
                 static_cast<std::int64_t>(s.iterations)});
 }
 
-Status MeasureOneSigner(const SignAlgorithm& algo, double seconds, Table& table) {
-  SIGNET_ASSIGN_OR_RETURN(auto key, crypto::PrivateKey::Generate(algo.spec));
+// MeasureOneSigner adds the algorithm's four rows (speed.h): Sign and
+// Verify with a key object made from its encoded form for every operation,
+// Sign/pre and Verify/pre with one key object reused.
+Status MeasureOneSigner(const SignAlgorithm& algo, double seconds, Table& table,
+                        const std::function<void()>& step) {
+  SIGNET_ASSIGN_OR_RETURN(auto key, GenerateBenchKey(algo));
   SIGNET_ASSIGN_OR_RETURN(auto pub, key.Public());
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes pkcs8, key.ToPkcs8Der());
+  SIGNET_ASSIGN_OR_RETURN(Bytes spki, pub.ToDer());
   Bytes input(SignInputSize(algo));
   SIGNET_TRY(crypto::FillRandom(input));
   SIGNET_ASSIGN_OR_RETURN(Bytes signature, crypto::Sign(key, algo.params, input));
-  auto sign = [&]() -> Status {
+  auto sign_fresh = [&]() -> Status {
+    SIGNET_ASSIGN_OR_RETURN(auto fresh, crypto::PrivateKey::FromPkcs8Der(pkcs8));
+    SIGNET_TRY(crypto::Sign(fresh, algo.params, input));
+    return OkStatus();
+  };
+  auto sign_pre = [&]() -> Status {
     SIGNET_TRY(crypto::Sign(key, algo.params, input));
     return OkStatus();
   };
-  auto verify = [&]() { return crypto::Verify(pub, algo.params, input, signature); };
-  SIGNET_ASSIGN_OR_RETURN(TimedSample s, TimeRepeated(sign, seconds, 2));
-  AddSignRow(table, std::string(algo.display) + " Sign", s);
-  SIGNET_ASSIGN_OR_RETURN(TimedSample v, TimeRepeated(verify, seconds, 2));
-  AddSignRow(table, std::string(algo.display) + " Verify", v);
+  auto verify_fresh = [&]() -> Status {
+    SIGNET_ASSIGN_OR_RETURN(auto fresh, crypto::PublicKey::FromDer(spki));
+    return crypto::Verify(fresh, algo.params, input, signature);
+  };
+  auto verify_pre = [&]() { return crypto::Verify(pub, algo.params, input, signature); };
+  const std::pair<const char*, std::function<Status()>> rows[] = {{" Sign", sign_fresh},
+                                                                  {" Sign/pre", sign_pre},
+                                                                  {" Verify", verify_fresh},
+                                                                  {" Verify/pre", verify_pre}};
+  for (const auto& row : rows) {
+    SIGNET_ASSIGN_OR_RETURN(TimedSample sample, TimeRepeated(row.second, seconds, 2));
+    AddSignRow(table, algo.display + row.first, sample);
+    step();
+  }
   return OkStatus();
 }
 
-Result<Table> MeasureSigners(const std::vector<const SignAlgorithm*>& algos, double seconds) {
+Result<Table> MeasureSigners(const std::vector<const SignAlgorithm*>& algos, double seconds,
+                             const std::function<void()>& step) {
   Table table;
   table.id = "sign";
-  table.title = "sign and verify (one thread, SHA-2 digest signed)";
+  table.title = "sign and verify (one thread, SHA-2 digest signed; /pre: one key object reused)";
   table.columns = {{"Algorithm", 0}, {"ms/op", 3}, {"Mcycles/op", 3}, {"ops", 0}};
   table.chart_column = 1;  // ms/op
-  for (const SignAlgorithm* algo : algos) SIGNET_TRY(MeasureOneSigner(*algo, seconds, table));
+  for (const SignAlgorithm* algo : algos) {
+    SIGNET_TRY(MeasureOneSigner(*algo, seconds, table, step));
+  }
   return table;
 }
 
 }  // namespace
 
 Result<Report> MeasureSpeed(const SpeedOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms));
+  SIGNET_ASSIGN_OR_RETURN(auto algos, SelectSignAlgorithms(options.algorithms, &std::cerr));
   std::vector<std::size_t> sizes = options.sizes;
   if (sizes.empty()) sizes = {64, 1024, 16384};
   for (std::size_t size : sizes) {
@@ -133,14 +177,21 @@ Result<Report> MeasureSpeed(const SpeedOptions& options) {
   Report report;
   report.command = "speed";
   AddMachineNotes(report, options.quick);
+  const std::uint64_t steps = (options.skip_bulk ? 0 : kBulk.size() * sizes.size()) +
+                              (options.skip_sign ? 0 : 4 * algos.size());
+  ProgressBar bar = options.progress ? ProgressBar::ForStderr("speed", steps)
+                                     : ProgressBar("speed", steps, nullptr);
+  std::uint64_t done = 0;
+  const std::function<void()> step = [&bar, &done] { bar.Update(++done); };
   if (!options.skip_bulk) {
-    SIGNET_ASSIGN_OR_RETURN(Table bulk, MeasureBulk(sizes, d.bulk_seconds));
+    SIGNET_ASSIGN_OR_RETURN(Table bulk, MeasureBulk(sizes, d.bulk_seconds, step));
     report.tables.push_back(std::move(bulk));
   }
   if (!options.skip_sign) {
-    SIGNET_ASSIGN_OR_RETURN(Table sign, MeasureSigners(algos, d.sign_seconds));
+    SIGNET_ASSIGN_OR_RETURN(Table sign, MeasureSigners(algos, d.sign_seconds, step));
     report.tables.push_back(std::move(sign));
   }
+  bar.Finish();
   return report;
 }
 

@@ -47,8 +47,8 @@ TEST(BenchAppTest, PoolOnAndOffRowsAgainstItsOwnDaemons) {
   const std::string json_path = dir.path() + "/app.json";
   const std::string csv_path = dir.path() + "/app.csv";
   ProgramResult r =
-      RunProgram({BinaryPath("signet"), "bench", "app", "--algo", "ecp256,rsa2048", "--trials", "2",
-                  "--pool", "both", "--json", json_path, "--csv", csv_path},
+      RunProgram({BinaryPath("signet"), "bench", "app", "--algo", "ec:p256,rsa:2048", "--trials",
+                  "2", "--pool", "both", "--json", json_path, "--csv", csv_path},
                  {{"SIGNET_SOCKET", ""}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("mutable-file life cycle"), std::string::npos) << r.out;
@@ -103,7 +103,25 @@ TEST_F(BenchAppGivenDaemonTest, BadOptionsFailClearly) {
       RunProgram({BinaryPath("signet"), "bench", "app", "--pool", "sometimes", "--trials", "1"},
                  {{"SIGNET_SOCKET", ""}});
   EXPECT_EQ(bad_mode.exit_code, 1);
-  EXPECT_NE(bad_mode.err.find("--pool takes on, off or both"), std::string::npos) << bad_mode.err;
+  EXPECT_NE(bad_mode.err.find("--pool takes on, off, both or in-process"), std::string::npos)
+      << bad_mode.err;
+}
+
+// `--algo ecp384` was reported (seed 003 work) failing every file ("a signature
+// failed the client-side check", its prefix doubled). P-384 and P-521 (the
+// one curve whose CKA_EC_POINT needs a two-byte DER length) through a real
+// daemon with and without the pool; old and new names side by side.
+TEST(BenchAppTest, P384AndP521FilesVerify) {
+  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "app", "--algo", "ecp384,ec:p521",
+                                "--trials", "3", "--pool", "both", "--json", "-"},
+                               {{"SIGNET_SOCKET", ""}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("bench app: bench app:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'ecp384' is now spelled 'ec:p384'"), std::string::npos) << r.err;
+  nlohmann::json json = nlohmann::json::parse(r.out);
+  const auto& rows = json["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), 4u) << json;
+  for (const auto& row : rows) ExpectFigures(row, 3);
 }
 
 }  // namespace
