@@ -97,6 +97,21 @@ TEST_F(CliFlowTest, EveryKeyTypeAndMechanismVerifiesWithOpenssl) {
   }
 }
 
+// `signet keygen` takes the benches' names, but the daemon holds no key on
+// the benchmarks-only 80-bit curve (docs/PKCS11.md "Curves"): the command
+// fails with the reason, and nothing is left on the token.
+TEST_F(CliFlowTest, KeygenOnSecp192r1FailsClearly) {
+  ProgramResult keygen =
+      SignetWithPin({"keygen", "--type", "ec:secp192r1", "--label", "weak-curve"});
+  EXPECT_EQ(keygen.exit_code, 1);
+  EXPECT_NE(keygen.err.find("CKR_CURVE_NOT_SUPPORTED"), std::string::npos) << keygen.err;
+  EXPECT_NE(keygen.err.find("ec:secp192r1 (80-bit security) is for benchmarks only"),
+            std::string::npos)
+      << keygen.err;
+  ProgramResult pubkey = Signet({"pubkey", "--label", "weak-curve"});
+  EXPECT_NE(pubkey.exit_code, 0) << pubkey.out;
+}
+
 // Messages over the CLI's inline limit are hashed client-side and signed
 // with the digest-taking mechanism; the signature must be the same kind of
 // signature openssl checks over the whole file.
