@@ -262,17 +262,19 @@ void AddRunNotes(Report& report, const AppOptions& options, const ServiceAccess&
   report.notes.emplace_back("pool modes", JoinModes(passes));
   report.notes.emplace_back("files", TrialsNote(options));
   report.notes.emplace_back("payload", std::to_string(options.size) + " bytes, AES-256-GCM");
-  bool daemon = false, in_process = false;
+  bool daemon = false, pool_on = false, in_process = false;
   for (const Pass& pass : passes) {
     daemon |= pass.mode != Mode::kInProcess && !pass.rows.empty();
+    pool_on |= pass.mode == Mode::kOn;
     in_process |= pass.mode == Mode::kInProcess;
   }
   if (daemon) {
-    report.notes.emplace_back("daemon", !access.socket.empty()
-                                            ? "given (" + access.socket + ")"
-                                            : "own signetd per mode; pool on: --pool " +
-                                                  PoolFlag(options, pooled) +
-                                                  " --pool-threads 2, warm before timing");
+    const std::string own = pool_on ? "own signetd per mode; pool on: --pool " +
+                                          PoolFlag(options, pooled) +
+                                          " --pool-threads 2, warm before timing"
+                                    : "own signetd, no key pool";
+    report.notes.emplace_back("daemon",
+                              !access.socket.empty() ? "given (" + access.socket + ")" : own);
   }
   if (in_process) {
     report.notes.emplace_back(
