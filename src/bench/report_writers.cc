@@ -51,10 +51,15 @@ void WriteTextTable(const Table& table, std::ostream& out) {
       width[c] = std::max(width[c], text[r][c].size());
     }
   }
-  // First column (the label) is left-aligned, the rest right-aligned.
+  // The first column (the label) and the last one when it holds only text
+  // (a note) are left-aligned, the rest right-aligned.
+  const bool last_is_text = ncols > 1 && !table.rows.empty() &&
+                            std::all_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
+                              return std::holds_alternative<std::string>(row[ncols - 1]);
+                            });
   auto pad = [&](const std::string& s, std::size_t c) {
     const std::string fill(width[c] - s.size(), ' ');
-    return c == 0 ? s + fill : fill + s;
+    return c == 0 || (last_is_text && c == ncols - 1) ? s + fill : fill + s;
   };
   auto emit = [&](auto cell_text) {
     std::string line;

@@ -66,9 +66,12 @@ std::optional<double> HereFigure(const Table* table, const SeedRow& row, const S
   return sum;
 }
 
+// Ratio: a share of 0 here (seed 001's key unwrap, which signet's key cache
+// keeps off the signing path) is a real figure with a ratio of 0.
 double Ratio(const SeedColumn& column, double seed, double here) {
-  if (seed <= 0 || here <= 0) return 0;
-  return column.here_over_seed ? here / seed : seed / here;
+  if (seed <= 0) return 0;
+  if (column.here_over_seed) return here / seed;
+  return here > 0 ? seed / here : 0;
 }
 
 // Decimals that show a column's smallest figure with three significant digits.
@@ -79,7 +82,9 @@ int PrecisionFor(double smallest) {
 
 std::string Counterpart(const SeedTable& seed_table, const SeedRow& row) {
   if (row.here.empty()) return "none: " + row.why;
-  std::string text = seed_table.bench + " " + seed_table.table + ":";
+  std::string text = seed_table.bench;
+  if (seed_table.table != seed_table.bench) text += " " + seed_table.table;
+  text += ":";
   for (std::size_t i = 0; i < row.here.size(); ++i) {
     text += i ? " +" : "";
     for (const auto& [key, value] : row.here[i]) text += " " + key + "=" + value;
@@ -102,7 +107,7 @@ Table CompareTable(const Seed& seed, const SeedTable& seed_table, const BenchRep
     }
     const std::string& name = seed_table.columns[c].name;
     table.columns.push_back({name + " seed", PrecisionFor(smallest)});
-    table.columns.push_back({name + " here", PrecisionFor(smallest)});
+    table.columns.push_back({name + " here", 2});  // set once the rows are in
     table.columns.push_back({name + " x", 2});
   }
   table.columns.push_back({"signet counterpart", 0});
@@ -121,6 +126,17 @@ Table CompareTable(const Seed& seed, const SeedTable& seed_table, const BenchRep
     }
     cells.emplace_back(Counterpart(seed_table, row));
     table.AddRow(std::move(cells));
+  }
+  // This machine's figures get the decimals their own smallest one needs.
+  for (std::size_t c = 0; c < seed_table.columns.size(); ++c) {
+    const std::size_t here = 2 + 3 * c;
+    double smallest = 0;
+    for (const auto& cells : table.rows) {
+      if (auto v = CellNumber(cells[here]); v && *v > 0) {
+        smallest = smallest == 0 ? *v : std::min(smallest, *v);
+      }
+    }
+    table.columns[here].precision = PrecisionFor(smallest);
   }
   return table;
 }
@@ -144,7 +160,7 @@ Table SummaryTable(const std::vector<Seed>& seeds, const std::vector<Table>& com
       const Table& table = compared[t++];
       std::vector<double> ratios;
       for (const auto& row : table.rows) {
-        if (auto x = CellNumber(row[3]); x && *x > 0) ratios.push_back(*x);
+        if (auto x = CellNumber(row[3])) ratios.push_back(*x);
       }
       const auto [min, max] = std::minmax_element(ratios.begin(), ratios.end());
       summary.AddRow({seed.id, seed_table.title, static_cast<std::int64_t>(table.rows.size()),

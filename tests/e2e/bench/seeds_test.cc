@@ -63,6 +63,10 @@ TEST(BenchSeedsTest, EverySeedRowHasThisMachinesFigure) {
             continue;
           }
           ASSERT_TRUE(got[column + " here"].is_number()) << title << ": " << got;
+          ASSERT_TRUE(got[column + " x"].is_number()) << title << ": " << got;
+          // Shares of the time can be 0 (seed 001's key unwrap: signet's
+          // key cache keeps it off the signing path); rates and times not.
+          if (column == "% time") continue;
           EXPECT_GT(got[column + " here"].get<double>(), 0) << title << ": " << got;
           EXPECT_GT(got[column + " x"].get<double>(), 0) << title << ": " << got;
         }
