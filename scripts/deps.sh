@@ -19,6 +19,8 @@ packages=(
   libgtest-dev libbenchmark-dev
   # Salsa20/12 for `bench speed` (seed 002's row; OpenSSL has no Salsa20)
   libsodium-dev
+  # secp256k1 ECDSA (crypto/secp256k1_ecdsa.h; 10x OpenSSL's generic code)
+  libsecp256k1-dev
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools

@@ -199,7 +199,7 @@ Result<PrivateKey> PrivateKey::FromDhPrivateValue(KeyType type, ByteView x) {
       EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_KEYPAIR, params.get()) <= 0) {
     return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "bad DH private value");
   }
-  return PrivateKey(EvpPkeyPtr(raw), KeySpec{type, 0});
+  return Adopt(EvpPkeyPtr(raw), KeySpec{type, 0});
 }
 
 Result<SecureBytes> DhSharedSecret(const PrivateKey& own, ByteView peer) {

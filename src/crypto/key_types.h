@@ -47,4 +47,10 @@ namespace signet::crypto::internal {
 // moduli outside 512-16384 bits.
 Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey);
 
+// EcKeypairFromParts builds the key pair of the ECDSA curve `type` from its
+// private scalar d (big-endian) and its public point (04||X||Y), which the
+// caller computed from d: it is not checked against d here.
+// CKR_ATTRIBUTE_VALUE_INVALID when OpenSSL refuses the parts.
+Result<EvpPkeyPtr> EcKeypairFromParts(KeyType type, ByteView d, ByteView public_point);
+
 }  // namespace signet::crypto::internal

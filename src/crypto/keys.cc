@@ -10,6 +10,7 @@
 #include "crypto/dh.h"
 #include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
+#include "crypto/secp256k1_ecdsa.h"
 #include "crypto/sign_context_pool.h"
 
 namespace signet::crypto {
@@ -118,14 +119,28 @@ Result<KeySpec> SpecOfPkey(const EVP_PKEY* pkey) {
 
 }  // namespace internal
 
-PrivateKey::PrivateKey(EvpPkeyPtr pkey, KeySpec spec)
+PrivateKey::PrivateKey(EvpPkeyPtr pkey, KeySpec spec,
+                       std::shared_ptr<const internal::Secp256k1Secret> secp256k1)
     : pkey_(std::move(pkey)),
       contexts_(std::make_shared<internal::SignContextPool>()),
+      secp256k1_(std::move(secp256k1)),
       spec_(spec) {}
+
+Result<PrivateKey> PrivateKey::Adopt(EvpPkeyPtr pkey, KeySpec spec) {
+  std::shared_ptr<const internal::Secp256k1Secret> secp256k1;
+  if (spec.type == KeyType::kEcSecp256k1) {
+    SIGNET_ASSIGN_OR_RETURN(secp256k1, internal::Secp256k1SecretOf(pkey.get()));
+  }
+  return PrivateKey(std::move(pkey), spec, std::move(secp256k1));
+}
 
 Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptions& options) {
   SIGNET_TRY(CheckRsaBits(spec, options));
   SIGNET_TRY(CheckDhBits(spec, options));
+  if (spec.type == KeyType::kEcSecp256k1) {
+    SIGNET_ASSIGN_OR_RETURN(internal::Secp256k1KeyPair pair, internal::Secp256k1Generate());
+    return PrivateKey(std::move(pair.pkey), KeySpec{spec.type, 0}, std::move(pair.secret));
+  }
   const auto& info = internal::InfoFor(spec.type);
   EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, info.ossl_type, nullptr));
   if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0) {
@@ -142,7 +157,7 @@ Result<PrivateKey> PrivateKey::Generate(const KeySpec& spec, const GenerateOptio
   }
   KeySpec out = spec;
   if (spec.type != KeyType::kRsa) out.rsa_bits = 0;
-  return PrivateKey(EvpPkeyPtr(raw), out);
+  return Adopt(EvpPkeyPtr(raw), out);
 }
 
 Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
@@ -158,7 +173,7 @@ Result<PrivateKey> PrivateKey::FromPkcs8Der(ByteView der) {
   EvpPkeyPtr pkey(raw);
   if (left != 0) return MakeError(CKR_ATTRIBUTE_VALUE_INVALID, "trailing bytes after PKCS#8 key");
   SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
-  return PrivateKey(std::move(pkey), spec);
+  return Adopt(std::move(pkey), spec);
 }
 
 Result<PrivateKey> PrivateKey::FromEncoded(ByteView data) {
@@ -176,7 +191,7 @@ Result<PrivateKey> PrivateKey::FromEncoded(ByteView data) {
   }
   EvpPkeyPtr pkey(raw);
   SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
-  return PrivateKey(std::move(pkey), spec);
+  return Adopt(std::move(pkey), spec);
 }
 
 // ToPkcs8Der encodes twice (size, then into our buffer) so the only copy of

@@ -6,6 +6,9 @@
 // threads at once (OpenSSL EVP_PKEY is safe for concurrent read-only use).
 // Private key material leaves a PrivateKey only as SecureBytes (PKCS#8 DER)
 // that keystore/ wraps at once; OpenSSL clears private bignums on free.
+// secp256k1 keys also keep their scalar (private) and parsed point (public)
+// in libsecp256k1's form, made once when the key object is built and wiped
+// with it (secp256k1_ecdsa.h).
 #pragma once
 
 #include <cstddef>
@@ -102,20 +105,23 @@ struct GenerateOptions {
 class PublicKey;
 namespace internal {
 class SignContextPool;
+class Secp256k1Secret;
+class Secp256k1Point;
 }  // namespace internal
 
 class PrivateKey {
  public:
   // Generate makes a fresh key from the DRBG (RSA with e = 65537, two
-  // primes). CKR_KEY_SIZE_RANGE for RSA sizes outside 1024-4096 (512-4096
-  // with allow_weak_rsa); CKR_FUNCTION_FAILED if OpenSSL fails.
+  // primes; secp256k1 through libsecp256k1). CKR_KEY_SIZE_RANGE for RSA sizes outside 1024-4096
+  // (512-4096 with allow_weak_rsa); CKR_FUNCTION_FAILED if OpenSSL fails.
   static Result<PrivateKey> Generate(const KeySpec& spec, const GenerateOptions& options = {});
 
   // FromPkcs8Der parses the byte form produced by ToPkcs8Der (or any
   // unencrypted PKCS#8 key of a supported type). CKR_ATTRIBUTE_VALUE_INVALID
   // for bytes that are not exactly one PKCS#8 key; CKR_KEY_TYPE_INCONSISTENT,
   // CKR_CURVE_NOT_SUPPORTED or CKR_KEY_SIZE_RANGE (RSA outside 512-16384
-  // bits) for keys signet does not handle.
+  // bits) for keys signet does not handle; CKR_ATTRIBUTE_VALUE_INVALID too
+  // for a secp256k1 scalar of 0 or not below the group order.
   static Result<PrivateKey> FromPkcs8Der(ByteView der);
 
   // FromEncoded reads a private key file's bytes: PEM or DER, PKCS#8 or
@@ -174,11 +180,20 @@ class PrivateKey {
   // sign_context_pool.h), shared by copies of this PrivateKey. For sign.cc.
   internal::SignContextPool& sign_contexts() const { return *contexts_; }
 
+  // secp256k1: the cached scalar of a secp256k1 key, nullptr for every
+  // other type; shared by copies of this PrivateKey. For sign.cc.
+  const internal::Secp256k1Secret* secp256k1() const { return secp256k1_.get(); }
+
  private:
-  PrivateKey(EvpPkeyPtr pkey, KeySpec spec);
+  PrivateKey(EvpPkeyPtr pkey, KeySpec spec,
+             std::shared_ptr<const internal::Secp256k1Secret> secp256k1);
+  // Adopt wraps a parsed or built key pair of `spec`, caching a secp256k1
+  // key's scalar (the error of internal::Secp256k1SecretOf when refused).
+  static Result<PrivateKey> Adopt(EvpPkeyPtr pkey, KeySpec spec);
   friend class PublicKey;
   std::shared_ptr<EVP_PKEY> pkey_;  // shared so PrivateKey is copyable cheaply
   std::shared_ptr<internal::SignContextPool> contexts_;
+  std::shared_ptr<const internal::Secp256k1Secret> secp256k1_;
   KeySpec spec_;
 };
 
@@ -223,13 +238,20 @@ class PublicKey {
   KeySpec spec() const { return spec_; }
   EVP_PKEY* get0_pkey() const { return pkey_.get(); }
 
+  // secp256k1: the parsed point of a secp256k1 key, nullptr for every other
+  // type. For sign.cc.
+  const internal::Secp256k1Point* secp256k1() const { return secp256k1_.get(); }
+
  private:
   PublicKey(std::shared_ptr<EVP_PKEY> pkey, KeySpec spec) : pkey_(std::move(pkey)), spec_(spec) {}
   // Adopt takes ownership of `raw` (nullptr means the parse failed: the
-  // error says `what`) and checks that its type is one signet supports.
+  // error says `what`), checks that its type is one signet supports and
+  // parses a secp256k1 point for libsecp256k1 (CKR_ATTRIBUTE_VALUE_INVALID
+  // when it refuses the point).
   static Result<PublicKey> Adopt(EVP_PKEY* raw, std::string_view what);
   friend class PrivateKey;
   std::shared_ptr<EVP_PKEY> pkey_;
+  std::shared_ptr<const internal::Secp256k1Point> secp256k1_;
   KeySpec spec_;
 };
 

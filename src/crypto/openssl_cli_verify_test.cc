@@ -4,6 +4,9 @@
 // signature and signet verifies through the imported PEM public key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "crypto/crypto_test_util.h"
 #include "crypto/sign.h"
 
@@ -58,6 +61,19 @@ std::vector<CliCase> Cases() {
   cases.push_back({"ECDSA P-384 sha384",
                    {KeyType::kEcP384, 0},
                    {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha384}});
+  // secp256k1 signs through libsecp256k1 (above) unless OpenSSL is asked
+  // for; digests longer than its 256-bit order are truncated alike.
+  const KeySpec k1{KeyType::kEcSecp256k1, 0};
+  cases.push_back({"ECDSA secp256k1 OpenSSL engine",
+                   k1,
+                   {.scheme = SignScheme::kEcdsa, .engine = SignEngine::kOpenssl}});
+  for (DigestAlg d : {DigestAlg::kSha384, DigestAlg::kSha512}) {
+    for (bool pre : {false, true}) {
+      cases.push_back({"ECDSA secp256k1 " + std::string(DigestName(d)) + (pre ? " prehashed" : ""),
+                       k1,
+                       {.scheme = SignScheme::kEcdsa, .digest = d, .prehashed = pre}});
+    }
+  }
   cases.push_back({"Ed25519", {KeyType::kEd25519, 0}, {.scheme = SignScheme::kEddsa}});
   return cases;
 }
@@ -140,6 +156,71 @@ TEST(OpensslCli, VerifiesRawEcdsaAndRawPkcs1) {
   EXPECT_EQ(RunOpenssl(VerifyArgs(pkcs, pub, data, sig)), 0);
 }
 
+// LowS: the second INTEGER of a DER ECDSA signature, as `openssl
+// asn1parse` prints it, is at most `half_order` (64 hex digits).
+bool LowS(const std::string& asn1parse_output, const std::string& half_order) {
+  std::string s;
+  std::size_t at = 0;
+  for (int found = 0; found < 2; ++found) {
+    at = asn1parse_output.find("INTEGER", at);
+    if (at == std::string::npos) return false;
+    const std::size_t colon = asn1parse_output.find(':', at);
+    const std::size_t end = asn1parse_output.find('\n', colon);
+    s = asn1parse_output.substr(colon + 1, end - colon - 1);
+    at = end;
+  }
+  s.erase(0, s.find_first_not_of('0'));
+  if (s.size() > half_order.size()) return false;
+  s.insert(0, half_order.size() - s.size(), '0');
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s <= half_order;
+}
+
+// secp256k1 through libsecp256k1: every signature verifies with `openssl
+// pkeyutl` and is low-S (s <= n/2, read by `openssl asn1parse`), over
+// digests and over CKM_ECDSA input shorter and longer than 32 bytes.
+TEST(OpensslCli, Secp256k1SignaturesVerifyAndAreLowS) {
+  // n/2 for secp256k1's order n (SEC 2 section 2.4.1).
+  const std::string half_order = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0";
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string pub = dir.File("pub.pem"), data = dir.File("data"), sig = dir.File("sig");
+  const PrivateKey* key = CachedKey({KeyType::kEcSecp256k1, 0});
+  ASSERT_NE(key, nullptr);
+  WriteFile(pub, *key->Public()->ToPem());
+  for (int i = 0; i < 12; ++i) {
+    const std::size_t size = i % 3 == 0 ? 20 : i % 3 == 1 ? 32 : 64;
+    SCOPED_TRACE(std::to_string(i) + ": " + std::to_string(size) + "-byte input");
+    const SignParams p{.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kNone, .prehashed = true};
+    Bytes input(size);
+    for (std::size_t b = 0; b < size; ++b) input[b] = static_cast<std::uint8_t>(i * 31 + b * 7);
+    auto signature = Sign(*key, p, input);
+    ASSERT_TRUE(signature.ok()) << signature.error().message;
+    WriteFile(sig, *signature);
+    WriteFile(data, input);
+    EXPECT_EQ(RunOpenssl(VerifyArgs(p, pub, data, sig)), 0);
+    const std::string log = dir.File("asn1-" + std::to_string(i));
+    ASSERT_EQ(RunOpenssl({"asn1parse", "-inform", "DER", "-in", sig}, log), 0);
+    const Bytes parsed = ReadFile(log);
+    const std::string text(parsed.begin(), parsed.end());
+    EXPECT_TRUE(LowS(text, half_order)) << text;
+  }
+}
+
+// A secp256k1 key generated through libsecp256k1 is one OpenSSL's own key
+// check accepts (the point is on the curve and is d*G).
+TEST(OpensslCli, Secp256k1GeneratedKeyPassesOpensslCheck) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string der = dir.File("key.der");
+  auto key = PrivateKey::Generate({KeyType::kEcSecp256k1, 0});
+  ASSERT_TRUE(key.ok());
+  WriteFile(der, *key->ToPkcs8Der());
+  const std::string log = dir.File("check.log");
+  EXPECT_EQ(RunOpenssl({"pkey", "-inform", "DER", "-in", der, "-check", "-noout"}, log), 0)
+      << std::string(ReadFile(log).begin(), ReadFile(log).end());
+}
+
 struct ReverseCase {
   std::string name;
   std::vector<std::string> genpkey;    // args after "genpkey"
@@ -176,7 +257,12 @@ TEST(OpensslCli, SignetVerifiesOpensslSignatures) {
        ec("P-521"),
        {"-sha512"},
        {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha512}},
+      // Verified by libsecp256k1; openssl signs high-S half the time.
       {"ECDSA secp256k1", ec("secp256k1"), {"-sha256"}, {.scheme = SignScheme::kEcdsa}},
+      {"ECDSA secp256k1 sha512",
+       ec("secp256k1"),
+       {"-sha512"},
+       {.scheme = SignScheme::kEcdsa, .digest = DigestAlg::kSha512}},
       {"Ed25519", {"-algorithm", "ED25519"}, {}, {.scheme = SignScheme::kEddsa}},
   };
   for (const ReverseCase& c : cases) {

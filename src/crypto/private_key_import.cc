@@ -30,9 +30,8 @@ Result<BignumPtr> SecretBignum(ByteView bytes, const char* name) {
   return bn;
 }
 
-// FromKeypairParams builds a key pair of `type` from `bld`, then checks
-// that the private and public halves belong together.
-Result<EvpPkeyPtr> FromKeypairParams(const char* type, OSSL_PARAM_BLD* bld, const char* what) {
+// KeypairFromParams builds a key pair of `type` from `bld`.
+Result<EvpPkeyPtr> KeypairFromParams(const char* type, OSSL_PARAM_BLD* bld, const char* what) {
   OsslParamPtr params(OSSL_PARAM_BLD_to_param(bld));
   EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, type, nullptr));
   EVP_PKEY* raw = nullptr;
@@ -40,7 +39,13 @@ Result<EvpPkeyPtr> FromKeypairParams(const char* type, OSSL_PARAM_BLD* bld, cons
       EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_KEYPAIR, params.get()) <= 0) {
     return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, what);
   }
-  EvpPkeyPtr pkey(raw);
+  return EvpPkeyPtr(raw);
+}
+
+// FromKeypairParams builds a key pair of `type` from `bld`, then checks
+// that the private and public halves belong together.
+Result<EvpPkeyPtr> FromKeypairParams(const char* type, OSSL_PARAM_BLD* bld, const char* what) {
+  SIGNET_ASSIGN_OR_RETURN(EvpPkeyPtr pkey, KeypairFromParams(type, bld, what));
   EvpPkeyCtxPtr check(EVP_PKEY_CTX_new_from_pkey(nullptr, pkey.get(), nullptr));
   if (!check || EVP_PKEY_pairwise_check(check.get()) != 1) {
     return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, std::string(what) + ": components do not match");
@@ -48,6 +53,15 @@ Result<EvpPkeyPtr> FromKeypairParams(const char* type, OSSL_PARAM_BLD* bld, cons
   return pkey;
 }
 
+// PushEcKeypair adds an EC key pair's group, private scalar and public
+// point to `bld`; false when OpenSSL runs out of memory.
+bool PushEcKeypair(OSSL_PARAM_BLD* bld, const internal::KeyTypeInfo& info, const BIGNUM* d,
+                   ByteView public_point) {
+  return OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, info.group_name, 0) &&
+         OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d) &&
+         OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, public_point.data(),
+                                          public_point.size());
+}
 
 // RsaBignums: the eight numbers of an RSA private key, in secure memory.
 struct RsaBignums {
@@ -255,7 +269,7 @@ Result<PrivateKey> PrivateKey::FromRsaComponents(const RsaComponents& c) {
   }
   SIGNET_ASSIGN_OR_RETURN(EvpPkeyPtr pkey, FromKeypairParams("RSA", bld.get(), "bad RSA key"));
   SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
-  return PrivateKey(std::move(pkey), spec);
+  return Adopt(std::move(pkey), spec);
 }
 
 Result<PrivateKey> PrivateKey::FromEcPrivateValue(ByteView ec_params_der, ByteView value) {
@@ -270,7 +284,7 @@ Result<PrivateKey> PrivateKey::FromEcPrivateValue(ByteView ec_params_der, ByteVi
     EvpPkeyPtr pkey(EVP_PKEY_new_raw_private_key_ex(nullptr, info.ossl_type, nullptr, value.data(),
                                                     value.size()));
     if (!pkey) return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, "bad raw private key");
-    return PrivateKey(std::move(pkey), KeySpec{type, 0});
+    return Adopt(std::move(pkey), KeySpec{type, 0});
   }
   // OpenSSL 3.0 does not derive the public point from d: compute d*G here.
   SIGNET_ASSIGN_OR_RETURN(BignumPtr d, SecretBignum(value, "CKA_VALUE"));
@@ -289,15 +303,24 @@ Result<PrivateKey> PrivateKey::FromEcPrivateValue(ByteView ec_params_der, ByteVi
     return OsslError(CKR_FUNCTION_FAILED, "EC public point computation failed");
   }
   OsslParamBldPtr bld(OSSL_PARAM_BLD_new());
-  if (!bld ||
-      !OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, info.group_name, 0) ||
-      !OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_PRIV_KEY, d.get()) ||
-      !OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, public_point.data(),
-                                        public_point.size())) {
+  if (!bld || !PushEcKeypair(bld.get(), info, d.get(), public_point)) {
     return OsslError(CKR_HOST_MEMORY, "OSSL_PARAM_BLD failed");
   }
   SIGNET_ASSIGN_OR_RETURN(EvpPkeyPtr pkey, FromKeypairParams("EC", bld.get(), "bad EC key"));
-  return PrivateKey(std::move(pkey), KeySpec{type, 0});
+  return Adopt(std::move(pkey), KeySpec{type, 0});
 }
+
+namespace internal {
+
+Result<EvpPkeyPtr> EcKeypairFromParts(KeyType type, ByteView d, ByteView public_point) {
+  SIGNET_ASSIGN_OR_RETURN(BignumPtr secret, SecretBignum(d, "EC private value"));
+  OsslParamBldPtr bld(OSSL_PARAM_BLD_new());
+  if (!bld || !PushEcKeypair(bld.get(), InfoFor(type), secret.get(), public_point)) {
+    return OsslError(CKR_HOST_MEMORY, "OSSL_PARAM_BLD failed");
+  }
+  return KeypairFromParams("EC", bld.get(), "bad EC key");
+}
+
+}  // namespace internal
 
 }  // namespace signet::crypto

@@ -6,6 +6,7 @@
 #include "crypto/key_types.h"
 #include "crypto/keys.h"
 #include "crypto/ossl_error.h"
+#include "crypto/secp256k1_ecdsa.h"
 
 namespace signet::crypto {
 namespace {
@@ -61,7 +62,11 @@ Result<PublicKey> PublicKey::Adopt(EVP_PKEY* raw, std::string_view what) {
   if (raw == nullptr) return OsslError(CKR_ATTRIBUTE_VALUE_INVALID, what);
   EvpPkeyPtr pkey(raw);
   SIGNET_ASSIGN_OR_RETURN(KeySpec spec, internal::SpecOfPkey(pkey.get()));
-  return PublicKey(std::shared_ptr<EVP_PKEY>(std::move(pkey)), spec);
+  PublicKey key(std::shared_ptr<EVP_PKEY>(std::move(pkey)), spec);
+  if (spec.type == KeyType::kEcSecp256k1) {
+    SIGNET_ASSIGN_OR_RETURN(key.secp256k1_, internal::Secp256k1PointOf(key.get0_pkey()));
+  }
+  return key;
 }
 
 Result<PublicKey> PublicKey::FromDer(ByteView spki_der) {

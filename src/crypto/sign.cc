@@ -3,6 +3,8 @@
 // prehashed digest, which goes to EVP_PKEY_sign/EVP_PKEY_verify on a context
 // made from the key itself (no algorithm lookup by name for the key).
 // Ed25519 and Ed448 sign whole messages (PureEdDSA) through EVP_DigestSign.
+// secp256k1 ECDSA leaves for libsecp256k1 at the same point, after the
+// digest (UsesLibsecp256k1).
 #include "crypto/sign.h"
 
 #include <openssl/core_names.h>
@@ -10,6 +12,7 @@
 
 #include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
+#include "crypto/secp256k1_ecdsa.h"
 #include "crypto/sign_context_pool.h"
 
 namespace signet::crypto {
@@ -33,6 +36,12 @@ bool SchemeFitsKey(SignScheme scheme, KeyType type) {
       return IsEdwards(type);
   }
   return false;
+}
+
+// UsesLibsecp256k1: ECDSA with a secp256k1 key, unless the caller asked
+// for OpenSSL (SignEngine).
+bool UsesLibsecp256k1(KeyType type, const SignParams& p) {
+  return HasOwnEngine(type) && p.scheme == SignScheme::kEcdsa && p.engine == SignEngine::kDefault;
 }
 
 // ParamsKey packs everything NewKeyCtx configures into one pool key.
@@ -176,12 +185,17 @@ Status CheckRsaFits(EVP_PKEY* pkey, const SignParams& p, ByteView tbs) {
 
 }  // namespace
 
+bool HasOwnEngine(KeyType type) { return type == KeyType::kEcSecp256k1; }
+
 Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView input) {
   EVP_PKEY* pkey = key.get0_pkey();
   SIGNET_TRY(CheckParams(key.spec().type, params));
   if (params.scheme == SignScheme::kEddsa) return SignEddsa(pkey, key.spec().type, input);
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
+  if (UsesLibsecp256k1(key.spec().type, params)) {
+    return internal::Secp256k1Sign(key.secp256k1(), tbs, params.ecdsa_format);
+  }
   if (key.spec().type == KeyType::kRsa) SIGNET_TRY(CheckRsaFits(pkey, params, tbs));
   SIGNET_ASSIGN_OR_RETURN(internal::SignContextPool::Lease ctx,
                           key.sign_contexts().Acquire(ParamsKey(params), [&] {
@@ -206,13 +220,12 @@ Status Verify(const PublicKey& key, const SignParams& params, ByteView input, By
   KeyType type = key.spec().type;
   SIGNET_TRY(CheckParams(type, params));
   if (params.scheme == SignScheme::kEddsa) return VerifyEddsa(pkey, type, input, signature);
-  Bytes der;
-  if (params.scheme == SignScheme::kEcdsa && params.ecdsa_format == EcdsaFormat::kRaw) {
+  const bool raw_ecdsa =
+      params.scheme == SignScheme::kEcdsa && params.ecdsa_format == EcdsaFormat::kRaw;
+  if (raw_ecdsa) {
     if (signature.size() != 2 * EcFieldBytes(type)) {
       return MakeError(CKR_SIGNATURE_LEN_RANGE, "raw ECDSA signature has the wrong length");
     }
-    SIGNET_ASSIGN_OR_RETURN(der, EcdsaRawToDer(signature));
-    signature = der;
   } else if (signature.empty() ||
              signature.size() > static_cast<std::size_t>(EVP_PKEY_get_size(pkey)) ||
              (type == KeyType::kRsa &&
@@ -221,6 +234,14 @@ Status Verify(const PublicKey& key, const SignParams& params, ByteView input, By
   }
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
+  if (UsesLibsecp256k1(type, params)) {
+    return internal::Secp256k1Verify(key.secp256k1(), tbs, signature, params.ecdsa_format);
+  }
+  Bytes der;
+  if (raw_ecdsa) {
+    SIGNET_ASSIGN_OR_RETURN(der, EcdsaRawToDer(signature));
+    signature = der;
+  }
   SIGNET_ASSIGN_OR_RETURN(EvpPkeyCtxPtr ctx, NewKeyCtx(pkey, params, /*sign=*/false));
   if (EVP_PKEY_verify(ctx.get(), signature.data(), signature.size(), tbs.data(), tbs.size()) != 1) {
     return OsslError(CKR_SIGNATURE_INVALID, "signature invalid");

@@ -2,7 +2,9 @@
 // Safe to call from many threads at once with the same key. RSA private
 // operations are always blinded (OpenSSL's default, never turned off).
 // Signing reuses initialised contexts from the key's pool
-// (sign_context_pool.h), so a signature costs no algorithm fetch.
+// (sign_context_pool.h), so a signature costs no algorithm fetch. ECDSA
+// with secp256k1 keys goes through libsecp256k1 (secp256k1_ecdsa.h) unless
+// the caller asks for OpenSSL (SignEngine).
 #pragma once
 
 #include "crypto/digest.h"
@@ -16,6 +18,19 @@ enum class SignScheme { kRsaPkcs1, kRsaPss, kEcdsa, kEddsa };
 // EcdsaFormat: DER (X9.62, what `openssl dgst -verify` reads) or raw r||s
 // with each half padded to the curve size (PKCS#11 CKM_ECDSA form).
 enum class EcdsaFormat { kDer, kRaw };
+
+// SignEngine: the code that computes a signature. kDefault is the fastest
+// signet has: libsecp256k1 for ECDSA with secp256k1 keys, OpenSSL for every
+// other key. kOpenssl is OpenSSL's EVP code for every key, for secp256k1 its
+// generic prime-curve code: the reference the benches set beside kDefault
+// (`bench speed`'s "(OpenSSL)" row, `bench parallel --raw`). The two make
+// signatures of the same form that each verifies from the other; a
+// libsecp256k1 signature is always low-S.
+enum class SignEngine { kDefault, kOpenssl };
+
+// HasOwnEngine: true for the key types whose SignEngine::kDefault is not
+// OpenSSL (secp256k1), for which the benches also measure kOpenssl.
+bool HasOwnEngine(KeyType type);
 
 struct SignParams {
   SignScheme scheme = SignScheme::kRsaPkcs1;
@@ -37,6 +52,9 @@ struct SignParams {
   // define: CKR_MECHANISM_PARAM_INVALID. (Prehashing and contexts need
   // OpenSSL 3.2; core/ refuses them before this.)
   bool eddsa_params = false;
+  // engine: who signs and verifies (SignEngine); only secp256k1 ECDSA has
+  // a choice.
+  SignEngine engine = SignEngine::kDefault;
 };
 
 // Sign returns the signature of `input` (message, or digest when prehashed).
