@@ -38,7 +38,9 @@ class RawBackend : public SignerBackend {
     SIGNET_ASSIGN_OR_RETURN(auto key, GenerateBenchKey(algo));
     SIGNET_ASSIGN_OR_RETURN(auto pub, key.Public());
     auto shared = std::make_shared<const SharedKey>(SharedKey{std::move(key), std::move(pub)});
-    const crypto::SignParams params = algo.params;
+    // OpenSSL's own code for every algorithm: the reference (raw_backend.h).
+    crypto::SignParams params = algo.params;
+    params.engine = crypto::SignEngine::kOpenssl;
     const std::size_t input_size = SignInputSize(algo);
     return WorkerFactory([shared, params, input_size, verify](int) -> Result<Operation> {
       // Each client signs its own random digest, as separate clients would.

@@ -151,6 +151,18 @@ Status MeasureOneSigner(const SignAlgorithm& algo, double seconds, Table& table,
   return OkStatus();
 }
 
+// MeasureReference: for a key type crypto/ signs with another library
+// (crypto::HasOwnEngine), the same rows through OpenSSL's own code, named
+// "<display> (OpenSSL) Sign" and so on, so both show side by side.
+Status MeasureReference(const SignAlgorithm& algo, double seconds, Table& table,
+                        const std::function<void()>& step) {
+  if (!crypto::HasOwnEngine(algo.spec.type)) return OkStatus();
+  SignAlgorithm reference = algo;
+  reference.display += " (OpenSSL)";
+  reference.params.engine = crypto::SignEngine::kOpenssl;
+  return MeasureOneSigner(reference, seconds, table, step);
+}
+
 Result<Table> MeasureSigners(const std::vector<const SignAlgorithm*>& algos, double seconds,
                              const std::function<void()>& step) {
   Table table;
@@ -160,6 +172,7 @@ Result<Table> MeasureSigners(const std::vector<const SignAlgorithm*>& algos, dou
   table.chart_column = 1;  // ms/op
   for (const SignAlgorithm* algo : algos) {
     SIGNET_TRY(MeasureOneSigner(*algo, seconds, table, step));
+    SIGNET_TRY(MeasureReference(*algo, seconds, table, step));
   }
   return table;
 }
@@ -177,8 +190,11 @@ Result<Report> MeasureSpeed(const SpeedOptions& options) {
   Report report;
   report.command = "speed";
   AddMachineNotes(report, options.quick);
-  const std::uint64_t steps = (options.skip_bulk ? 0 : kBulk.size() * sizes.size()) +
+  std::uint64_t steps = (options.skip_bulk ? 0 : kBulk.size() * sizes.size()) +
                               (options.skip_sign ? 0 : 4 * algos.size());
+  for (const SignAlgorithm* algo : algos) {
+    if (!options.skip_sign && crypto::HasOwnEngine(algo->spec.type)) steps += 4;
+  }
   ProgressBar bar = options.progress ? ProgressBar::ForStderr("speed", steps)
                                      : ProgressBar("speed", steps, nullptr);
   std::uint64_t done = 0;

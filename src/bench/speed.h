@@ -19,6 +19,9 @@
 //      "<algo> Verify", "<algo> Verify/pre"  the same for the public key
 //                           (a fresh parse of the SubjectPublicKeyInfo, or
 //                           one object).
+//    secp256k1, which crypto/ signs through libsecp256k1, has the same four
+//    rows again through OpenSSL's generic code, "<algo> (OpenSSL) Sign" and
+//    so on (crypto::SignEngine).
 //    A progress bar runs on stderr when it is a terminal.
 // Cycles are time-stamp-counter ticks (cycle_clock.h); the report's notes
 // say so and give the counter's rate measured against steady_clock.
