@@ -191,7 +191,7 @@ Result<Report> MeasureSpeed(const SpeedOptions& options) {
   report.command = "speed";
   AddMachineNotes(report, options.quick);
   std::uint64_t steps = (options.skip_bulk ? 0 : kBulk.size() * sizes.size()) +
-                              (options.skip_sign ? 0 : 4 * algos.size());
+                        (options.skip_sign ? 0 : 4 * algos.size());
   for (const SignAlgorithm* algo : algos) {
     if (!options.skip_sign && crypto::HasOwnEngine(algo->spec.type)) steps += 4;
   }
