@@ -16,6 +16,9 @@ namespace signet::bench {
 // Cell: text, an integer count or a measured number.
 using Cell = std::variant<std::string, std::int64_t, double>;
 
+// CellText: a cell as the text tables show; numbers with `precision` digits.
+std::string CellText(const Cell& cell, int precision);
+
 // Column: `name` heads the column in every form; `precision` is the number
 // of decimals a double gets in the text form (CSV/JSON keep full precision).
 struct Column {

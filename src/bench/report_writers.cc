@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 
@@ -14,14 +13,6 @@ std::string ExactNumber(double value) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof(buf), value);
   return std::string(buf, res.ptr);
-}
-
-std::string TextCell(const Cell& cell, int precision) {
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", precision, std::get<double>(cell));
-  return buf;
 }
 
 std::string CsvField(const std::string& field) {
@@ -47,7 +38,7 @@ void WriteTextTable(const Table& table, std::ostream& out) {
   for (std::size_t c = 0; c < ncols; ++c) width[c] = table.columns[c].name.size();
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     for (std::size_t c = 0; c < ncols; ++c) {
-      text[r].push_back(TextCell(table.rows[r][c], table.columns[c].precision));
+      text[r].push_back(CellText(table.rows[r][c], table.columns[c].precision));
       width[c] = std::max(width[c], text[r][c].size());
     }
   }
@@ -147,7 +138,7 @@ std::vector<BarChart> ChartsOf(const Report& report) {
     for (const auto& row : table.rows) {
       Bar bar;
       for (int c = 0; c < table.label_columns && static_cast<std::size_t>(c) < row.size(); ++c) {
-        bar.label += (c ? " " : "") + TextCell(row[c], table.columns[c].precision);
+        bar.label += (c ? " " : "") + CellText(row[c], table.columns[c].precision);
       }
       const Cell& cell = row[column];
       if (const auto* d = std::get_if<double>(&cell)) bar.values.push_back(*d);
@@ -169,7 +160,7 @@ void WriteHtmlTable(const Table& table, std::ostream& out) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       const bool text = std::holds_alternative<std::string>(row[c]);
       out << (text ? "<td>" : "<td class=\"n\">")
-          << XmlEscape(TextCell(row[c], table.columns[c].precision)) << "</td>";
+          << XmlEscape(CellText(row[c], table.columns[c].precision)) << "</td>";
     }
     out << "</tr>\n";
   }

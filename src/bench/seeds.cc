@@ -16,12 +16,6 @@ namespace {
 
 constexpr const char* kMissing = "missing";
 
-std::string CellText(const Cell& cell) {
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
-  return {};  // doubles are figures, never row keys
-}
-
 std::optional<double> CellNumber(const Cell& cell) {
   if (const auto* d = std::get_if<double>(&cell)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
@@ -55,7 +49,9 @@ std::optional<double> HereFigure(const Table* table, const SeedRow& row, const S
     auto found = std::find_if(table->rows.begin(), table->rows.end(), [&](const auto& cells) {
       return std::all_of(match.begin(), match.end(), [&](const auto& key_value) {
         auto c = ColumnIndex(*table, key_value.first);
-        return c && CellText(cells[*c]) == key_value.second;
+        // Measured numbers are figures, never row keys.
+        return c && !std::holds_alternative<double>(cells[*c]) &&
+               CellText(cells[*c], 0) == key_value.second;
       });
     });
     if (found == table->rows.end()) return std::nullopt;
