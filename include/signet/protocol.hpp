@@ -1,7 +1,7 @@
 // signet protocol constants shared by the daemon, the client library and the
 // PKCS#11 module: signet's vendor-defined CK_RV codes and the PKCS#11 3.0
-// mechanism, key type and flag numbers that p11-kit 0.24's pkcs11.h lacks. Plain constants; no
-// state.
+// attribute, mechanism, key type and flag numbers that p11-kit 0.24's pkcs11.h lacks. Plain
+// constants; no state.
 #pragma once
 
 #include <p11-kit/pkcs11.h>
@@ -10,6 +10,12 @@
 // §2.14.4. p11-kit 0.24 only names the older CKM_AES_KEY_WRAP_PAD (0x210A).
 #ifndef CKM_AES_KEY_WRAP_KWP
 #define CKM_AES_KEY_WRAP_KWP (0x210BUL)
+#endif
+
+// CKA_UNIQUE_ID: the token-assigned, read-only name of an object, PKCS#11
+// 3.0 §4.4.1 (core/unique_id.h).
+#ifndef CKA_UNIQUE_ID
+#define CKA_UNIQUE_ID (0x4UL)
 #endif
 
 // PKCS#11 3.0 key types and mechanisms for Montgomery curves (X25519,

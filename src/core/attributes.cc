@@ -17,6 +17,7 @@ constexpr AttributeRule kRules[] = {
     {CKA_TOKEN, "CKA_TOKEN", S::kBool, false, false},
     {CKA_PRIVATE, "CKA_PRIVATE", S::kBool, false, false},
     {CKA_LABEL, "CKA_LABEL", S::kBytes, false, false},
+    {CKA_UNIQUE_ID, "CKA_UNIQUE_ID", S::kBytes, false, true},
     {CKA_APPLICATION, "CKA_APPLICATION", S::kBytes, false, false},
     {CKA_VALUE, "CKA_VALUE", S::kBytes, false, false},
     {CKA_OBJECT_ID, "CKA_OBJECT_ID", S::kBytes, false, false},

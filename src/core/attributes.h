@@ -17,6 +17,7 @@
 
 #include "keystore/attribute_codec.h"
 #include "keystore/token.h"
+#include "signet/protocol.hpp"  // the PKCS#11 3.0 numbers p11-kit lacks (CKA_UNIQUE_ID)
 
 namespace signet::core {
 

@@ -175,6 +175,12 @@ class Hsm {
   // --- objects (hsm_objects.cc)
   virtual Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s,
                                                 const Template& t) = 0;
+  // ImportPrivateKey is CreateObject for a private key whose CKA_VALUE in
+  // `t` is an unencrypted PKCS#8 PrivateKeyInfo: the key type and
+  // components come from it, as when C_UnwrapKey unwraps one (the Cryptech
+  // listener's pkey_load). The caller wipes `t`.
+  virtual Result<CK_OBJECT_HANDLE> ImportPrivateKey(ClientState& c, CK_SESSION_HANDLE s,
+                                                    const Template& t) = 0;
   virtual Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s,
                                               CK_OBJECT_HANDLE o, const Template& t) = 0;
   virtual Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) = 0;

@@ -95,6 +95,8 @@ class HsmImpl final : public Hsm {
       EXCLUDES(init_mu_, slots_mu_);
   Result<CK_OBJECT_HANDLE> CreateObject(ClientState& c, CK_SESSION_HANDLE s,
                                         const Template& t) override;
+  Result<CK_OBJECT_HANDLE> ImportPrivateKey(ClientState& c, CK_SESSION_HANDLE s,
+                                            const Template& t) override;
   Result<CK_OBJECT_HANDLE> CopyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o,
                                       const Template& t) override;
   Status DestroyObject(ClientState& c, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE o) override;

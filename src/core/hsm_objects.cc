@@ -5,6 +5,7 @@
 #include "core/key_policy.h"
 #include "core/object_classes.h"
 #include "core/secret_keys.h"
+#include "core/unique_id.h"
 #include "crypto/dh.h"
 #include "crypto/digest.h"
 #include "crypto/private_components.h"
@@ -171,6 +172,11 @@ Result<CK_OBJECT_HANDLE> HsmImpl::CreateObject(ClientState& c, CK_SESSION_HANDLE
   return ImportObject(c, s, t, /*value_is_pkcs8=*/false);
 }
 
+Result<CK_OBJECT_HANDLE> HsmImpl::ImportPrivateKey(ClientState& c, CK_SESSION_HANDLE s,
+                                                   const Template& t) {
+  return ImportObject(c, s, t, /*value_is_pkcs8=*/true);
+}
+
 Result<CK_OBJECT_HANDLE> HsmImpl::ImportObject(ClientState& c, CK_SESSION_HANDLE s,
                                                const Template& t, bool value_is_pkcs8) {
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
@@ -228,6 +234,7 @@ Result<CK_OBJECT_HANDLE> HsmImpl::CopyObject(ClientState& c, CK_SESSION_HANDLE s
                                     CKR_TEMPLATE_INCONSISTENT));
     attrs[type] = value;
   }
+  attrs[CKA_UNIQUE_ID] = NewUniqueId();  // a copy is an object of its own
   std::shared_ptr<const keystore::UnwrappedKey> secret;
   if (obj.record->has_secret) {
     SIGNET_ASSIGN_OR_RETURN(secret, FetchSecret(r, obj));

@@ -1,13 +1,15 @@
 #include "core/key_defaults.h"
 
+#include "core/attributes.h"
 #include "core/key_policy.h"
 #include "core/object_classes.h"
+#include "core/unique_id.h"
 
 namespace signet::core {
 namespace {
 
-constexpr CK_ATTRIBUTE_TYPE kComputedAttributes[] = {CKA_LOCAL, CKA_KEY_GEN_MECHANISM,
-                                                     CKA_ALWAYS_SENSITIVE, CKA_NEVER_EXTRACTABLE};
+constexpr CK_ATTRIBUTE_TYPE kComputedAttributes[] = {
+    CKA_UNIQUE_ID, CKA_LOCAL, CKA_KEY_GEN_MECHANISM, CKA_ALWAYS_SENSITIVE, CKA_NEVER_EXTRACTABLE};
 // Footnote 4 of §4's tables: what C_GenerateKey(Pair) computes itself.
 constexpr CK_ATTRIBUTE_TYPE kComputedOnGeneration[] = {
     CKA_MODULUS, CKA_EC_POINT,   CKA_VALUE,      CKA_PRIVATE_EXPONENT, CKA_PRIME_1,
@@ -22,6 +24,7 @@ bool IsKey(CK_OBJECT_CLASS c) {
 void ApplyObjectDefaults(AttributeMap& attrs, CK_OBJECT_CLASS object_class,
                          const KeyOrigin& origin) {
   attrs[CKA_CLASS] = UlongBytes(object_class);
+  attrs[CKA_UNIQUE_ID] = NewUniqueId();
   if (object_class == CKO_SECRET_KEY) ApplyKeyRoleDefaults(attrs);
   FillClassDefaults(attrs);
   if (!IsKey(object_class)) return;

@@ -141,6 +141,9 @@ TEST_F(KeyPoolTest, PooledKeyLooksLikeAFreshOne) {
     EXPECT_NE(fa.at(CKA_PUBLIC_KEY_INFO), pa.at(CKA_PUBLIC_KEY_INFO));  // holds the point too
     fa.erase(CKA_PUBLIC_KEY_INFO);
     pa.erase(CKA_PUBLIC_KEY_INFO);
+    EXPECT_NE(fa.at(CKA_UNIQUE_ID), pa.at(CKA_UNIQUE_ID));  // every object its own name
+    fa.erase(CKA_UNIQUE_ID);
+    pa.erase(CKA_UNIQUE_ID);
     EXPECT_EQ(fa, pa);  // CKA_LOCAL, KEY_GEN_MECHANISM, ALWAYS_SENSITIVE, label, id, ...
   }
   // The pooled key signs, and its public half verifies.

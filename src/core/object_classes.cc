@@ -58,6 +58,7 @@ constexpr ClassAttribute kClassAttributes[] = {
     {K::kStorage, CKA_COPYABLE, D::kTrue, kSet | kOnlyOff},
     {K::kStorage, CKA_DESTROYABLE, D::kTrue, kCopy | kOnlyOff},
     {K::kStorage, CKA_LABEL, D::kEmpty, kSet},
+    {K::kStorage, CKA_UNIQUE_ID, D::kNone, kTok},
     // Data objects (§4.5).
     {K::kData, CKA_PRIVATE, D::kFalse, kCopy},
     {K::kData, CKA_APPLICATION, D::kEmpty, 0},

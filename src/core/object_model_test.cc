@@ -6,17 +6,19 @@
 // EC arithmetic (not signet's crypto/).
 #include <gtest/gtest.h>
 #include <openssl/bn.h>
-#include <openssl/ec.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/obj_mac.h>
 #include <openssl/x509.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <set>
 
 #include "core/hsm_fixture_test_util.h"
 #include "core/object_classes.h"
+#include "core/unique_id.h"
 #include "keystore/token.h"
 #include "signet/attribute_array.hpp"
 
@@ -189,6 +191,44 @@ TEST_F(ObjectModelTest, TokenObjectsWrittenBeforeTheDefaultsGetThemWhenLoaded) {
     EXPECT_EQ(Get((*found)[0], t).first, CKR_OK) << t;
   }
   EXPECT_EQ(Get((*found)[0], CKA_MODIFIABLE).second, BoolBytes(true));
+  // It had no CKA_UNIQUE_ID: it gets one derived from the token and its id,
+  // the same after a restart.
+  Bytes id = Get((*found)[0], CKA_UNIQUE_ID).second;
+  ASSERT_TRUE(UuidFromText(id).has_value());
+  c_.reset();
+  Close();
+  Open({});
+  c_ = owner_;
+  s_ = Session(*owner_);
+  auto again = hsm_->FindObjects(*c_, s_, {{CKA_UNIQUE_ID, id}}, 0);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->size(), 1u);
+}
+
+TEST_F(ObjectModelTest, EveryObjectHasItsOwnReadOnlyUniqueId) {
+  auto data = Create({{CKA_CLASS, UlongBytes(CKO_DATA)}});
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  auto [pub, priv] = P256();
+  CK_OBJECT_HANDLE aes = Aes();
+  std::set<Bytes> ids;
+  for (CK_OBJECT_HANDLE o : {*data, pub, priv, aes}) {
+    auto [rv, id] = Get(o, CKA_UNIQUE_ID);
+    EXPECT_EQ(rv, CKR_OK);
+    EXPECT_TRUE(UuidFromText(id).has_value());
+    EXPECT_TRUE(ids.insert(id).second);
+  }
+  Bytes id = Get(priv, CKA_UNIQUE_ID).second;
+  auto found = hsm_->FindObjects(*c_, s_, {{CKA_UNIQUE_ID, id}}, 0);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(*found, std::vector<CK_OBJECT_HANDLE>{priv});
+  // PKCS#11 3.0 §4.4.1: set by the token, never by a template.
+  EXPECT_EQ(CreateRv({{CKA_CLASS, UlongBytes(CKO_DATA)}, {CKA_UNIQUE_ID, id}}),
+            CKR_ATTRIBUTE_READ_ONLY);
+  EXPECT_EQ(SetRv(*data, {{CKA_UNIQUE_ID, id}}), CKR_ATTRIBUTE_READ_ONLY);
+  EXPECT_NE(CopyRv(*data, {{CKA_UNIQUE_ID, id}}), CKR_OK);
+  auto copy = hsm_->CopyObject(*c_, s_, *data, {});
+  ASSERT_TRUE(copy.ok());
+  EXPECT_NE(Get(*copy, CKA_UNIQUE_ID).second, Get(*data, CKA_UNIQUE_ID).second);
 }
 
 TEST_F(ObjectModelTest, KeysCarryTheirSubjectPublicKeyInfo) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/object_classes.h"
+#include "core/unique_id.h"
 
 namespace signet::core {
 
@@ -70,6 +71,9 @@ Status TokenSlot::LoadObjects() {
     // Records written before an attribute of their class had a default get
     // it now (object_classes.h), so reading old token files needs no migration.
     FillClassDefaults(obj.attributes);
+    if (obj.attributes.count(CKA_UNIQUE_ID) == 0) {
+      obj.attributes[CKA_UNIQUE_ID] = DerivedUniqueId(serial_, obj.handle);
+    }
     // Loaded objects count without their wrapped value (kObjectOverhead
     // stands for it): the quota bounds growth, not what is already there.
     std::size_t size = ObjectBytes(obj.attributes, 0);

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "daemon/connection.h"
+#include "daemon/cryptech_connection.h"
 #include "daemon/log.h"
 
 namespace signet::daemon {
@@ -85,6 +86,7 @@ Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler,
       scheduler_(scheduler),
       options_(std::move(options)),
       unix_backoff_(io),
+      cryptech_backoff_(io),
       tcp_backoff_(io),
       drain_timer_(io) {
   request_metrics_ = std::make_unique<core::RequestMetrics>();
@@ -149,33 +151,41 @@ Status Server::StartTls() {
   return OkStatus();
 }
 
-Status Server::StartUnix() {
-  SIGNET_ASSIGN_OR_RETURN(socket_claim_, ClaimSocketPath(options_.socket_path));
+Status Server::ListenUnix(const std::filesystem::path& socket_path,
+                          std::unique_ptr<asio::local::stream_protocol::acceptor>& acceptor,
+                          std::unique_ptr<SocketPathClaim>& claim) {
+  SIGNET_ASSIGN_OR_RETURN(claim, ClaimSocketPath(socket_path));
   asio::error_code ec;
-  unix_acceptor_ = std::make_unique<asio::local::stream_protocol::acceptor>(io_);
-  asio::local::stream_protocol::endpoint endpoint(options_.socket_path.string());
-  unix_acceptor_->open(endpoint.protocol(), ec);
+  acceptor = std::make_unique<asio::local::stream_protocol::acceptor>(io_);
+  asio::local::stream_protocol::endpoint endpoint(socket_path.string());
+  acceptor->open(endpoint.protocol(), ec);
   // Created 0600 from the start: umask during bind, no chmod race. With an
   // allowed group the group is set first, then the mode opened to 0660.
   mode_t old_mask = ::umask(0177);
-  if (!ec) unix_acceptor_->bind(endpoint, ec);
+  if (!ec) acceptor->bind(endpoint, ec);
   ::umask(old_mask);
-  const std::string path = options_.socket_path.string();
+  const std::string path = socket_path.string();
   if (!ec && options_.allow_group) {
     if (::chown(path.c_str(), static_cast<uid_t>(-1), *options_.allow_group) != 0 ||
         ::chmod(path.c_str(), 0660) != 0) {
       ec = asio::error_code(errno, asio::system_category());
     }
   }
-  if (!ec) unix_acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return MakeError(CKR_DEVICE_ERROR, "cannot listen on " + path + ": " + ec.message());
-  AcceptUnix();
   return OkStatus();
 }
 
 Status Server::Start() {
   FitConnectionsToDescriptorLimit();
-  if (!options_.socket_path.empty()) SIGNET_TRY(StartUnix());
+  if (!options_.socket_path.empty()) {
+    SIGNET_TRY(ListenUnix(options_.socket_path, unix_acceptor_, socket_claim_));
+    AcceptUnix();
+  }
+  if (!options_.cryptech_socket_path.empty()) {
+    SIGNET_TRY(ListenUnix(options_.cryptech_socket_path, cryptech_acceptor_, cryptech_claim_));
+    AcceptCryptech();
+  }
   if (!options_.listen.empty()) {
     SIGNET_TRY(StartTls());
     SIGNET_ASSIGN_OR_RETURN(auto endpoint, ParseListen(options_.listen));
@@ -282,6 +292,27 @@ void Server::AcceptFailed(const asio::error_code& ec, asio::steady_timer& timer,
   });
 }
 
+std::optional<PeerInfo> Server::AdmitUnixPeer(UnixSocket& socket) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  const int fd = socket.native_handle();
+  const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
+  const std::string description = known ? "unix(pid=" + std::to_string(cred.pid) +
+                                              " uid=" + std::to_string(cred.uid) +
+                                              " gid=" + std::to_string(cred.gid) + ")"
+                                        : "unix(pid=? uid=?)";
+  if (!known || !UnixPeerAllowed(fd, cred.uid, cred.gid)) {
+    LogLimited(peer_log_,
+               "refused peer " + description + ": only the daemon's uid, root" +
+                   (options_.allow_group ? " and group " + std::to_string(*options_.allow_group)
+                                         : std::string()) +
+                   " may connect");
+    return std::nullopt;  // the socket closes with the caller's
+  }
+  return PeerInfo{description, "uid:" + std::to_string(cred.uid),
+                  cred.uid == daemon_uid_ || cred.uid == 0};
+}
+
 void Server::AcceptUnix() {
   unix_acceptor_->async_accept([this](const asio::error_code& ec, UnixSocket socket) {
     if (draining_ || ec == asio::error::operation_aborted) return;
@@ -289,40 +320,49 @@ void Server::AcceptUnix() {
       AcceptFailed(ec, unix_backoff_, [this] { AcceptUnix(); });
       return;
     }
-    ucred cred{};
-    socklen_t len = sizeof cred;
-    const int fd = socket.native_handle();
-    const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
-    const std::string description = known ? "unix(pid=" + std::to_string(cred.pid) +
-                                                " uid=" + std::to_string(cred.uid) +
-                                                " gid=" + std::to_string(cred.gid) + ")"
-                                          : "unix(pid=? uid=?)";
-    if (!known || !UnixPeerAllowed(fd, cred.uid, cred.gid)) {
-      LogLimited(peer_log_, "refused peer " + description +
-                                ": only the daemon's uid, root" +
-                                (options_.allow_group
-                                     ? " and group " + std::to_string(*options_.allow_group)
-                                     : std::string()) +
-                                " may connect");
-      AcceptUnix();
-      return;  // the socket closes here
-    }
-    PeerInfo peer{description, "uid:" + std::to_string(cred.uid),
-                  cred.uid == daemon_uid_ || cred.uid == 0};
-    if (std::string why = Admission(peer.identity); !why.empty()) {
-      LogLimited(refusal_log_, "refused connection peer=" + description + ": " + why);
-      // One small frame into an empty socket buffer: never blocks.
-      std::vector<std::uint8_t> frame = ErrorFrame(0, SIGNET_RV_BUSY, why);
-      [[maybe_unused]] ssize_t sent =
-          ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    std::optional<PeerInfo> peer = AdmitUnixPeer(socket);
+    if (!peer) {
       AcceptUnix();
       return;
     }
-    Log("connect peer=" + description);
-    auto conn = std::make_shared<Connection<UnixSocket>>(*this, std::move(socket), peer);
+    if (std::string why = Admission(peer->identity); !why.empty()) {
+      LogLimited(refusal_log_, "refused connection peer=" + peer->description + ": " + why);
+      // One small frame into an empty socket buffer: never blocks.
+      std::vector<std::uint8_t> frame = ErrorFrame(0, SIGNET_RV_BUSY, why);
+      [[maybe_unused]] ssize_t sent =
+          ::send(socket.native_handle(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      AcceptUnix();
+      return;
+    }
+    Log("connect peer=" + peer->description);
+    auto conn = std::make_shared<Connection<UnixSocket>>(*this, std::move(socket), *peer);
     Register(conn);
     conn->Start();
     AcceptUnix();
+  });
+}
+
+void Server::AcceptCryptech() {
+  cryptech_acceptor_->async_accept([this](const asio::error_code& ec, UnixSocket socket) {
+    if (draining_ || ec == asio::error::operation_aborted) return;
+    if (ec) {
+      AcceptFailed(ec, cryptech_backoff_, [this] { AcceptCryptech(); });
+      return;
+    }
+    if (std::optional<PeerInfo> peer = AdmitUnixPeer(socket)) {
+      // libhal RPC has no greeting to refuse with: a refused client is closed.
+      if (std::string why = Admission(peer->identity); !why.empty()) {
+        LogLimited(refusal_log_,
+                   "refused cryptech connection peer=" + peer->description + ": " + why);
+      } else {
+        Log("cryptech: connect peer=" + peer->description);
+        auto conn = std::make_shared<CryptechConnection>(*this, std::move(socket), *peer,
+                                                         options_.cryptech_slot);
+        Register(conn);
+        conn->Start();
+      }
+    }
+    AcceptCryptech();
   });
 }
 
@@ -366,7 +406,10 @@ void Server::Shutdown(std::function<void()> done) {
   if (tcp_acceptor_) tcp_acceptor_->close(ignored);
   unix_backoff_.cancel();
   tcp_backoff_.cancel();
+  if (cryptech_acceptor_) cryptech_acceptor_->close(ignored);
+  cryptech_backoff_.cancel();
   if (socket_claim_) socket_claim_->RemoveSocket();
+  if (cryptech_claim_) cryptech_claim_->RemoveSocket();
   for (const auto& c : std::set(connections_)) c->Drain();
   scheduler_.Stop();
   drain_timer_.expires_after(options_.drain_timeout);

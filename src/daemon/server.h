@@ -52,6 +52,10 @@ namespace signet::daemon {
 // of the front end, each with its default (signetd has one flag per field).
 struct ServerOptions {
   std::filesystem::path socket_path;  // empty: no Unix socket
+  // The Cryptech listener (docs/CRYPTECH.md): its socket (empty: none) and
+  // the slot of the token behind it. Same peer rule and limits as above.
+  std::filesystem::path cryptech_socket_path;
+  CK_SLOT_ID cryptech_slot = 0;
   std::string listen;                 // "HOST:PORT"; empty: no TCP
   std::string tls_cert;
   std::string tls_key;
@@ -174,8 +178,16 @@ class Server {
 
  private:
   void AcceptUnix();
+  void AcceptCryptech();
   void AcceptTcp();
-  Status StartUnix();
+  // ListenUnix binds and listens on `path` (mode 0600, or 0660 for
+  // allow_group) into `acceptor`, holding the path through `claim`.
+  Status ListenUnix(const std::filesystem::path& path,
+                    std::unique_ptr<asio::local::stream_protocol::acceptor>& acceptor,
+                    std::unique_ptr<SocketPathClaim>& claim);
+  // AdmitUnixPeer: who the peer on `socket` is, or nullopt (logged) when
+  // the peer rule refuses it.
+  std::optional<PeerInfo> AdmitUnixPeer(asio::local::stream_protocol::socket& socket);
   Status StartTls();
   void FitConnectionsToDescriptorLimit();
   // AcceptFailed logs (rate-limited) and calls `retry` at once, or after
@@ -197,7 +209,9 @@ class Server {
   std::unique_ptr<core::RequestMetrics> request_metrics_;
   ServerView view_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
-  std::unique_ptr<SocketPathClaim> socket_claim_;  // held from StartUnix on
+  std::unique_ptr<SocketPathClaim> socket_claim_;  // held from Start on
+  std::unique_ptr<asio::local::stream_protocol::acceptor> cryptech_acceptor_;
+  std::unique_ptr<SocketPathClaim> cryptech_claim_;
   std::unique_ptr<asio::ip::tcp::acceptor> tcp_acceptor_;
   std::unique_ptr<asio::ssl::context> tls_;
   std::set<std::shared_ptr<ConnectionBase>> connections_;
@@ -206,6 +220,7 @@ class Server {
   uid_t daemon_uid_ = 0;
   std::vector<std::uint8_t> admin_fingerprint_;  // SHA-256 of --admin-cert
   asio::steady_timer unix_backoff_;
+  asio::steady_timer cryptech_backoff_;
   asio::steady_timer tcp_backoff_;
   asio::steady_timer drain_timer_;
   LogLimiter accept_log_;

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -39,6 +40,8 @@ namespace {
 struct Args {
   std::string data_dir;
   std::string socket_path;
+  std::string cryptech_socket;
+  std::string cryptech_token;
   std::string listen;
   std::string tls_cert;
   std::string tls_key;
@@ -205,6 +208,30 @@ std::unique_ptr<signet::daemon::MetricsHttpServer> StartMetrics(
   return metrics;
 }
 
+// CryptechSlot: the slot of the token `which` names (docs/CRYPTECH.md);
+// empty: the first token.
+signet::Result<CK_SLOT_ID> CryptechSlot(const std::vector<signet::core::SlotDescription>& slots,
+                                        const std::string& which) {
+  auto [kind, value] = [&]() -> std::pair<std::string, std::string> {
+    for (const char* prefix : {"label:", "serial:", "slot:"}) {
+      if (which.rfind(prefix, 0) == 0) {
+        return {std::string(prefix, std::strlen(prefix) - 1), which.substr(std::strlen(prefix))};
+      }
+    }
+    return {"", which};
+  }();
+  for (const auto& slot : slots) {
+    if (!slot.token_present) continue;
+    if (which.empty() || ((kind.empty() || kind == "label") && slot.label == value) ||
+        ((kind.empty() || kind == "serial") && slot.serial == value) ||
+        ((kind.empty() || kind == "slot") && std::to_string(slot.id) == value)) {
+      return slot.id;
+    }
+  }
+  return signet::MakeError(CKR_SLOT_ID_INVALID,
+                           which.empty() ? "no token to serve" : "no token named " + which);
+}
+
 int Run(const Args& args) {
   using signet::daemon::Log;
   // Before any key is unwrapped into this process's memory.
@@ -297,6 +324,15 @@ int Run(const Args& args) {
   options.handshake_timeout = Millis(args.handshake_timeout_s);
   options.drain_timeout = Millis(args.drain_timeout_s);
   options.socket_path = socket_path;
+  if (!args.cryptech_socket.empty()) {
+    auto slot = CryptechSlot((*hsm)->Slots(), args.cryptech_token);
+    if (!slot.ok()) {
+      Log("--cryptech-token: " + slot.error().message);
+      return 2;
+    }
+    options.cryptech_socket_path = args.cryptech_socket;
+    options.cryptech_slot = *slot;
+  }
   options.listen = args.listen;
   options.tls_cert = args.tls_cert;
   options.tls_key = args.tls_key;
@@ -334,6 +370,10 @@ int Run(const Args& args) {
             " max_connections_per_peer=" + std::to_string(options.max_connections_per_peer) +
             " idle_timeout_ms=" + std::to_string(options.idle_timeout.count());
   Log(config);
+  if (!options.cryptech_socket_path.empty()) {
+    Log("cryptech listener socket=" + options.cryptech_socket_path.string() +
+        " slot=" + std::to_string(options.cryptech_slot));
+  }
   // Scripts and tests wait for exactly this line.
   Log("ready socket=" + options.socket_path.string());
   io.run();
@@ -378,6 +418,11 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
+  app.add_option("--cryptech-socket", args.cryptech_socket,
+                 "also answer Cryptech's libhal RPC on this Unix socket (docs/CRYPTECH.md)");
+  app.add_option("--cryptech-token", args.cryptech_token,
+                 "the token behind --cryptech-socket: label, serial or slot id, or label:L, "
+                 "serial:S, slot:N (default: the first token)");
   app.add_option("--tls-cert", args.tls_cert, "server certificate chain (PEM)");
   app.add_option("--tls-key", args.tls_key, "server private key (PEM)");
   app.add_option("--tls-client-ca", args.tls_client_ca,

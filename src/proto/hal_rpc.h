@@ -83,6 +83,7 @@ enum class Error : std::uint32_t {
   kResultTooLong = 14,
   kAsn1ParseFailed = 15,
   kInvalidSignature = 17,
+  kCoreBusy = 19,
   kKeyNotFound = 21,
   kKeyNameInUse = 22,
   kNoKeySlotsAvailable = 23,

@@ -2,7 +2,7 @@
 
 namespace signet::proto {
 
-void SlipEncode(ByteView packet, Bytes& out) {
+void SlipEncode(ByteView packet, SecureBytes& out) {
   out.push_back(kSlipEnd);
   for (std::uint8_t b : packet) {
     if (b == kSlipEnd) {

@@ -24,8 +24,9 @@ inline constexpr std::uint8_t kSlipEsc = 0xDB;
 inline constexpr std::uint8_t kSlipEscEnd = 0xDC;
 inline constexpr std::uint8_t kSlipEscEsc = 0xDD;
 
-// SlipEncode appends `packet`, framed, to `out`.
-void SlipEncode(ByteView packet, Bytes& out);
+// SlipEncode appends `packet`, framed, to `out` (packets may carry
+// secrets: PINs, keys, random bytes).
+void SlipEncode(ByteView packet, SecureBytes& out);
 
 class SlipDecoder {
  public:

@@ -17,9 +17,10 @@ std::vector<SecureBytes> DecodeAll(SlipDecoder& d, const Bytes& stream, std::vec
 }
 
 TEST(SlipTest, EncodesWithEndsAndEscapes) {
-  Bytes out;
+  SecureBytes out;
   SlipEncode(Bytes{0x01, 0xC0, 0x02, 0xDB, 0x03}, out);
-  EXPECT_EQ(out, (Bytes{0xC0, 0x01, 0xDB, 0xDC, 0x02, 0xDB, 0xDD, 0x03, 0xC0}));
+  EXPECT_EQ(Bytes(out.begin(), out.end()),
+            (Bytes{0xC0, 0x01, 0xDB, 0xDC, 0x02, 0xDB, 0xDD, 0x03, 0xC0}));
 }
 
 TEST(SlipTest, DecodesOneByteAtATimeAndSkipsEmptyFrames) {
@@ -34,10 +35,10 @@ TEST(SlipTest, DecodesOneByteAtATimeAndSkipsEmptyFrames) {
 TEST(SlipTest, RoundTripsEveryByteValue) {
   Bytes packet;
   for (int i = 0; i < 256; ++i) packet.push_back(static_cast<std::uint8_t>(i));
-  Bytes framed;
+  SecureBytes framed;
   SlipEncode(packet, framed);
   SlipDecoder d(1024);
-  auto packets = DecodeAll(d, framed, nullptr);
+  auto packets = DecodeAll(d, Bytes(framed.begin(), framed.end()), nullptr);
   ASSERT_EQ(packets.size(), 1u);
   EXPECT_EQ(Bytes(packets[0].begin(), packets[0].end()), packet);
 }
