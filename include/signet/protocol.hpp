@@ -18,6 +18,12 @@
 #define CKA_UNIQUE_ID (0x4UL)
 #endif
 
+// CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP: CKM_RSA_AES_KEY_WRAP as Cryptech's
+// libhal exports keys: a one-time 256-bit AES key under PKCS#1 v1.5 (not
+// OAEP), then RFC 5649 of the key; no parameter. The Cryptech listener's
+// pkey_export / pkey_import (docs/CRYPTECH.md).
+#define CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP (CKM_VENDOR_DEFINED | 0x5347UL)
+
 // PKCS#11 3.0 key types and mechanisms for Montgomery curves (X25519,
 // X448) and HKDF (§2.3.10, §2.43), also missing from p11-kit 0.24.
 #ifndef CKK_EC_MONTGOMERY

@@ -470,6 +470,16 @@ inline constexpr MechanismRow kMechanismTable[] = {
      .min_key_size = 1024,
      .max_key_size = 4096,
      .param = ParamKind::kRsaAesWrap},
+    // The same with PKCS#1 v1.5 and a 256-bit AES key, as Cryptech's libhal
+    // exports keys (vendor-defined; docs/CRYPTECH.md).
+    {.type = CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP,
+     .name = "CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP",
+     .family = MechanismFamily::kRsaAesKeyWrap,
+     .key_type = CKK_RSA,
+     .flags = CKF_WRAP | CKF_UNWRAP,
+     .min_key_size = 1024,
+     .max_key_size = 4096,
+     .param = ParamKind::kNone},
     // ECDSA and EdDSA. CKM_ECDSA signs a digest the caller computed.
     {.type = CKM_ECDSA,
      .name = "CKM_ECDSA",

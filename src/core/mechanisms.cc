@@ -132,8 +132,13 @@ Result<crypto::RsaCipherParams> OaepCipherParams(const OaepParams& oaep) {
 }
 
 // RsaAesParamsFor reads CK_RSA_AES_KEY_WRAP_PARAMS: the AES key's length
-// in bytes (128, 192 or 256 bits) and the OAEP parameters.
+// in bytes (128, 192 or 256 bits) and the OAEP parameters; libhal's variant
+// has fixed ones.
 Result<std::pair<std::size_t, crypto::RsaCipherParams>> RsaAesParamsFor(const Mechanism& m) {
+  if (m.type == CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP) {
+    return std::make_pair(std::size_t{32},
+                          crypto::RsaCipherParams{.padding = crypto::RsaPadding::kPkcs1});
+  }
   if (!m.rsa_aes) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID,
                      "CKM_RSA_AES_KEY_WRAP needs CK_RSA_AES_KEY_WRAP_PARAMS");

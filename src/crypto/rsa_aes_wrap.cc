@@ -17,9 +17,9 @@ bool IsAesKeySize(std::size_t bytes) { return bytes == 16 || bytes == 24 || byte
 
 Result<Bytes> RsaAesKeyWrap(const PublicKey& key, const RsaCipherParams& oaep,
                             std::size_t aes_key_bytes, ByteView key_value) {
-  if (oaep.padding != RsaPadding::kOaep || !IsAesKeySize(aes_key_bytes)) {
+  if (oaep.padding == RsaPadding::kNone || !IsAesKeySize(aes_key_bytes)) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID,
-                     "CKM_RSA_AES_KEY_WRAP needs OAEP and a 128-, "
+                     "an RSA-AES key wrap needs OAEP (or PKCS#1 v1.5) and a 128-, "
                      "192- or 256-bit AES key");
   }
   if (key_value.empty()) return MakeError(CKR_KEY_SIZE_RANGE, "nothing to wrap");
@@ -39,9 +39,9 @@ Result<Bytes> RsaAesKeyWrap(const PublicKey& key, const RsaCipherParams& oaep,
 
 Result<SecureBytes> RsaAesKeyUnwrap(const PrivateKey& key, const RsaCipherParams& oaep,
                                     std::size_t aes_key_bytes, ByteView wrapped) {
-  if (oaep.padding != RsaPadding::kOaep || !IsAesKeySize(aes_key_bytes)) {
+  if (oaep.padding == RsaPadding::kNone || !IsAesKeySize(aes_key_bytes)) {
     return MakeError(CKR_MECHANISM_PARAM_INVALID,
-                     "CKM_RSA_AES_KEY_WRAP needs OAEP and a 128-, "
+                     "an RSA-AES key wrap needs OAEP (or PKCS#1 v1.5) and a 128-, "
                      "192- or 256-bit AES key");
   }
   const int bits = EVP_PKEY_get_bits(key.get0_pkey());

@@ -17,10 +17,10 @@ namespace signet::crypto {
 
 // RsaAesKeyWrap wraps `key_value` under the RSA public key `key`: a fresh
 // random AES key of `aes_key_bytes` (16, 24 or 32; else
-// CKR_MECHANISM_PARAM_INVALID), OAEP-encrypted with `oaep` (its padding
-// must be kOaep) into k bytes, then RFC 5649 of `key_value` under that AES
-// key. The AES key is wiped before returning. CKR_WRAPPING_KEY_SIZE_RANGE
-// when the RSA key is too short for the AES key under this OAEP hash.
+// CKR_MECHANISM_PARAM_INVALID), encrypted with `oaep` into k bytes (its
+// padding kOaep; kPkcs1 for libhal's export, CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP), then RFC 5649 of
+// `key_value` under that AES key. The AES key is wiped before returning.
+// CKR_WRAPPING_KEY_SIZE_RANGE when the RSA key is too short for the AES key under this OAEP hash.
 Result<Bytes> RsaAesKeyWrap(const PublicKey& key, const RsaCipherParams& oaep,
                             std::size_t aes_key_bytes, ByteView key_value);
 

@@ -1,4 +1,8 @@
+#include <cstring>
+
+#include "base/rv_names.h"
 #include "daemon/cryptech_keys.h"
+#include "daemon/log.h"
 
 namespace signet::daemon {
 namespace {
@@ -44,6 +48,7 @@ hal::Error HalErrorOf(const Error& error) {
     case CKR_KEY_UNEXTRACTABLE:
     case CKR_ACTION_PROHIBITED:
     case CKR_USER_TYPE_INVALID:
+    case CKR_USER_ANOTHER_ALREADY_LOGGED_IN:
       return hal::Error::kForbidden;
     case CKR_OBJECT_HANDLE_INVALID:
     case CKR_KEY_HANDLE_INVALID:
@@ -71,6 +76,8 @@ hal::Error HalErrorOf(const Error& error) {
     case CKR_MECHANISM_PARAM_INVALID:
       return hal::Error::kBadArguments;
     default:
+      // No libhal code says it: the daemon's log does.
+      Log("cryptech: " + DescribeError(error));
       return hal::Error::kImpossible;
   }
 }

@@ -79,9 +79,17 @@ Error CryptechSession::PkeyLoad(Reader& in, Writer& out) {
     return Error::kXdrBufferOverflow;
   }
   if (der.empty() || !ValidFlags(flags)) return Error::kBadArguments;
-  if (Error e = RequireUser(); e != Error::kOk) return e;
+  // The SO may load public keys only, and they are trusted (CKA_TRUSTED):
+  // the receivers pkey_export may wrap keys for (docs/CRYPTECH.md).
+  const bool by_so = user_ == hal::User::kSo;
+  if (!by_so) {
+    if (Error e = RequireUser(); e != Error::kOk) return e;
+  }
   Result<CK_OBJECT_HANDLE> object = MakeError(CKR_GENERAL_ERROR, "");
-  if (auto key = crypto::PrivateKey::FromPkcs8Der(der); key.ok()) {
+  auto private_key = by_so ? Result<crypto::PrivateKey>(MakeError(CKR_USER_TYPE_INVALID, ""))
+                           : crypto::PrivateKey::FromPkcs8Der(der);
+  if (by_so && !crypto::PublicKey::FromDer(der).ok()) return Error::kForbidden;
+  if (auto& key = private_key; key.ok()) {
     if (!Servable(key->spec())) return Error::kUnsupportedKey;
     core::Template t{{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)},
                      {CKA_VALUE, Bytes(der.begin(), der.end())}};
@@ -93,6 +101,7 @@ Error CryptechSession::PkeyLoad(Reader& in, Writer& out) {
     auto t = PublicKeyTemplate(*pub);
     if (!t.ok()) return HalErrorOf(t.error());
     Append(*t, KeyFlagTemplate(flags, /*private_key=*/false));
+    if (by_so) t->push_back({CKA_TRUSTED, BoolBytes(true)});
     object = hsm_.CreateObject(*client_, session_, *t);
   } else {
     return Error::kAsn1ParseFailed;
