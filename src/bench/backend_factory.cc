@@ -1,7 +1,9 @@
 #include "bench/backend_factory.h"
 
 #include <cstdlib>
+#include <iostream>
 
+#include "bench/cryptech_backend.h"
 #include "bench/daemon_backend.h"
 #include "bench/local_daemon.h"
 #include "bench/pkcs11_backend.h"
@@ -56,15 +58,42 @@ std::string ResolvePin(const ServiceAccess& access) {
   return env != nullptr ? env : "";
 }
 
+// CryptechSocket: --socket, else SIGNET_CRYPTECH_SOCKET, else libhal's own
+// CRYPTECH_RPC_CLIENT_SOCKET_NAME (docs/CRYPTECH.md); empty: none named.
+std::string CryptechSocket(const ServiceAccess& access) {
+  if (!access.socket.empty()) return access.socket;
+  for (const char* name : {"SIGNET_CRYPTECH_SOCKET", "CRYPTECH_RPC_CLIENT_SOCKET_NAME"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return {};
+}
+
+Result<std::unique_ptr<SignerBackend>> MakeCryptech(const ParallelOptions& options,
+                                                    const ServiceAccess& access,
+                                                    const std::string& token) {
+  if (options.pipeline != 1 || options.batch != 1) {
+    return MakeError(CKR_ARGUMENTS_BAD, "--pipeline/--batch are daemon options");
+  }
+  if (!token.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD,
+                     "--via cryptech serves the token signetd's --cryptech-token names; "
+                     "--token/--token-label do not apply");
+  }
+  SIGNET_ASSIGN_OR_RETURN(auto backend, CryptechBackend::Create({CryptechSocket(access),
+                                                                 ResolvePin(access), &std::cerr}));
+  return std::unique_ptr<SignerBackend>(std::move(backend));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SignerBackend>> MakeServiceBackend(const ParallelOptions& options,
                                                           const ServiceAccess& access) {
   const std::string token = options.token_label.empty() ? access.token_label : options.token_label;
+  if (options.via != "pkcs11" && !options.module_path.empty()) {
+    return MakeError(CKR_ARGUMENTS_BAD, "--module needs --via pkcs11");
+  }
   if (options.via == "daemon") {
-    if (!options.module_path.empty()) {
-      return MakeError(CKR_ARGUMENTS_BAD, "--module needs --via pkcs11");
-    }
     SIGNET_ASSIGN_OR_RETURN(auto backend,
                             DaemonBackend::Create({access.socket, ResolvePin(access), token,
                                                    options.pipeline, options.batch}));
@@ -76,7 +105,9 @@ Result<std::unique_ptr<SignerBackend>> MakeServiceBackend(const ParallelOptions&
     }
     return MakePkcs11(options, access, token, ResolvePin(access));
   }
-  return MakeError(CKR_ARGUMENTS_BAD, "--via takes daemon or pkcs11, not '" + options.via + "'");
+  if (options.via == "cryptech") return MakeCryptech(options, access, token);
+  return MakeError(CKR_ARGUMENTS_BAD,
+                   "--via takes daemon, pkcs11 or cryptech, not '" + options.via + "'");
 }
 
 }  // namespace signet::bench

@@ -108,7 +108,8 @@ void AddParallel(CLI::App& bench, SharedHooks hooks) {
   cmd->add_flag("--raw", options->raw, "Also run the same load on crypto/ in-process");
   cmd->add_option("--chart", options->chart_path, "Write an SVG chart of sigs/sec to this file");
   cmd->add_option("--via", options->via,
-                  "daemon (signetd, the default) or pkcs11 (any module, with --module)");
+                  "daemon (signetd, the default), pkcs11 (any module, with --module) or "
+                  "cryptech (signetd's Cryptech listener; --socket is its socket)");
   cmd->add_option("--module", options->module_path, "PKCS#11 module to load with --via pkcs11");
   cmd->add_option("--token-label", options->token_label, "Token to use (default: the first)");
   cmd->add_option("--pipeline", options->pipeline,

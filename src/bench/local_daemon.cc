@@ -31,7 +31,8 @@ std::string SiblingProgram(const std::string& name) {
 }
 
 Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path,
-                                                        std::vector<std::string> extra_args) {
+                                                        std::vector<std::string> extra_args,
+                                                        const LocalDaemonOptions& options) {
   std::unique_ptr<LocalDaemon> d(new LocalDaemon());
   std::string tmpl = (std::filesystem::temp_directory_path() / "signet-bench-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) return MakeError(CKR_DEVICE_ERROR, "mkdtemp failed");
@@ -39,15 +40,20 @@ Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path
   d->socket_ = d->dir_ + "/signetd.sock";
   SIGNET_ASSIGN_OR_RETURN(d->pin_, RandomPin());
   SIGNET_ASSIGN_OR_RETURN(std::string so_pin, RandomPin());
-  keystore::TokenOptions options;
-  options.kdf.n = 1024;  // a benchmark token: PIN stretching is not what we measure
-  auto token =
-      keystore::CreateInDirectory(d->dir_, d->label_, AsBytes(so_pin), AsBytes(d->pin_), options);
+  keystore::TokenOptions token_options;
+  token_options.kdf.n = 1024;  // a benchmark token: PIN stretching is not what we measure
+  auto token = keystore::CreateInDirectory(d->dir_, d->label_, AsBytes(so_pin), AsBytes(d->pin_),
+                                           token_options);
   if (!token.ok()) {
     return MakeError(CKR_FUNCTION_FAILED,
                      "cannot create the benchmark token: " + token.error().message);
   }
   token->reset();  // the daemon opens it; close our handle first
+  if (options.cryptech_listener) {
+    d->cryptech_socket_ = d->dir_ + "/cryptech.sock";
+    extra_args.insert(extra_args.end(),
+                      {"--cryptech-socket", d->cryptech_socket_, "--cryptech-token", d->label_});
+  }
   if (signetd_path.empty()) signetd_path = SiblingProgram("signetd");
   daemon::DaemonStartOptions start;
   start.log_limit = 1u << 20;  // the log serves start-up failures; a long run logs much more

@@ -1,6 +1,7 @@
 // LocalDaemon: a throw-away signetd for `bench parallel`, `bench profile`
 // and `bench app` when no --socket is given. It creates a temporary data directory with one
-// token (cheap PIN KDF: the token holds only benchmark keys), starts the
+// token (cheap PIN KDF: the token holds only benchmark keys), optionally
+// with its Cryptech listener on that token (docs/CRYPTECH.md), starts the
 // signetd found next to the running program (/proc/self/exe) and waits for
 // its ready line (daemon/daemon_process.h), and on destruction stops it with
 // SIGTERM and removes the directory.
@@ -17,6 +18,12 @@
 
 namespace signet::bench {
 
+// LocalDaemonOptions: what the throw-away signetd serves besides its own
+// socket.
+struct LocalDaemonOptions {
+  bool cryptech_listener = false;  // --cryptech-socket DIR/cryptech.sock
+};
+
 class LocalDaemon {
  public:
   // Start creates the token and launches signetd (`signetd_path` empty:
@@ -25,7 +32,8 @@ class LocalDaemon {
   // signetd's log when it exits or is not ready within 60 s;
   // CKR_FUNCTION_FAILED when the token cannot be created.
   [[nodiscard]] static Result<std::unique_ptr<LocalDaemon>> Start(
-      std::string signetd_path = "", std::vector<std::string> extra_args = {});
+      std::string signetd_path = "", std::vector<std::string> extra_args = {},
+      const LocalDaemonOptions& options = {});
 
   // ~LocalDaemon sends SIGTERM, reaps signetd and removes the directory.
   ~LocalDaemon();
@@ -35,12 +43,15 @@ class LocalDaemon {
   const std::string& socket() const { return socket_; }
   const std::string& pin() const { return pin_; }
   const std::string& token_label() const { return label_; }
+  // cryptech_socket: the Cryptech listener's socket; empty without one.
+  const std::string& cryptech_socket() const { return cryptech_socket_; }
 
  private:
   LocalDaemon() = default;
 
   std::string dir_;
   std::string socket_;
+  std::string cryptech_socket_;
   std::string pin_;
   std::string label_ = "bench";
   daemon::DaemonProcess signetd_;

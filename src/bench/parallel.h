@@ -37,7 +37,8 @@ struct ParallelOptions {
   std::string json_path;
   std::string chart_path;  // SVG file; empty = none
   // The non-raw backend (backend_factory.h): "daemon" (signetd through the
-  // client library) or "pkcs11" (any PKCS#11 module, module_path).
+  // client library), "pkcs11" (any PKCS#11 module, module_path) or
+  // "cryptech" (signetd's Cryptech listener, libhal's RPC).
   std::string via = "daemon";
   std::string module_path;  // --module, with via "pkcs11"
   std::string token_label;  // --token-label: which token of the module
@@ -47,7 +48,7 @@ struct ParallelOptions {
 
 // BackendRun: one measured run and the backend that produced it.
 struct BackendRun {
-  std::string backend;  // "daemon" or "raw"
+  std::string backend;  // SignerBackend::name(): "daemon", "cryptech", "raw" ...
   ParallelRun run;
 };
 

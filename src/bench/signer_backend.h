@@ -1,8 +1,9 @@
 // SignerBackend: the seam between `bench parallel` and what actually signs
 // (or encrypts, MACs, decrypts, derives: bench_operations.h).
 // The raw backend (raw_backend.h) signs in-process with crypto/; the daemon
-// backend (daemon_backend.h, on the client library) and the PKCS#11 backend
-// (pkcs11_backend.h) open one connection or session per client. RunParallel
+// backend (daemon_backend.h, on the client library), the PKCS#11 backend
+// (pkcs11_backend.h) and the Cryptech backend (cryptech_backend.h, libhal's
+// RPC) open one connection or session per client. RunParallel
 // drives each through the same load generator, so their numbers compare
 // directly.
 // Thread contract: Prepare runs on the caller's thread; the WorkerFactory it
@@ -23,7 +24,7 @@ class SignerBackend {
  public:
   virtual ~SignerBackend() = default;
 
-  // name: "raw" or "daemon"; tags the rows of the report.
+  // name: "raw", "daemon", "pkcs11" or "cryptech"; tags the rows of the report.
   virtual std::string_view name() const = 0;
 
   // Prepare readies one algorithm (creates its key) and returns the factory
