@@ -2,7 +2,9 @@
 // is well-formed and its arithmetic right (sigs/sec = n / (t1 - t0) from
 // the printed t0/t1), CSV and JSON parse, the profile has every phase row
 // and its shares add up to 100%, and --via pkcs11 drives SoftHSMv2 and
-// signet's own module. No timing assertions: only consistency.
+// signet's own module, and --via cryptech drives signetd's Cryptech listener
+// (whose signatures the openssl tool checks). No timing assertions: only
+// consistency.
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -13,6 +15,8 @@
 #include <sstream>
 
 #include "../daemon_fixture.h"
+#include "base/hex.h"
+#include "bench/cryptech_connection.h"
 
 namespace signet::e2e {
 namespace {
@@ -266,6 +270,140 @@ TEST(BenchPkcs11Test, OtherOperationsThroughSignetAndSoftHsm) {
       env);
   ASSERT_EQ(softhsm.exit_code, 0) << softhsm.err;
   EXPECT_EQ(ParseParallel(softhsm.out).size(), 5u) << softhsm.out;
+}
+
+// BenchCryptechTest: the fixture's signetd with its Cryptech listener on the
+// fixture's token (docs/CRYPTECH.md).
+class BenchCryptechTest : public DaemonTest {
+ public:
+  std::vector<std::string> DaemonArgs() override {
+    return {"--cryptech-socket", CryptechSocket(), "--cryptech-token", kTokenLabel};
+  }
+  std::string CryptechSocket() const { return Path("cryptech.sock"); }
+
+  // Bench runs `signet bench parallel --via cryptech` with `args`, naming
+  // no socket in the environment.
+  ProgramResult Bench(const std::vector<std::string>& args,
+                      std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> argv = {BinaryPath("signet"), "bench", "parallel", "--via",
+                                     "cryptech"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    env.emplace("SIGNET_CRYPTECH_SOCKET", "");
+    env.emplace("CRYPTECH_RPC_CLIENT_SOCKET_NAME", "");
+    env.emplace("SIGNET_SOCKET", "");
+    return RunProgram(argv, env);
+  }
+};
+
+TEST_F(BenchCryptechTest, SeedLinesThroughTheCryptechListener) {
+  ProgramResult r =
+      Bench({"--socket", CryptechSocket(), "--pin", kUserPin, "--algo", "rsa:1024,ec:p256", "-n",
+             "20", "--clients", "1,2", "--csv", Path("c.csv"), "--json", Path("c.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  const char* algos[] = {"rsa_1024", "rsa_1024", "ecdsa_p256", "ecdsa_p256"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(lines[i].algo, algos[i]);
+    EXPECT_EQ(lines[i].n, 20);
+    EXPECT_EQ(lines[i].c, i % 2 + 1);
+    ExpectRightArithmetic(lines[i]);
+  }
+  // Every client deleted its session key: a failed PKEY_DELETE is a warning.
+  EXPECT_EQ(r.err.find("bench parallel: warning"), std::string::npos) << r.err;
+  ExpectReports(Path("c.csv"), Path("c.json"), 4);
+  EXPECT_NE(ReadFile(Path("c.csv")).find(",cryptech,20,2,"), std::string::npos);
+}
+
+TEST_F(BenchCryptechTest, SocketAndPinFromTheEnvironment) {
+  ProgramResult r =
+      Bench({"--algo", "rsa:1024", "-n", "6", "--clients", "3", "--no-verify"},
+            {{"CRYPTECH_RPC_CLIENT_SOCKET_NAME", CryptechSocket()}, {"SIGNET_PIN", kUserPin}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(ParseParallel(r.out).size(), 1u) << r.out;
+}
+
+TEST_F(BenchCryptechTest, RefusalsNameWhatWasWrong) {
+  ProgramResult ed25519 =
+      Bench({"--socket", CryptechSocket(), "--pin", kUserPin, "--algo", "ed25519", "-n", "2"});
+  EXPECT_EQ(ed25519.exit_code, 1);
+  EXPECT_NE(ed25519.err.find("not ed25519"), std::string::npos) << ed25519.err;
+  ProgramResult pipeline = Bench(
+      {"--socket", CryptechSocket(), "--pin", kUserPin, "--pipeline", "2", "--algo", "rsa:1024"});
+  EXPECT_EQ(pipeline.exit_code, 1);
+  EXPECT_NE(pipeline.err.find("daemon options"), std::string::npos) << pipeline.err;
+  ProgramResult nobody = Bench({"--socket", Path("nobody.sock"), "--pin", kUserPin});
+  EXPECT_EQ(nobody.exit_code, 1);
+  EXPECT_NE(nobody.err.find("cannot connect to the Cryptech socket"), std::string::npos)
+      << nobody.err;
+  // Last: a wrong PIN may throttle the logins after it (docs/SECURITY.md).
+  ProgramResult wrong_pin =
+      Bench({"--socket", CryptechSocket(), "--pin", "wrong-pin", "--algo", "rsa:1024"});
+  EXPECT_EQ(wrong_pin.exit_code, 1);
+  EXPECT_NE(wrong_pin.err.find("answered login (3) with status 24"), std::string::npos)
+      << wrong_pin.err;
+}
+
+// What the bench signs, checked by the openssl tool: an RSA key openssl
+// made, loaded through the listener as the bench loads its own, signs the
+// bench's DigestInfo; openssl accepts the signature and refuses it altered.
+TEST_F(BenchCryptechTest, OpensslAcceptsWhatTheListenerSigns) {
+  ASSERT_EQ(OpenSsl({"genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out",
+                     Path("key.pem")})
+                .exit_code,
+            0);
+  ASSERT_EQ(OpenSsl({"pkcs8", "-topk8", "-nocrypt", "-in", Path("key.pem"), "-outform", "DER",
+                     "-out", Path("key.p8")})
+                .exit_code,
+            0);
+  ASSERT_EQ(OpenSsl({"pkey", "-in", Path("key.pem"), "-pubout", "-out", Path("pub.pem")}).exit_code,
+            0);
+  const std::vector<std::uint8_t> pkcs8 = ReadBinaryFile(Path("key.p8"));
+  auto connection = bench::CryptechConnection::Connect(CryptechSocket());
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  bench::CryptechConnection& hsm = **connection;
+  Status login = hsm.Login(proto::hal::User::kNormal, AsBytes(kUserPin));
+  ASSERT_TRUE(login.ok()) << login.error().message;
+  auto key = hsm.PkeyLoad(0, pkcs8, proto::hal::kFlagDigitalSignature);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  // SHA-256("Hamsters'R'Us") (`openssl dgst -sha256`) in its DigestInfo.
+  const std::string digest_hex = "e6be9e2479bcadc7228172e2c33adb8b3ffefb3b872376bd60fbe58f8d3cbf44";
+  const Bytes input = FromHex("3031300d060960864801650304020105000420" + digest_hex).value();
+  auto signature = hsm.PkeySign(key->pkey, input, 1024);
+  ASSERT_TRUE(signature.ok()) << signature.error().message;
+  ASSERT_EQ(signature->size(), 128u);
+  const Bytes digest = FromHex(digest_hex).value();
+  WriteTextFile(Path("digest.bin"), std::string(digest.begin(), digest.end()));
+  auto verify = [&](const Bytes& sig) {
+    WriteTextFile(Path("sig.bin"), std::string(sig.begin(), sig.end()));
+    return OpenSsl({"pkeyutl", "-verify", "-pubin", "-inkey", Path("pub.pem"), "-pkeyopt",
+                    "digest:sha256", "-in", Path("digest.bin"), "-sigfile", Path("sig.bin")});
+  };
+  ProgramResult good = verify(*signature);
+  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
+  Bytes altered = *signature;
+  altered[17] ^= 0x01;
+  EXPECT_NE(verify(altered).exit_code, 0);
+  Status deleted = hsm.PkeyDelete(key->pkey);
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  auto gone = hsm.PkeySign(key->pkey, input, 1024);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().message, "the Cryptech listener answered pkey_sign (23) with status 21");
+}
+
+TEST(BenchCryptechOwnDaemonTest, StartsSignetdWithItsListener) {
+  ProgramResult r = RunProgram({BinaryPath("signet"), "bench", "parallel", "--via", "cryptech",
+                                "--algo", "rsa:1024", "-n", "10", "--clients", "2", "--raw"},
+                               {{"SIGNET_SOCKET", ""},
+                                {"SIGNET_CRYPTECH_SOCKET", ""},
+                                {"CRYPTECH_RPC_CLIENT_SOCKET_NAME", ""}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<ParallelLine> lines = ParseParallel(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0].algo, "rsa_1024");
+  EXPECT_EQ(lines[1].algo, "rsa_1024/raw");
+  EXPECT_NE(r.out.find("\n# ratio cryptech/raw rsa_1024 c 2 sigs/sec "), std::string::npos)
+      << r.out;
 }
 
 }  // namespace
