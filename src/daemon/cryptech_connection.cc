@@ -4,7 +4,9 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <chrono>
 
+#include "daemon/dispatch.h"
 #include "daemon/log.h"
 
 namespace signet::daemon {
@@ -16,6 +18,12 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // connection stops reading (a client that does not wait for its replies
 // cannot grow memory).
 constexpr std::size_t kMaxWaiting = 8;
+
+bool IsSign(const auto& packet) {
+  std::uint32_t opcode = 0;
+  return proto::XdrReader(packet.bytes).PeekU32(opcode) &&
+         opcode == static_cast<std::uint32_t>(proto::hal::Opcode::kPkeySign);
+}
 
 }  // namespace
 
@@ -52,6 +60,7 @@ void CryptechConnection::Read() {
 void CryptechConnection::OnRead(std::size_t length) {
   read_activity_ = true;
   std::optional<Packet> start;
+  bool nothing_behind = false;
   bool read_more;
   {
     base::MutexLock lock(&write_mu_);
@@ -66,31 +75,56 @@ void CryptechConnection::OnRead(std::size_t length) {
       serving_ = true;
       start = std::move(waiting_.front());
       waiting_.pop_front();
+      nothing_behind = waiting_.empty();
     }
     read_more = !draining_ && waiting_.size() < kMaxWaiting;
   }
-  if (start) {
-    auto packet = std::make_shared<Packet>(std::move(*start));
-    bool queued = server_.scheduler().Submit(
-        session_->client_id(),
-        [self = shared_from_this(), packet] { self->Serve(std::move(*packet)); });
-    if (!queued) {
-      // The work queue is full, or the daemon is stopping: CORE_BUSY, and
-      // the client may retry. Packets behind it wait for its next read.
-      base::MutexLock lock(&write_mu_);
-      SendLocked(CryptechSession::ErrorReply(packet->bytes, proto::hal::Error::kCoreBusy));
-      serving_ = false;
-    }
-  }
+  if (start) StartServing(std::move(*start), /*on_loop=*/nothing_behind);
   if (read_more) Read();
 }
 
-void CryptechConnection::Serve(Packet packet) {
+bool CryptechConnection::IsShortSign(const Packet& packet) const {
+  return !packet.oversized && IsSign(packet) &&
+         last_sign_ns_.load(std::memory_order_relaxed) < kInlineSignNs;
+}
+
+void CryptechConnection::StartServing(Packet packet, bool on_loop) {
+  // A signature that took under kInlineSignNs last time runs right here
+  // when every worker is idle, as on signetd's own protocol
+  // (Connection::HandleFrame): waking a worker costs as much as it.
+  if (on_loop && IsShortSign(packet) &&
+      server_.scheduler().TryRunHere([&] { Serve(std::move(packet), /*on_loop=*/true); })) {
+    return;
+  }
+  auto shared = std::make_shared<Packet>(std::move(packet));
+  bool queued = server_.scheduler().Submit(
+      session_->client_id(),
+      [self = shared_from_this(), shared] { self->Serve(std::move(*shared), false); });
+  if (!queued) {
+    // The work queue is full, or the daemon is stopping: CORE_BUSY, and
+    // the client may retry. Packets behind it wait for its next read.
+    base::MutexLock lock(&write_mu_);
+    SendLocked(CryptechSession::ErrorReply(shared->bytes, proto::hal::Error::kCoreBusy));
+    serving_ = false;
+  }
+}
+
+void CryptechConnection::Serve(Packet packet, bool on_loop) {
   for (;;) {
-    std::optional<SecureBytes> reply =
-        packet.oversized
-            ? CryptechSession::ErrorReply(packet.bytes, proto::hal::Error::kRpcPacketOverflow)
-            : session_->Handle(packet.bytes);
+    std::optional<SecureBytes> reply;
+    if (packet.oversized) {
+      reply = CryptechSession::ErrorReply(packet.bytes, proto::hal::Error::kRpcPacketOverflow);
+    } else {
+      const bool sign = IsSign(packet);
+      const auto start = std::chrono::steady_clock::now();
+      reply = session_->Handle(packet.bytes);
+      if (sign) {
+        last_sign_ns_.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - start)
+                                .count(),
+                            std::memory_order_relaxed);
+      }
+    }
     bool more = false;
     bool resume_reading = false;
     bool close = false;
@@ -119,6 +153,11 @@ void CryptechConnection::Serve(Packet packet) {
       });
     }
     if (!more) return;
+    if (on_loop) {
+      // The event loop ran one short signature; the rest go to a worker.
+      StartServing(std::move(packet), /*on_loop=*/false);
+      return;
+    }
   }
 }
 

@@ -7,11 +7,13 @@
 // cryptech_muxd does.
 //
 // Thread contract: Start, Close, Drain, CloseWhenFlushed and the read and
-// timer handlers run on the event loop; Serve runs on a worker. The state
+// timer handlers run on the event loop; Serve runs on a worker (or, for a
+// short signature while every worker is idle, on the event loop). The state
 // both touch is under write_mu_.
 #pragma once
 
 #include <asio.hpp>
+#include <atomic>
 #include <deque>
 #include <memory>
 
@@ -42,8 +44,13 @@ class CryptechConnection : public ConnectionBase,
 
   void Read();
   void OnRead(std::size_t length) EXCLUDES(write_mu_);
-  // Serve answers `packet` and every packet queued behind it (worker).
-  void Serve(Packet packet) EXCLUDES(write_mu_);
+  // StartServing hands `packet` to a worker, or with `on_loop` (the event
+  // loop, nothing queued behind it) runs a short signature right here.
+  void StartServing(Packet packet, bool on_loop) EXCLUDES(write_mu_);
+  bool IsShortSign(const Packet& packet) const;
+  // Serve answers `packet` and every packet queued behind it (a worker), or
+  // only `packet` when `on_loop`.
+  void Serve(Packet packet, bool on_loop) EXCLUDES(write_mu_);
   // Send writes `reply` whole; false when the connection is gone.
   bool SendLocked(const SecureBytes& reply) REQUIRES(write_mu_);
   void ArmTimer();
@@ -56,6 +63,9 @@ class CryptechConnection : public ConnectionBase,
   proto::SlipDecoder decoder_;
   std::vector<std::uint8_t> buffer_;
   asio::steady_timer timer_;
+  // last_sign_ns_: how long this connection's last pkey_sign took; a
+  // connection's first signature counts as long.
+  std::atomic<std::uint64_t> last_sign_ns_{UINT64_MAX};
   bool reading_ = false;        // event loop only
   bool read_activity_ = false;  // event loop only: a read since the timer was armed
   base::Mutex write_mu_;

@@ -116,8 +116,9 @@ class CryptechSession {
   // FindKey: what pkey handle `handle` of this connection names, or nullptr.
   OpenKey* FindKey(std::uint32_t handle) REQUIRES(mu_);
   // ReplyNewKey names `object` with a fresh pkey handle and writes the
-  // handle and the key's UUID to `out`.
-  Error ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out) REQUIRES(mu_);
+  // handle, and with `with_uuid` the key's UUID (load, generate, import;
+  // not open), to `out`.
+  Error ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out, bool with_uuid = true) REQUIRES(mu_);
   // Attributes reads `types` of `object` (absent ones have no entry).
   std::map<CK_ATTRIBUTE_TYPE, Bytes> Attributes(CK_OBJECT_HANDLE object,
                                                 const std::vector<CK_ATTRIBUTE_TYPE>& types)

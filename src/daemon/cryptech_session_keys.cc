@@ -57,7 +57,7 @@ std::map<CK_ATTRIBUTE_TYPE, Bytes> CryptechSession::Attributes(
   return found;
 }
 
-Error CryptechSession::ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out) {
+Error CryptechSession::ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out, bool with_uuid) {
   std::vector<CK_ATTRIBUTE_TYPE> types = KeyFactTypes();
   types.push_back(CKA_UNIQUE_ID);
   auto attrs = Attributes(object, types);
@@ -67,7 +67,7 @@ Error CryptechSession::ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out) {
   const std::uint32_t handle = next_handle_++;
   keys_[handle] = OpenKey{object, KeyFactsOf(attrs)};
   out.PutU32(handle);
-  out.PutOpaque(*uuid);
+  if (with_uuid) out.PutOpaque(*uuid);
   return Error::kOk;
 }
 
@@ -124,7 +124,7 @@ Error CryptechSession::PkeyOpen(Reader& in, Writer& out) {
   if (KeyFactsOf(Attributes(found->front(), KeyFactTypes())).type == hal::KeyType::kNone) {
     return Error::kKeyNotFound;  // not a key libhal could name (an AES key, a certificate)
   }
-  return ReplyNewKey(found->front(), out);
+  return ReplyNewKey(found->front(), out, /*with_uuid=*/false);
 }
 
 Error CryptechSession::PkeyGenerateRsa(Reader& in, Writer& out) {

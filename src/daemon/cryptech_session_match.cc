@@ -150,9 +150,12 @@ Error CryptechSession::PkeySetAttributes(Reader& in, Writer&) {
     auto current = Attributes(key->object, {change.type});
     auto it = current.find(change.type);
     if (!change.value) {
-      // signet keeps every attribute its class defines: only an absent one
-      // can be "deleted" (docs/CRYPTECH.md).
-      if (it != current.end()) return Error::kBadArguments;
+      // signet keeps every attribute its class defines: "deleting" one
+      // empties it (CKA_ID, CKA_LABEL: read back as length 0); one that
+      // cannot be empty is refused (docs/CRYPTECH.md).
+      if (it == current.end() || it->second.empty()) continue;
+      Status emptied = hsm_.SetAttributeValue(*client_, session_, key->object, {{change.type, {}}});
+      if (!emptied.ok()) return HalErrorOf(emptied.error());
       continue;
     }
     if (it != current.end() && std::equal(it->second.begin(), it->second.end(),
