@@ -128,11 +128,29 @@ TEST_F(RsaAesWrapTest, FailuresAreOneCodeAndMessage) {
   EXPECT_EQ(
       RsaAesKeyUnwrap(*key_, kOaepSha256, 32, ByteView(*wrapped).first(256 + 20)).error().code,
       CKR_WRAPPED_KEY_LEN_RANGE);
-  // Parameters: only OAEP, only AES key sizes.
-  EXPECT_EQ(RsaAesKeyWrap(*pub_, {.padding = RsaPadding::kPkcs1}, 32, value_).error().code,
+  // Parameters: OAEP (or libhal's PKCS#1 v1.5), never raw RSA; only AES key sizes.
+  EXPECT_EQ(RsaAesKeyWrap(*pub_, {.padding = RsaPadding::kNone}, 32, value_).error().code,
             CKR_MECHANISM_PARAM_INVALID);
   EXPECT_EQ(RsaAesKeyWrap(*pub_, kOaepSha256, 20, value_).error().code,
             CKR_MECHANISM_PARAM_INVALID);
+}
+
+// CKM_SIGNET_RSA_PKCS_AES_KEY_WRAP: libhal's export, PKCS#1 v1.5 for the
+// one-time AES key. The first k bytes decrypt with OpenSSL's own v1.5 to a
+// 32-byte key.
+TEST_F(RsaAesWrapTest, LibhalsPkcs1VariantRoundTrips) {
+  const RsaCipherParams pkcs1 = {.padding = RsaPadding::kPkcs1};
+  auto wrapped = RsaAesKeyWrap(*pub_, pkcs1, 32, value_);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.error().message;
+  auto kek = RsaDecrypt(*key_, pkcs1, ByteView(*wrapped).first(256));
+  ASSERT_TRUE(kek.ok());
+  EXPECT_EQ(kek->size(), 32u);
+  auto back = RsaAesKeyUnwrap(*key_, pkcs1, 32, *wrapped);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(Bytes(back->begin(), back->end()), Bytes(value_.begin(), value_.end()));
+  // Under OAEP the same blob does not open: one error, as for any failure.
+  EXPECT_EQ(RsaAesKeyUnwrap(*key_, kOaepSha256, 32, *wrapped).error().code,
+            CKR_WRAPPED_KEY_INVALID);
 }
 
 TEST_F(RsaAesWrapTest, AKeyTooShortForTheOaepHashIsAWrappingKeySizeError) {
