@@ -46,6 +46,7 @@ hal::Error HalErrorOf(const Error& error) {
     case CKR_ATTRIBUTE_READ_ONLY:
     case CKR_KEY_FUNCTION_NOT_PERMITTED:
     case CKR_KEY_UNEXTRACTABLE:
+    case CKR_KEY_NOT_WRAPPABLE:  // the wrap policy: an untrusted receiver
     case CKR_ACTION_PROHIBITED:
     case CKR_USER_TYPE_INVALID:
     case CKR_USER_ANOTHER_ALREADY_LOGGED_IN:
