@@ -157,8 +157,9 @@ TEST_F(CryptechTest, EveryOpcodeWithLiteralEncodings) {
   HalBlob rsa_spki = c->GetPublicKey(HalResults(kekek).U32());
   ASSERT_EQ(rsa_spki.status, 0u);
   ASSERT_EQ(rsa_spki.bytes.size(), 162u);  // RSA-1024 SubjectPublicKeyInfo
+  // 162 bytes: two bytes of padding after it.
   HalReply loaded =
-      call(Cat({Hex("0000000d 00000000 00000000 000000a2"), rsa_spki.bytes, Hex("00000002")}),
+      call(Cat({Hex("0000000d 00000000 00000000 000000a2"), rsa_spki.bytes, Hex("0000 00000002")}),
            "0000000d 00000000 00000000", 36);
   const Bytes public_kekek = Word(loaded.results().U32());
   exact(Cat({Hex("00000013 00000000"), public_kekek}), "00000013 00000000 00000000 00000002");
