@@ -137,7 +137,7 @@ bool HalConnection::WriteBytes(ByteView bytes, bool one_byte_per_write) {
 }
 
 bool HalConnection::SendPacket(ByteView packet) {
-  Bytes framed;
+  SecureBytes framed;
   proto::SlipEncode(packet, framed);
   return WriteBytes(framed);
 }

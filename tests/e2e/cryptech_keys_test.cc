@@ -15,11 +15,6 @@
 #include "cryptech_fixture.h"
 #include "key_helpers.h"
 
-// CKA_UNIQUE_ID (PKCS#11 3.0): not in p11-kit's header yet.
-#ifndef CKA_UNIQUE_ID
-#define CKA_UNIQUE_ID 0x4UL
-#endif
-
 namespace signet::e2e {
 namespace {
 
@@ -122,6 +117,9 @@ TEST_F(CryptechKeysTest, LoadRsaPkcs8SignVerify) {
   EXPECT_NE(public_key.uuid, key.uuid);
   EXPECT_EQ(c->HandleCall(Opcode::kPkeyGetKeyType, public_key.handle).value,
             Code(KeyType::kRsaPublic));
+  // Loaded without EXPORTABLE, but a public key always is (docs/CRYPTECH.md).
+  EXPECT_EQ(c->HandleCall(Opcode::kPkeyGetKeyFlags, public_key.handle).value,
+            kSign | hal::kFlagExportable);
   EXPECT_EQ(ToHex(c->GetPublicKey(public_key.handle).bytes), ToHex(spki));
   EXPECT_EQ(c->Verify(public_key.handle, 0, info, signature.bytes), 0u);
   EXPECT_EQ(c->Verify(public_key.handle, 0, info, altered), Code(Error::kInvalidSignature));
@@ -360,7 +358,10 @@ TEST_F(CryptechKeysTest, MatchFilters) {
             uuids({&p521}));
   EXPECT_EQ(match({.mask = kToken, .flags = kToken}), uuids({&rsa, &p384}));
   EXPECT_EQ(match({.mask = kToken, .flags = 0}), uuids({&p256, &p521, &rsa_public}));
-  EXPECT_EQ(match({.mask = hal::kFlagExportable, .flags = hal::kFlagExportable}), uuids({&p384}));
+  // A public key is always EXPORTABLE (docs/CRYPTECH.md's flag table).
+  EXPECT_EQ(match({.mask = hal::kFlagExportable, .flags = hal::kFlagExportable}),
+            uuids({&p384, &rsa_public}));
+  EXPECT_EQ(match({.mask = hal::kFlagExportable, .flags = 0}), uuids({&rsa, &p256, &p521}));
   EXPECT_EQ(match({.attributes = {{CKA_LABEL, BytesOf("tagged")}}}), uuids({&p521}));
   EXPECT_EQ(match({.attributes = {{CKA_LABEL, BytesOf("tagge")}}}), uuids({}));
   // Attributes are the PKCS#11 ones: CKA_KEY_TYPE CKK_RSA picks both RSA keys.
