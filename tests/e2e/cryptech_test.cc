@@ -300,6 +300,35 @@ TEST_F(CryptechTest, PacketLimit) {
   EXPECT_EQ(digest.bytes, OpensslDigest(HalDigestOf(hal::Digest::kSha256), fits));
 }
 
+// The room a caller offers for a result must fit in a reply packet: past
+// 16,384 - 12 - 4 bytes it is RPC_PACKET_OVERFLOW, before any work; none
+// at all is BAD_ARGUMENTS (libhal's rpc_server / rpc_api checks).
+TEST_F(CryptechTest, ResultRoomPastThePacket) {
+  auto c = HalConnect();
+  using hal::Error;
+  const auto overflow = static_cast<std::uint32_t>(Error::kRpcPacketOverflow);
+  const auto bad = static_cast<std::uint32_t>(Error::kBadArguments);
+  const std::uint32_t past = hal::kMaxPacket - 16 + 1;
+  HalKey key = c->GenerateEc(hal::Curve::kP256, hal::kFlagDigitalSignature);
+  ASSERT_EQ(key.status, 0u);
+  const Bytes digest(32, 0x42);
+  EXPECT_EQ(c->Sign(key.handle, 0, digest, past).status, overflow);
+  EXPECT_EQ(c->Sign(key.handle, 0, digest, 0).status, bad);
+  EXPECT_EQ(c->Sign(key.handle, 0, digest, past - 1).status, 0u);
+  EXPECT_EQ(c->Call(Request(Opcode::kPkeyGetPublicKey).U32(key.handle).U32(past)).status, overflow);
+  EXPECT_EQ(c->Call(Request(Opcode::kPkeyGetPublicKey).U32(key.handle).U32(0)).status, bad);
+  EXPECT_EQ(c->Call(Request(Opcode::kHashGetDigestAlgorithmId).U32(3).U32(past)).status, overflow);
+  HalValue hash = c->HashInitialize(hal::Digest::kSha256);
+  ASSERT_EQ(hash.status, 0u);
+  EXPECT_EQ(c->HashFinalize(hash.value, past).status, overflow);
+  HalValue other = c->HashInitialize(hal::Digest::kSha256);
+  EXPECT_EQ(c->HashFinalize(other.value, 0).status, bad);
+  // get_attributes: 4 x (1 + 2n) + buffer_len must fit beside the header.
+  HalReply attributes = c->GetAttributes(key.handle, {CKA_LABEL}, hal::kMaxPacket - 12 - 12 + 1);
+  EXPECT_EQ(attributes.status, overflow);
+  EXPECT_EQ(c->Verify(key.handle, 0, digest, {}), bad);
+}
+
 TEST_F(CryptechTest, GetRandom) {
   auto c = HalConnect(/*login=*/false);
   HalReply a = c->Call(Request(Opcode::kGetRandom).U32(32));
