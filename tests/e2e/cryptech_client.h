@@ -156,7 +156,6 @@ class HalConnection {
   HalKey GenerateRsa(std::uint32_t bits, std::uint32_t flags);
   HalKey GenerateEc(hal::Curve curve, std::uint32_t flags);
   HalKey Import(std::uint32_t kekek, ByteView pkcs8, ByteView kek, std::uint32_t flags);
-  // Open reads the handle of pkey_open's reply and nothing after it.
   HalValue Open(ByteView uuid);
   std::uint32_t Close(std::uint32_t handle);
   std::uint32_t Delete(std::uint32_t handle);
