@@ -461,7 +461,6 @@ TEST_F(CryptechKeysTest, OpenAnswersTheHandleOnly) {
 // loaded by the user is refused, FORBIDDEN as libhal refuses a KEKEK
 // without KEYENCIPHERMENT (docs/CRYPTECH.md "Deliberate differences").
 TEST_F(CryptechKeysTest, ExportNeedsATrustedReceiver) {
-  GTEST_SKIP() << "signetd answers IMPOSSIBLE (12); reported to the lead as ctest finding F4";
   auto c = HalConnect();
   const Bytes receiver =
       OpensslPublicKey(OpensslKey({"-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"}));
