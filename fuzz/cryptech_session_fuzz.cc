@@ -11,19 +11,15 @@
 // the two header words gets no reply; every reply echoes the request's
 // opcode and client words, carries results only with status 0, and fits the
 // packet limit.
-#include <unistd.h>
-
 #include <cstring>
-#include <filesystem>
 #include <memory>
-#include <string>
 
 #include "core/hsm.h"
 #include "daemon/cryptech_session.h"
 #include "fuzz_target.h"
-#include "keystore/data_dir.h"
 #include "proto/hal_xdr.h"
 #include "proto/slip.h"
+#include "temp_hsm.h"
 
 namespace {
 
@@ -34,37 +30,7 @@ constexpr std::string_view kSoPin = "fuzz-so-pin";
 constexpr std::string_view kUserPin = "fuzz-user-pin";
 constexpr int kMaxPackets = 16;
 
-struct World {
-  std::filesystem::path dir;
-  std::unique_ptr<core::Hsm> hsm;
-  ~World() {
-    hsm.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-  }
-};
-std::unique_ptr<World> g_world;
-
-void BuildWorld() {
-  auto world = std::make_unique<World>();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/signet-cryptech-fuzz-XXXXXX";
-  FUZZ_CHECK(mkdtemp(tmpl.data()) != nullptr);
-  world->dir = tmpl;
-  core::HsmOptions options;
-  options.data_dir = world->dir / "data";
-  options.token_options.kdf.n = 1u << 10;  // cheap KDF: a login per input
-  options.limits.login_free_failures = 1 << 20;
-  auto token = keystore::CreateInDirectory(options.data_dir, "fuzz", AsBytes(kSoPin),
-                                           AsBytes(kUserPin), options.token_options);
-  FUZZ_CHECK(token.ok());
-  token->reset();
-  auto hsm = core::Hsm::Open(options);
-  FUZZ_CHECK(hsm.ok());
-  world->hsm = std::move(*hsm);
-  g_world = std::move(world);
-}
+std::unique_ptr<fuzz::TempHsm> g_world;
 
 SecureBytes LoginPacket() {
   proto::XdrWriter w;
@@ -99,7 +65,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  if (!g_world) BuildWorld();
+  if (!g_world) {
+    g_world = std::make_unique<fuzz::TempHsm>();
+    fuzz::OpenTempHsm(*g_world, "cryptech-fuzz", kSoPin, kUserPin);
+  }
   auto session = std::make_unique<daemon::CryptechSession>(*g_world->hsm, 0, "fuzz", "fuzz",
                                                            /*admin=*/false);
   if ((data[0] & 1) != 0) {

@@ -26,10 +26,11 @@
 
 #include "core/hsm.h"
 #include "crypto/keys.h"
+#include "daemon/dispatch.h"
 #include "fuzz_target.h"
 #include "keystore/data_dir.h"
-#include "daemon/dispatch.h"
 #include "proto/framing.h"
+#include "temp_hsm.h"
 #include "wire_requests.h"
 
 namespace {
@@ -44,18 +45,13 @@ constexpr std::string_view kSoPin = "fuzz-so-pin";
 constexpr std::string_view kUserPin = "fuzz-user-pin";
 constexpr int kMaxFrames = 16;
 
-struct World {
-  std::filesystem::path dir;
-  std::unique_ptr<core::Hsm> hsm;
+struct World : fuzz::TempHsm {
   // checker: a logged-in connection kept across inputs that checks the
   // objects the placeholders name are still there, once each.
   std::shared_ptr<core::ClientState> checker;
   std::uint64_t checker_session = 0;
   ~World() {
     if (checker) hsm->Disconnect(*checker);
-    hsm.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
   }
 };
 std::unique_ptr<World> g_world;
@@ -119,24 +115,7 @@ bool Ok(const wire::Response* r) { return r != nullptr && r->rv() == CKR_OK; }
 void BuildWorld() {
   g_world.reset();
   auto world = std::make_unique<World>();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                     "/signet-dispatch-fuzz-XXXXXX";
-  FUZZ_CHECK(mkdtemp(tmpl.data()) != nullptr);
-  world->dir = tmpl;
-  core::HsmOptions options;
-  options.data_dir = world->dir / "data";
-  options.token_options.kdf.n = 1u << 10;  // cheap KDF: a login per input
-  // No failed-login delays: a wrong PIN in one input must not refuse the
-  // next input's login (the throttle still counts every failure).
-  options.limits.login_free_failures = 1 << 20;
-  auto token = keystore::CreateInDirectory(options.data_dir, "fuzz", AsBytes(kSoPin),
-                                           AsBytes(kUserPin), options.token_options);
-  FUZZ_CHECK(token.ok());
-  token->reset();
-  auto hsm = core::Hsm::Open(options);
-  FUZZ_CHECK(hsm.ok());
-  world->hsm = std::move(*hsm);
+  fuzz::OpenTempHsm(*world, "dispatch-fuzz", kSoPin, kUserPin);
   g_world = std::move(world);
 
   auto setup = g_world->hsm->NewClient();

@@ -73,23 +73,4 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "CSVs in $OUT_DIR"
-python3 - "$OUT_DIR" "$ROUNDS" <<'PY'
-import csv, statistics, sys
-out_dir, rounds = sys.argv[1], int(sys.argv[2])
-figures = {}  # (algo, clients) -> mode -> [sigs/s]
-for r in range(1, rounds + 1):
-    for mode in ("native", "cryptech"):
-        with open(f"{out_dir}/round{r}-{mode}.csv") as f:
-            lines = f.read().splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("algorithm,"))
-        for row in csv.DictReader(lines[start:]):
-            if not row.get("c"):
-                continue
-            key = (row["algorithm"], int(row["c"]))
-            figures.setdefault(key, {}).setdefault(mode, []).append(float(row["sigs/sec"]))
-print("algorithm clients cryptech_median native_median cryptech/native  cryptech_runs | native_runs")
-for (algo, clients), modes in sorted(figures.items()):
-    c, n = statistics.median(modes["cryptech"]), statistics.median(modes["native"])
-    runs = lambda xs: " ".join(f"{x:.0f}" for x in xs)
-    print(f"{algo} {clients} {c:.0f} {n:.0f} {c / n:.3f}  {runs(modes['cryptech'])} | {runs(modes['native'])}")
-PY
+"$(dirname "$0")/ab-medians.py" "$OUT_DIR" "$ROUNDS" native cryptech

@@ -95,23 +95,5 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "CSVs in $OUT_DIR"
-python3 - "$OUT_DIR" "$ROUNDS" <<'PY'
-import csv, statistics, sys
-out_dir, rounds = sys.argv[1], int(sys.argv[2])
-figures = {}  # (algo, clients) -> mode -> [ops/s]
-for r in range(1, rounds + 1):
-    for mode in ("off", "on"):
-        with open(f"{out_dir}/round{r}-{mode}.csv") as f:
-            lines = f.read().splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("algorithm,"))
-        for row in csv.DictReader(lines[start:]):
-            if not row.get("c"):
-                continue
-            key = (row["algorithm"], int(row["c"]))
-            figures.setdefault(key, {}).setdefault(mode, []).append(float(row["sigs/sec"]))
-print("algorithm clients off_median on_median on/off  (off: %s; on: %s)" % (
-    "plain signetd", "metrics scraped every 100 ms + audit log"))
-for (algo, clients), modes in sorted(figures.items()):
-    off, on = statistics.median(modes["off"]), statistics.median(modes["on"])
-    print(f"{algo} {clients} {off:.0f} {on:.0f} {on / off:.3f}")
-PY
+echo "off: plain signetd; on: metrics scraped every 100 ms + audit log"
+"$(dirname "$0")/ab-medians.py" "$OUT_DIR" "$ROUNDS" off on
