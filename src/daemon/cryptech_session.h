@@ -113,6 +113,9 @@ class CryptechSession {
   Error PkeyGetKeyCurve(Reader& in, Writer& out) REQUIRES(mu_);
   Error PkeyGetPublicKeyLength(Reader& in, Writer& out) REQUIRES(mu_);
   Error PkeyGetPublicKey(Reader& in, Writer& out) REQUIRES(mu_);
+  // ReplyKeyFact answers get_key_type / _flags / _curve: `fact` of the key
+  // the request's handle names.
+  Error ReplyKeyFact(Reader& in, Writer& out, std::uint32_t (*fact)(const KeyFacts&)) REQUIRES(mu_);
   // FindKey: what pkey handle `handle` of this connection names, or nullptr.
   OpenKey* FindKey(std::uint32_t handle) REQUIRES(mu_);
   // ReplyNewKey names `object` with a fresh pkey handle and writes the

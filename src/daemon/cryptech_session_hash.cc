@@ -12,8 +12,7 @@ namespace {
 
 // kMaxHashes: hash handles one connection may hold open at once.
 constexpr std::size_t kMaxHashes = 32;
-// kReplySpace: result bytes a reply can hold after its header.
-constexpr std::size_t kReplySpace = hal::kMaxPacket - hal::kReplyHeader;
+// hal::kReplySpace: result bytes a reply can hold after its header.
 
 }  // namespace
 
@@ -30,7 +29,7 @@ Error CryptechSession::HashGetDigestAlgorithmId(Reader& in, Writer& out) {
   std::uint32_t alg = 0;
   std::uint32_t max = 0;
   if (!in.GetU32(alg) || !in.GetU32(max)) return Error::kXdrBufferOverflow;
-  if (max > kReplySpace - 4) return Error::kRpcPacketOverflow;
+  if (max > hal::kReplySpace - 4) return Error::kRpcPacketOverflow;
   const CryptechDigest* digest = FindCryptechDigest(alg);
   if (digest == nullptr) return Error::kBadArguments;
   if (digest->algorithm_id.size() > max) return Error::kResultTooLong;
@@ -79,7 +78,7 @@ Error CryptechSession::HashFinalize(Reader& in, Writer& out) {
   std::uint32_t handle = 0;
   std::uint32_t length = 0;
   if (!in.GetU32(handle) || !in.GetU32(length)) return Error::kXdrBufferOverflow;
-  if (length > kReplySpace - 4) return Error::kRpcPacketOverflow;
+  if (length > hal::kReplySpace - 4) return Error::kRpcPacketOverflow;
   std::unique_ptr<CryptechHash> hash = TakeHash(handle);  // ended even on error
   if (hash == nullptr || length == 0 || length < hash->digest().length) {
     return Error::kBadArguments;

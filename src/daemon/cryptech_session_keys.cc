@@ -14,7 +14,6 @@ namespace {
 
 // kMaxKeys: key handles one connection may hold open at once.
 constexpr std::size_t kMaxKeys = 256;
-constexpr std::size_t kReplySpace = hal::kMaxPacket - hal::kReplyHeader;
 
 bool ValidFlags(std::uint32_t flags) { return (flags & ~hal::kAllKeyFlags) == 0; }
 
@@ -186,31 +185,28 @@ Error CryptechSession::PkeyDelete(Reader& in, Writer&) {
   return Error::kOk;
 }
 
-Error CryptechSession::PkeyGetKeyType(Reader& in, Writer& out) {
+Error CryptechSession::ReplyKeyFact(Reader& in, Writer& out,
+                                    std::uint32_t (*fact)(const KeyFacts&)) {
   std::uint32_t handle = 0;
   if (!in.GetU32(handle)) return Error::kXdrBufferOverflow;
   OpenKey* key = FindKey(handle);
   if (key == nullptr) return Error::kKeyNotFound;
-  out.PutU32(static_cast<std::uint32_t>(key->facts.type));
+  out.PutU32(fact(key->facts));
   return Error::kOk;
+}
+
+Error CryptechSession::PkeyGetKeyType(Reader& in, Writer& out) {
+  return ReplyKeyFact(in, out,
+                      [](const KeyFacts& f) { return static_cast<std::uint32_t>(f.type); });
 }
 
 Error CryptechSession::PkeyGetKeyFlags(Reader& in, Writer& out) {
-  std::uint32_t handle = 0;
-  if (!in.GetU32(handle)) return Error::kXdrBufferOverflow;
-  OpenKey* key = FindKey(handle);
-  if (key == nullptr) return Error::kKeyNotFound;
-  out.PutU32(key->facts.flags);
-  return Error::kOk;
+  return ReplyKeyFact(in, out, [](const KeyFacts& f) { return f.flags; });
 }
 
 Error CryptechSession::PkeyGetKeyCurve(Reader& in, Writer& out) {
-  std::uint32_t handle = 0;
-  if (!in.GetU32(handle)) return Error::kXdrBufferOverflow;
-  OpenKey* key = FindKey(handle);
-  if (key == nullptr) return Error::kKeyNotFound;
-  out.PutU32(static_cast<std::uint32_t>(key->facts.curve));
-  return Error::kOk;
+  return ReplyKeyFact(in, out,
+                      [](const KeyFacts& f) { return static_cast<std::uint32_t>(f.curve); });
 }
 
 Error CryptechSession::PkeyGetPublicKeyLength(Reader& in, Writer& out) {
@@ -229,7 +225,7 @@ Error CryptechSession::PkeyGetPublicKey(Reader& in, Writer& out) {
   std::uint32_t handle = 0;
   std::uint32_t max = 0;
   if (!in.GetU32(handle) || !in.GetU32(max)) return Error::kXdrBufferOverflow;
-  if (max > kReplySpace - 4) return Error::kRpcPacketOverflow;
+  if (max > hal::kReplySpace - 4) return Error::kRpcPacketOverflow;
   if (max == 0) return Error::kBadArguments;
   OpenKey* key = FindKey(handle);
   if (key == nullptr) return Error::kKeyNotFound;

@@ -13,7 +13,6 @@ using hal::Error;
 
 namespace {
 
-constexpr std::size_t kReplySpace = hal::kMaxPacket - hal::kReplyHeader;
 // kMaxAttributes: attributes one request may name (a match filter, a get
 // or set); a libhal PKCS#11 template holds a few dozen at most.
 constexpr std::uint32_t kMaxAttributes = 128;
@@ -113,7 +112,7 @@ Error CryptechSession::PkeyMatch(Reader& in, Writer& out) {
     if (!((mask & hal::kFlagToken) && (flags & hal::kFlagToken))) fill(false);
     if (page.size() < max) next = hal::MatchState::kDone;
   }
-  if (8 + page.size() * proto::XdrOpaqueSize(hal::kUuidLength) > kReplySpace) {
+  if (8 + page.size() * proto::XdrOpaqueSize(hal::kUuidLength) > hal::kReplySpace) {
     return Error::kXdrBufferOverflow;  // libhal's answer to a page past the packet
   }
   out.PutU32(static_cast<std::uint32_t>(next));
@@ -184,7 +183,7 @@ Error CryptechSession::PkeyGetAttributes(Reader& in, Writer& out) {
   std::uint32_t buffer = 0;
   if (!in.GetU32(buffer)) return Error::kXdrBufferOverflow;
   if (n == 0) return Error::kBadArguments;
-  if (4 * (1 + 2 * std::size_t{n}) + buffer > kReplySpace) return Error::kRpcPacketOverflow;
+  if (4 * (1 + 2 * std::size_t{n}) + buffer > hal::kReplySpace) return Error::kRpcPacketOverflow;
   OpenKey* key = FindKey(handle);
   if (key == nullptr) return Error::kKeyNotFound;
   auto attrs = Attributes(key->object, types);

@@ -11,7 +11,6 @@ using hal::Error;
 
 namespace {
 
-constexpr std::size_t kReplySpace = hal::kMaxPacket - hal::kReplyHeader;
 
 bool IsRsa(hal::KeyType t) {
   return t == hal::KeyType::kRsaPrivate || t == hal::KeyType::kRsaPublic;
@@ -57,7 +56,7 @@ Error CryptechSession::PkeySign(Reader& in, Writer& out) {
     return Error::kXdrBufferOverflow;
   }
   if (max == 0 || (hash != 0) == !input.empty()) return Error::kBadArguments;
-  if (max > kReplySpace - 4) return Error::kRpcPacketOverflow;
+  if (max > hal::kReplySpace - 4) return Error::kRpcPacketOverflow;
   OpenKey* key = FindKey(handle);
   if (key == nullptr) return Error::kKeyNotFound;
   if (!IsPrivate(key->facts.type)) return Error::kUnsupportedKey;

@@ -21,6 +21,8 @@ inline constexpr std::size_t kMaxPacket = 16384;
 // kRequestHeader: opcode and client words; kReplyHeader adds the status.
 inline constexpr std::size_t kRequestHeader = 8;
 inline constexpr std::size_t kReplyHeader = 12;
+// kReplySpace: result bytes a reply holds after its header.
+inline constexpr std::size_t kReplySpace = kMaxPacket - kReplyHeader;
 // kUuidLength: a key's name, 16 bytes, sent as a variable-length opaque.
 inline constexpr std::size_t kUuidLength = 16;
 // kNilAttribute: in set_attributes, a value word meaning "delete".
