@@ -2,7 +2,8 @@
 // (hash_initialize .. hash_finalize, or a sign/verify that finishes it), and
 // the digests libhal RPC names (proto::hal::Digest), each with its OpenSSL
 // name, length and DER algorithm identifier (what get_digest_algorithm_id
-// answers and a PKCS#1 DigestInfo starts with).
+// answers and a PKCS#1 DigestInfo starts with), taken from
+// base/mechanism_table.h's digest table for the hashes it has.
 //
 // Thread contract: a CryptechHash belongs to one CryptechSession, which
 // serialises its use; the table is constant.
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "base/secure_bytes.h"
 #include "proto/hal_rpc.h"
@@ -21,7 +23,7 @@ namespace signet::daemon {
 
 struct CryptechDigest {
   proto::hal::Digest id;
-  const char* openssl_name;
+  std::string_view openssl_name;
   std::size_t length;
   ByteView algorithm_id;  // DER algorithm identifier, NULL parameters
 };

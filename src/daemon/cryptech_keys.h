@@ -32,6 +32,13 @@ struct KeyFacts {
   proto::hal::KeyType type = proto::hal::KeyType::kNone;
   proto::hal::Curve curve = proto::hal::Curve::kNone;
   std::uint32_t flags = 0;
+
+  bool rsa() const {
+    return type == proto::hal::KeyType::kRsaPrivate || type == proto::hal::KeyType::kRsaPublic;
+  }
+  bool private_key() const {
+    return type == proto::hal::KeyType::kRsaPrivate || type == proto::hal::KeyType::kEcPrivate;
+  }
 };
 KeyFacts KeyFactsOf(const std::map<CK_ATTRIBUTE_TYPE, Bytes>& attributes);
 

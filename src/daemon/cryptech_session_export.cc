@@ -18,10 +18,6 @@ using hal::Error;
 
 namespace {
 
-bool IsRsa(hal::KeyType t) {
-  return t == hal::KeyType::kRsaPrivate || t == hal::KeyType::kRsaPublic;
-}
-
 // EncryptedKeyInfo: DER encrypted private key info { algorithm `nid` (no
 // parameters, as libhal writes it), `encrypted` }.
 Result<Bytes> EncryptedKeyInfo(int nid, ByteView encrypted) {
@@ -75,10 +71,8 @@ Error CryptechSession::PkeyExport(Reader& in, Writer& out) {
       (kekek->facts.flags & hal::kFlagKeyEncipherment) == 0) {
     return Error::kForbidden;
   }
-  if (!IsRsa(kekek->facts.type)) return Error::kUnsupportedKey;
-  if (key->facts.type != hal::KeyType::kRsaPrivate && key->facts.type != hal::KeyType::kEcPrivate) {
-    return Error::kUnsupportedKey;
-  }
+  if (!kekek->facts.rsa()) return Error::kUnsupportedKey;
+  if (!key->facts.private_key()) return Error::kUnsupportedKey;
   // The receiver's key must be a public key the SO trusts (CKA_TRUSTED):
   // a sensitive key leaves signet only under such a key (core/key_policy.h).
   if (kekek->facts.type != hal::KeyType::kRsaPublic) return Error::kForbidden;

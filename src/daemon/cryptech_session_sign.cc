@@ -12,12 +12,6 @@ using hal::Error;
 namespace {
 
 
-bool IsRsa(hal::KeyType t) {
-  return t == hal::KeyType::kRsaPrivate || t == hal::KeyType::kRsaPublic;
-}
-bool IsPrivate(hal::KeyType t) {
-  return t == hal::KeyType::kRsaPrivate || t == hal::KeyType::kEcPrivate;
-}
 
 // DigestInfo: DER SEQUENCE { algorithm identifier, OCTET STRING digest }
 // (every part is shorter than 128 bytes, so every length is one byte).
@@ -59,9 +53,9 @@ Error CryptechSession::PkeySign(Reader& in, Writer& out) {
   if (max > hal::kReplySpace - 4) return Error::kRpcPacketOverflow;
   OpenKey* key = FindKey(handle);
   if (key == nullptr) return Error::kKeyNotFound;
-  if (!IsPrivate(key->facts.type)) return Error::kUnsupportedKey;
+  if (!key->facts.private_key()) return Error::kUnsupportedKey;
   if ((key->facts.flags & hal::kFlagDigitalSignature) == 0) return Error::kForbidden;
-  const bool rsa = IsRsa(key->facts.type);
+  const bool rsa = key->facts.rsa();
   Bytes data;
   if (Error e = SignedInput(hash, input, rsa, data); e != Error::kOk) return e;
   auto signature =
@@ -85,7 +79,7 @@ Error CryptechSession::PkeyVerify(Reader& in, Writer&) {
   if (key == nullptr) return Error::kKeyNotFound;
   if (key->facts.type == hal::KeyType::kNone) return Error::kUnsupportedKey;
   if ((key->facts.flags & hal::kFlagDigitalSignature) == 0) return Error::kForbidden;
-  const bool rsa = IsRsa(key->facts.type);
+  const bool rsa = key->facts.rsa();
   Bytes data;
   if (Error e = SignedInput(hash, input, rsa, data); e != Error::kOk) return e;
   // Verification needs no secret: the key's public half, in crypto/, for
