@@ -62,9 +62,13 @@ Error CryptechSession::ReplyNewKey(CK_OBJECT_HANDLE object, Writer& out, bool wi
   auto attrs = Attributes(object, types);
   auto uuid = core::UuidFromText(attrs[CKA_UNIQUE_ID]);
   if (!uuid) return Error::kImpossible;
+  KeyFacts facts = KeyFactsOf(attrs);
+  // Not a key libhal could name (an AES key, a certificate): pkey_open's
+  // answer for it. load, generate and import only make RSA and EC keys.
+  if (facts.type == hal::KeyType::kNone) return Error::kKeyNotFound;
   if (keys_.size() >= kMaxKeys) return Error::kNoKeySlotsAvailable;
   const std::uint32_t handle = next_handle_++;
-  keys_[handle] = OpenKey{object, KeyFactsOf(attrs)};
+  keys_[handle] = OpenKey{object, facts};
   out.PutU32(handle);
   if (with_uuid) out.PutOpaque(*uuid);
   return Error::kOk;
@@ -120,9 +124,6 @@ Error CryptechSession::PkeyOpen(Reader& in, Writer& out) {
   auto found = hsm_.FindObjects(*client_, session_, {{CKA_UNIQUE_ID, core::UuidText(uuid)}}, 1);
   if (!found.ok()) return HalErrorOf(found.error());
   if (found->empty()) return Error::kKeyNotFound;
-  if (KeyFactsOf(Attributes(found->front(), KeyFactTypes())).type == hal::KeyType::kNone) {
-    return Error::kKeyNotFound;  // not a key libhal could name (an AES key, a certificate)
-  }
   return ReplyNewKey(found->front(), out, /*with_uuid=*/false);
 }
 
