@@ -8,6 +8,7 @@
 #include <openssl/encoder.h>
 #include <openssl/evp.h>
 
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -347,6 +348,29 @@ void TokenSeeds(const char* name, bool with_keys) {
 
 }  // namespace
 
+// RingSeeds: rings as ring_reader_fuzz reads them (its header says how).
+void RingSeeds() {
+  constexpr std::size_t kSlots = 64;
+  auto ring = [&](std::uint32_t tail, std::vector<std::uint8_t> queue,
+                  std::vector<std::array<std::uint8_t, 3>> slots, std::size_t payload_bytes) {
+    std::vector<std::uint8_t> out = {static_cast<std::uint8_t>(tail), 0, 0, 0};
+    queue.resize(kSlots);
+    out.insert(out.end(), queue.begin(), queue.end());
+    slots.resize(kSlots);
+    for (const auto& s : slots) out.insert(out.end(), s.begin(), s.end());
+    for (std::size_t i = 0; i < payload_bytes; ++i) out.push_back(static_cast<std::uint8_t>(i));
+    return out;
+  };
+  // Two requests in slots 0 and 1 (state 1: submitted), 5 and 64 bytes.
+  Write("ring_reader", "two_requests", ring(2, {0, 1}, {{1, 5, 0}, {1, 64, 0}}, 128));
+  Write("ring_reader", "empty", ring(0, {}, {}, 0));
+  Write("ring_reader", "index_out_of_range", ring(1, {200}, {}, 0));
+  Write("ring_reader", "not_submitted", ring(1, {3}, {{0}, {0}, {0}, {2, 4, 0}}, 0));
+  Write("ring_reader", "length_too_large", ring(1, {0}, {{1, 0xff, 0xff}}, 64));
+  Write("ring_reader", "tail_past_slots", ring(65, {}, {}, 0));
+  Write("ring_reader", "same_slot_twice", ring(2, {0, 0}, {{1, 8, 0}}, 64));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -358,6 +382,7 @@ int main(int argc, char** argv) {
   AttributeCodecSeeds();
   PrivateKeySeeds();
   ConfigSeeds();
+  RingSeeds();
   TokenSeeds("fresh", false);
   TokenSeeds("with_keys", true);
   std::printf("seeds written under %s\n", g_root.c_str());

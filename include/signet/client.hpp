@@ -181,6 +181,8 @@ struct ServerStats {
   std::uint64_t busy_rejections = 0;
   std::uint64_t completed = 0;
   std::uint64_t ran_on_event_loop = 0;  // of completed: no worker woken
+  std::uint64_t ring_requests = 0;      // taken from shared-memory rings
+  std::uint64_t ring_connections = 0;   // connections with a ring, open now
   std::uint64_t connections = 0;
   std::uint64_t sessions = 0;
   std::vector<PhaseStat> phases;
@@ -209,6 +211,11 @@ struct ConnectOptions {
   // zero waits forever. On timeout the call fails with CKR_DEVICE_ERROR and
   // the connection is unusable.
   std::chrono::milliseconds timeout{0};
+  // shared_memory: on a Unix socket, ask signetd for the shared-memory ring
+  // (docs/PROTOCOL.md "The shared-memory ring") and send every request
+  // that fits a slot through it; the socket carries the rest. A daemon
+  // that refuses leaves everything on the socket. Ignored over TCP.
+  bool shared_memory = true;
 };
 
 // ReplyFrame: one verified reply from the daemon (opaque; defined inside the

@@ -69,6 +69,8 @@ Json StatsJson(const client::ServerStats& stats, const client::ServerInfo& info)
             {"busy_rejections", stats.busy_rejections},
             {"completed", stats.completed},
             {"ran_on_event_loop", stats.ran_on_event_loop}}},
+          {"shared_memory",
+           {{"connections", stats.ring_connections}, {"requests", stats.ring_requests}}},
           {"key_cache",
            {{"hits", stats.cache_hits},
             {"misses", stats.cache_misses},
@@ -99,6 +101,8 @@ Status RunStats(GlobalOptions& global, bool json) {
               ")\n",
               stats.queue_capacity, stats.queue_depth, stats.queue_peak, stats.busy_rejections,
               stats.completed, stats.ran_on_event_loop);
+  std::printf("shared-memory rings: connections %" PRIu64 " requests %" PRIu64 "\n",
+              stats.ring_connections, stats.ring_requests);
   std::printf("key cache: hits %" PRIu64 " misses %" PRIu64 " evictions %" PRIu64
               " size %" PRIu64 "/%" PRIu64 "\n",
               stats.cache_hits, stats.cache_misses, stats.cache_evictions, stats.cache_size,

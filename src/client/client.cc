@@ -2,14 +2,30 @@
 // attribute helpers. The Send* operations live in ops_*.cc by family.
 #include "signet/client.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 
 #include "client/client_impl.h"
+#include "client/ring_attach.h"
+#include "client/socket_stream.h"
 
 namespace signet::client {
 
 Result<std::unique_ptr<Client>> Client::Connect(const ConnectOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(Endpoint endpoint, ParseEndpoint(options.address));
+  if (endpoint.kind == Endpoint::Kind::kUnix && options.shared_memory) {
+    SIGNET_ASSIGN_OR_RETURN(int fd, ConnectUnix(endpoint.path));
+    Result<std::unique_ptr<proto::ring::ClientRing>> ring =
+        AttachRing(fd, Impl::kAttachRingId, options.timeout);
+    if (!ring.ok()) {
+      close(fd);
+      return std::move(ring).error();
+    }
+    auto stream = std::make_unique<SocketStream>(fd, options.timeout);
+    return std::unique_ptr<Client>(new Client(
+        std::make_unique<Impl>(std::move(stream), std::move(ring).value(), fd, options.timeout)));
+  }
   TlsSettings tls{options.tls_ca_file, options.tls_cert_file, options.tls_key_file,
                   options.tls_server_name};
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream,

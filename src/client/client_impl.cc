@@ -1,12 +1,27 @@
 #include "client/client_impl.h"
 
+#include <poll.h>
 #include <string.h>
+
+#include <algorithm>
 
 namespace signet::client {
 namespace {
 
 // kFlushThreshold: queued request bytes that trigger a write without a Wait.
 constexpr std::size_t kFlushThreshold = 64 * 1024;
+
+// kRingCheckInterval: how often a thread sleeping on its ring slot wakes to
+// see whether signetd is still there (a killed daemon wakes no one).
+constexpr std::chrono::milliseconds kRingCheckInterval{100};
+
+// kMaxSpin: the longest a lone waiter spins before it sleeps; past this
+// expected wait, a futex sleep and wake-up is a small share of the wait.
+constexpr std::chrono::nanoseconds kMaxSpin{100'000};
+
+// kDoorbell: the frame that tells signetd to look at the ring (an empty
+// payload: docs/PROTOCOL.md).
+constexpr std::array<std::uint8_t, proto::kFrameHeaderSize> kDoorbell{};
 
 }  // namespace
 
@@ -49,6 +64,10 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
   auto wipe = [&] {
     if (secret) explicit_bzero(fbb.GetBufferPointer(), fbb.GetSize());
   };
+  if (ring_ && payload.size() <= proto::ring::kSlotCapacity && SubmitToRing(id, payload)) {
+    wipe();
+    return id;
+  }
   if (payload.size() > proto::kDefaultMaxFrameSize) {
     wipe();
     return MakeError(CKR_DATA_LEN_RANGE, "request of " + std::to_string(payload.size()) +
@@ -83,9 +102,84 @@ Result<std::uint64_t> Client::Impl::Submit(flatbuffers::FlatBufferBuilder& fbb,
   return id;
 }
 
+bool Client::Impl::SubmitToRing(std::uint64_t id, std::span<const std::uint8_t> payload) {
+  std::optional<std::uint32_t> slot = ring_->Acquire();
+  if (!slot) return false;
+  {
+    base::MutexLock lock(&recv_mu_);
+    if (broken_) {
+      lock.Unlock();
+      ring_->Release(*slot);
+      return false;  // the socket path reports broken_
+    }
+    in_flight_.insert(id);
+    ring_slots_.emplace(id, *slot);
+  }
+  ring_->Submit(*slot, payload);
+  return true;
+}
+
 Status Client::Impl::Flush() {
   base::MutexLock send(&send_mu_);
+  if (ring_ && ring_->NeedsDoorbell())
+    outbox_.insert(outbox_.end(), kDoorbell.begin(), kDoorbell.end());
   return FlushLocked();
+}
+
+std::chrono::nanoseconds Client::Impl::SpinBudget() const {
+  // Spin for about the wait we expect, if that is short; a first request
+  // (no estimate yet) spins the most.
+  std::uint64_t expected = ring_round_trip_ns_.load(std::memory_order_relaxed);
+  if (expected == 0) return kMaxSpin;
+  if (expected > static_cast<std::uint64_t>(kMaxSpin.count())) return std::chrono::nanoseconds(0);
+  return std::min(kMaxSpin, std::chrono::nanoseconds(expected * 2));
+}
+
+bool Client::Impl::DaemonGone() const {
+  pollfd pfd{socket_fd_, POLLRDHUP, 0};
+  return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitRing(std::uint64_t id,
+                                                                 std::uint32_t slot) {
+  using Clock = std::chrono::steady_clock;
+  using proto::ring::ClientRing;
+  const auto start = Clock::now();
+  const auto give_up = timeout_.count() > 0 ? start + timeout_ : Clock::time_point::max();
+  for (;;) {
+    ClientRing::Wait waited = ring_->WaitFor(slot, kRingCheckInterval, SpinBudget());
+    if (waited == ClientRing::Wait::kReplied) {
+      const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+      const std::uint64_t old = ring_round_trip_ns_.load(std::memory_order_relaxed);
+      const std::uint64_t now = static_cast<std::uint64_t>(took.count());
+      ring_round_trip_ns_.store(old == 0 ? now : (old * 7 + now) / 8, std::memory_order_relaxed);
+      std::span<const std::uint8_t> payload = ring_->ReplyPayload(slot);
+      std::shared_ptr<const ReplyFrame> frame;
+      if (VerifyReply(payload)) {
+        frame = std::make_shared<const ReplyFrame>(
+            std::vector<std::uint8_t>(payload.begin(), payload.end()));
+      }
+      ring_->Release(slot);
+      base::MutexLock lock(&recv_mu_);
+      ring_slots_.erase(id);
+      in_flight_.erase(id);
+      if (!frame) return FailLocked(MakeError(CKR_DEVICE_ERROR, "signetd sent a malformed reply"));
+      return frame;
+    }
+    if (waited == ClientRing::Wait::kReplyOnSocket) {
+      ring_->Release(slot);
+      base::MutexLock lock(&recv_mu_);
+      ring_slots_.erase(id);
+      return std::shared_ptr<const ReplyFrame>();
+    }
+    if (std::optional<Error> broken = Broken()) return *broken;
+    if (waited == ClientRing::Wait::kClosed || DaemonGone()) {
+      return Fail(MakeError(CKR_DEVICE_REMOVED, "connection closed by signetd"));
+    }
+    if (Clock::now() >= give_up) {
+      return Fail(MakeError(CKR_DEVICE_ERROR, "no reply from signetd within the timeout"));
+    }
+  }
 }
 
 Status Client::Impl::FlushLocked() {
@@ -150,6 +244,18 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitReply(std::uint64_t 
   // hang-up while writing is noted in write_failed_ and reading goes on:
   // replies to earlier requests may still be in the socket.
   (void)Flush();
+  if (ring_) {
+    std::optional<std::uint32_t> slot;
+    {
+      base::MutexLock lock(&recv_mu_);
+      if (auto it = ring_slots_.find(id); it != ring_slots_.end()) slot = it->second;
+    }
+    if (slot) {
+      SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<const ReplyFrame> frame, WaitRing(id, *slot));
+      if (frame) return frame;
+      // Too large for the slot: the reply comes on the socket.
+    }
+  }
   base::MutexLock lock(&recv_mu_);
   base::CondVar wake;
   for (;;) {

@@ -14,6 +14,12 @@
 //     condition variable. The reader wakes only the sleepers whose replies
 //     it filed, and on leaving hands the role to one sleeper still waiting,
 //     so a reply costs one wake-up however many threads share the client.
+// With a shared-memory ring (ring_attach.h), a request that fits a slot
+// skips all of that: the thread copies it into a free slot (ClientRing's own
+// lock), notes id -> slot in ring_slots_, and later waits on that slot alone
+// (WaitRing: a spin, then a futex sleep), so no thread reads for another.
+// Flush sends the doorbell frame when the daemon is not polling the ring. A
+// reply too large for its slot comes on the socket, by the path above.
 // Lock order: send_mu_ before recv_mu_; recv_mu_ is never held while
 // taking send_mu_ or doing I/O. The stream is written by one thread at a
 // time (send_mu_) and read by one thread at a time (reading_), possibly at
@@ -21,6 +27,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,6 +40,7 @@
 #include "client/reply_frame.h"
 #include "client/stream.h"
 #include "proto/framing.h"
+#include "proto/shm_ring.h"
 #include "proto/signet_generated.h"
 #include "signet/client.hpp"
 
@@ -40,7 +48,21 @@ namespace signet::client {
 
 class Client::Impl {
  public:
+  // kAttachRingId: the request id of AttachRing, sent before the Impl
+  // exists (ring_attach.h); its own ids start after it.
+  static constexpr std::uint64_t kAttachRingId = 1;
+
   explicit Impl(std::unique_ptr<Stream> stream) : stream_(std::move(stream)) {}
+  // With a shared-memory ring: `socket_fd` is the stream's socket (watched
+  // for the daemon's end while a thread waits on the ring), `timeout` bounds
+  // each wait as the stream's does (zero: none).
+  Impl(std::unique_ptr<Stream> stream, std::unique_ptr<proto::ring::ClientRing> ring, int socket_fd,
+       std::chrono::milliseconds timeout)
+      : stream_(std::move(stream)),
+        ring_(std::move(ring)),
+        socket_fd_(socket_fd),
+        timeout_(timeout),
+        next_id_(kAttachRingId + 1) {}
 
   // Request: one request being encoded by one thread. Send* encode the body
   // into builder() and finish with Enqueue; the builder is the Request's
@@ -91,6 +113,18 @@ class Client::Impl {
   Result<std::uint64_t> Submit(flatbuffers::FlatBufferBuilder& fbb, wire::RequestBody type,
                                flatbuffers::Offset<void> body, bool secret)
       EXCLUDES(send_mu_, recv_mu_);
+  // SubmitToRing puts `payload` (request `id`, at most a slot's capacity)
+  // in a free ring slot and returns true; false when no slot is free or the
+  // connection is broken (the socket path then sends or reports it).
+  bool SubmitToRing(std::uint64_t id, std::span<const std::uint8_t> payload) EXCLUDES(recv_mu_);
+  // WaitRing waits for request `id` in ring slot `slot`: its reply, or
+  // nullptr when the daemon sent it on the socket instead.
+  Result<std::shared_ptr<const ReplyFrame>> WaitRing(std::uint64_t id, std::uint32_t slot)
+      EXCLUDES(send_mu_, recv_mu_);
+  // SpinBudget: how long a lone waiter spins on its slot before sleeping.
+  std::chrono::nanoseconds SpinBudget() const;
+  // DaemonGone: the socket says signetd closed or died.
+  bool DaemonGone() const;
   // FlushLocked: Flush with send_mu_ held.
   Status FlushLocked() REQUIRES(send_mu_) EXCLUDES(recv_mu_);
   // ReadMore reads once from the stream and returns every whole reply.
@@ -105,7 +139,12 @@ class Client::Impl {
   std::optional<Error> Broken() const EXCLUDES(recv_mu_);
 
   std::unique_ptr<Stream> stream_;
+  std::unique_ptr<proto::ring::ClientRing> ring_;  // null: the socket alone
+  int socket_fd_ = -1;
+  std::chrono::milliseconds timeout_{0};
   std::atomic<std::uint64_t> next_id_{1};
+  // The recent ring round trip (ns, moving average), for SpinBudget.
+  std::atomic<std::uint64_t> ring_round_trip_ns_{0};
 
   base::Mutex send_mu_ ACQUIRED_BEFORE(recv_mu_);
   // Framed requests not yet written (may hold PINs).
@@ -133,6 +172,9 @@ class Client::Impl {
   // Received, not yet waited for.
   std::map<std::uint64_t, std::shared_ptr<const ReplyFrame>> replies_ GUARDED_BY(recv_mu_);
   std::optional<Error> broken_ GUARDED_BY(recv_mu_);
+  // Requests sent through the ring, by id: their slots. Also in in_flight_,
+  // since a reply too large for its slot comes on the socket.
+  std::map<std::uint64_t, std::uint32_t> ring_slots_ GUARDED_BY(recv_mu_);
 };
 
 }  // namespace signet::client

@@ -151,6 +151,8 @@ Result<ServerStats> DecodeStats(const ReplyFrame& frame) {
   stats.busy_rejections = body->busy_rejections();
   stats.completed = body->completed();
   stats.ran_on_event_loop = body->ran_on_event_loop();
+  stats.ring_requests = body->ring_requests();
+  stats.ring_connections = body->ring_connections();
   stats.connections = body->connections();
   stats.sessions = body->sessions();
   if (body->phases() != nullptr) {

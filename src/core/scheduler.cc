@@ -124,6 +124,16 @@ Scheduler::Stats Scheduler::stats() const {
   return Stats{threads_.size(), max_queued_, queued_, peak_, rejected_, completed_, ran_here_};
 }
 
+bool Scheduler::HasQueued() const {
+  base::MutexLock lock(&mu_);
+  return queued_ != 0;
+}
+
+std::size_t Scheduler::Load() const {
+  base::MutexLock lock(&mu_);
+  return queued_ + running_;
+}
+
 void Scheduler::WorkerLoop() {
   for (;;) {
     Item item;

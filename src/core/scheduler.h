@@ -88,6 +88,11 @@ class Scheduler {
   void Stop() EXCLUDES(mu_);
 
   Stats stats() const EXCLUDES(mu_);
+  // HasQueued: some task waits for a worker (a worker that could go on with
+  // its own connection's work yields to it instead: fairness).
+  bool HasQueued() const EXCLUDES(mu_);
+  // Load: tasks queued plus running (a task asking counts itself).
+  std::size_t Load() const EXCLUDES(mu_);
   std::size_t workers() const { return threads_.size(); }
 
  private:

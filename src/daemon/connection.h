@@ -25,13 +25,19 @@
 // connection already closed is dropped.
 #pragma once
 
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +45,7 @@
 #include "base/mutex.h"
 #include "base/secure_bytes.h"
 #include "daemon/log.h"
+#include "daemon/ring_channel.h"
 #include "daemon/server.h"
 
 namespace signet::daemon {
@@ -133,6 +140,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       LowestLayer().close(ignored);
     }
     timer_.cancel();
+    if (ring_) {
+      ring_->Close();
+      server_.CountRing(false);
+    }
     std::size_t dropped = server_.scheduler().Cancel(client_->id());
     // Session objects and logins end with the connection. That may wait for
     // a PIN check of the same token, so it runs on a worker, behind any
@@ -183,6 +194,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
     const auto idle_timeout = server_.options().idle_timeout;
     if (idle_timeout.count() <= 0) return;
+    const Clock::time_point ring_activity{
+        std::chrono::nanoseconds(last_ring_request_ns_.load(std::memory_order_relaxed))};
+    last_activity_ = std::max(last_activity_, ring_activity);
     const auto now = Clock::now();
     if (now - last_activity_ < idle_timeout) {
       ArmTimer(std::chrono::duration_cast<std::chrono::milliseconds>(last_activity_ +
@@ -325,12 +339,23 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   void HandleFrame(std::span<const std::uint8_t> payload) EXCLUDES(write_mu_) {
+    const bool first_request = requests_seen_++ == 0;
+    if (payload.empty() && ring_) {
+      RingDoorbell();
+      return;
+    }
     std::uint64_t start = core::NowNs();
     const wire::Request* request = VerifyRequest(payload);
     server_.hsm().counters().Add(core::Phase::kDecode, core::NowNs() - start);
     if (request == nullptr) {
       Send(ErrorFrame(0, SIGNET_RV_MALFORMED_MESSAGE, "frame is not a valid signet Request"));
       return;
+    }
+    if constexpr (std::is_same_v<Stream, UnixSocket>) {
+      if (request->body_type() == wire::RequestBody::AttachRingRequest) {
+        AttachRing(request->id(), first_request);
+        return;
+      }
     }
     const Route route =
         RouteFor(*request, reader_.buffered(), last_sign_ns_.load(std::memory_order_relaxed));
@@ -372,6 +397,148 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       Send(server_.draining() ? ErrorFrame(id, SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
                               : ErrorFrame(id, SIGNET_RV_BUSY, "work queue full; retry"));
     }
+  }
+
+  // AttachRing answers AttachRingRequest `id`: it makes the connection's
+  // ring and sends its memfd with the reply (SCM_RIGHTS). Only as the first
+  // request, with nothing in flight, so the descriptor rides on the only
+  // bytes in the socket.
+  void AttachRing(std::uint64_t id, bool first_request) EXCLUDES(write_mu_) {
+    if (server_.options().no_shared_memory) {
+      Send(ErrorFrame(id, CKR_FUNCTION_NOT_SUPPORTED,
+                      "shared-memory rings are off (signetd --no-shared-memory)"));
+      return;
+    }
+    if (!first_request || ring_ || reader_.buffered() != 0) {
+      Send(ErrorFrame(id, CKR_FUNCTION_REJECTED,
+                      "AttachRing must be a connection's first and only request in flight"));
+      return;
+    }
+    int fd = -1;
+    Result<std::shared_ptr<RingChannel>> ring =
+        RingChannel::Create(&fd, server_.scheduler().workers());
+    if (!ring.ok()) {
+      Log("shared-memory ring refused peer=" + peer_ + ": " + ring.error().message);
+      Send(ErrorFrame(id, CKR_DEVICE_MEMORY, "signetd could not make a shared-memory ring"));
+      return;
+    }
+    std::vector<std::uint8_t> frame = AttachRingFrame(id);
+    bool sent = false;
+    {
+      base::MutexLock lock(&write_mu_);
+      if (!closed_ && !writing_ && writes_.empty()) {
+        iovec data{frame.data(), frame.size()};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof(control);
+        cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+        // A fresh connection's socket buffer is empty: the small frame goes
+        // whole or the connection is not worth keeping.
+        ssize_t n = ::sendmsg(stream_.native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+        sent = n == static_cast<ssize_t>(frame.size());
+      }
+    }
+    ::close(fd);
+    if (!sent) {
+      Log("shared-memory ring: the reply could not be sent peer=" + peer_);
+      Close();
+      return;
+    }
+    ring_ = std::move(ring).value();
+    server_.CountRing(true);
+  }
+
+  // RingDoorbell: the client submitted to its ring while no worker was
+  // draining it. A drain starts on a worker; when the work queue is full,
+  // the ring's waiting requests are answered busy, as on the socket.
+  void RingDoorbell() {
+    if (!ring_->StartDrain()) return;
+    if (!server_.draining() &&
+        server_.scheduler().Submit(client_->id(),
+                                   [self = this->shared_from_this()] { self->DrainRing(); })) {
+      return;
+    }
+    DrainRing(true);  // refuse
+  }
+
+  // DrainRing, on a worker: take a request from the ring, run it, write its
+  // reply back; go on while the ring has requests, yielding the worker
+  // when other connections' tasks wait (the scheduler's fairness). `refuse`
+  // answers every request busy (or shutting down) instead.
+  void DrainRing(bool refuse = false) {
+    std::uint32_t slot = 0;
+    SecureBytes payload;
+    std::string why;
+    // A worker may wait on the ring only while it has nothing else to do.
+    const std::function<bool()> may_spin = [this, refuse] {
+      return !refuse && server_.scheduler().Load() <= 1;
+    };
+    for (;;) {
+      switch (ring_->TakeNext(&slot, &payload, &why, may_spin)) {
+        case RingChannel::Next::kIdle:
+        case RingChannel::Next::kClosed:
+          return;
+        case RingChannel::Next::kCorrupt:
+          Log("shared-memory ring broken by the client peer=" + peer_ + ": " + why +
+              "; closing the connection");
+          asio::post(server_.io(), [self = this->shared_from_this()] { self->Close(); });
+          return;
+        case RingChannel::Next::kRequest:
+          break;
+      }
+      last_ring_request_ns_.store(core::NowNs(), std::memory_order_relaxed);
+      server_.CountRingRequest();
+      if (!refuse && ring_->AddDrain() &&
+          !server_.scheduler().Submit(client_->id(),
+                                      [self = this->shared_from_this()] { self->DrainRing(); })) {
+        ring_->DrainNotStarted();
+      }
+      RunRingRequest(slot, payload, refuse);
+      explicit_bzero(payload.data(), payload.size());
+      if (!refuse && server_.scheduler().HasQueued() &&
+          server_.scheduler().Submit(client_->id(),
+                                     [self = this->shared_from_this()] { self->DrainRing(); })) {
+        return;  // still counted active: the queued task looks at the ring next
+      }
+    }
+  }
+
+  // RunRingRequest runs one request from ring slot `slot` and puts its
+  // reply in the slot, or on the socket when it does not fit there.
+  void RunRingRequest(std::uint32_t slot, const SecureBytes& payload, bool refuse)
+      EXCLUDES(write_mu_) {
+    std::uint64_t start = core::NowNs();
+    const wire::Request* request = VerifyRequest(payload);
+    server_.hsm().counters().Add(core::Phase::kDecode, core::NowNs() - start);
+    std::vector<std::uint8_t> frame;
+    if (request == nullptr) {
+      frame = ErrorFrame(0, SIGNET_RV_MALFORMED_MESSAGE, "ring slot holds no valid signet Request");
+    } else if (refuse || server_.draining()) {
+      frame = server_.draining()
+                  ? ErrorFrame(request->id(), SIGNET_RV_SHUTTING_DOWN, "daemon is shutting down")
+                  : ErrorFrame(request->id(), SIGNET_RV_BUSY, "work queue full; retry");
+    } else if (request->body_type() == wire::RequestBody::AttachRingRequest) {
+      frame = ErrorFrame(request->id(), CKR_FUNCTION_REJECTED, "AttachRing on the ring");
+    } else {
+      frame = Execute(*request, request->body_type() == wire::RequestBody::SignRequest);
+    }
+    std::span<const std::uint8_t> reply(frame);
+    if (ring_->Reply(slot, reply.subspan(proto::kFrameHeaderSize))) return;
+    const std::size_t size = frame.size();
+    {
+      base::MutexLock lock(&write_mu_);
+      ++in_flight_;
+      in_flight_bytes_ += size;
+    }
+    Reply(std::move(frame), size);  // rings exist on the Unix socket only: a direct send
+    ring_->ReplyOnSocket(slot);
   }
 
   // Execute runs `request` and returns its framed reply; for a signature
@@ -514,11 +681,17 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   bool writing_ GUARDED_BY(write_mu_) = false;
   Clock::time_point last_write_ GUARDED_BY(write_mu_) = {};  // last write progress
   bool closed_ GUARDED_BY(write_mu_) = false;
+  // The connection's shared-memory ring (Unix socket, after AttachRing):
+  // set on the loop before any drain task exists, then only read.
+  std::shared_ptr<RingChannel> ring_;
+  // When a drain last took a request: ring traffic is activity too.
+  std::atomic<std::uint64_t> last_ring_request_ns_{0};
   // The last signature's execute time; unknown (so never inline) at first.
   std::atomic<std::uint64_t> last_sign_ns_{~std::uint64_t{0}};
   // Event loop only:
   Clock::time_point last_activity_{};
   bool handshaking_ = false;
+  std::uint64_t requests_seen_ = 0;
   bool reading_ = false;
   bool paused_ = false;  // requests left in the buffer until replies drain
   bool eof_ = false;     // the client half-closed

@@ -15,6 +15,7 @@
 #include "daemon/request_labels.h"
 #include "daemon/wire_convert.h"
 #include "proto/framing.h"
+#include "proto/shm_ring.h"
 #include "signet/version.hpp"
 
 namespace signet::daemon {
@@ -317,13 +318,14 @@ Reply GetStats(Ctx& c, const wire::Request&) {
                                            p.generated, p.taken, p.misses, p.generate_ns));
     }
   }
-  return Body(ResponseBody::StatsResponse,
-              wire::CreateStatsResponse(c.fbb, sched.workers, sched.capacity, sched.depth,
-                                        sched.peak, sched.rejected, sched.completed, conns,
-                                        c.hsm.open_sessions(), c.fbb.CreateVector(phases),
-                                        cache.hits, cache.misses, cache.evictions, cache.size,
-                                        cache.capacity, c.fbb.CreateVector(pools),
-                                        sched.ran_here));
+  return Body(
+      ResponseBody::StatsResponse,
+      wire::CreateStatsResponse(
+          c.fbb, sched.workers, sched.capacity, sched.depth, sched.peak, sched.rejected,
+          sched.completed, conns, c.hsm.open_sessions(), c.fbb.CreateVector(phases), cache.hits,
+          cache.misses, cache.evictions, cache.size, cache.capacity, c.fbb.CreateVector(pools),
+          sched.ran_here, c.view.ring_requests ? c.view.ring_requests->load() : 0,
+          c.view.ring_connections ? c.view.ring_connections->load() : 0));
 }
 
 using Handler = Reply (*)(Ctx&, const wire::Request&);
@@ -430,6 +432,15 @@ std::size_t ReplySizeBound(const wire::Request& request, std::size_t max_frame_s
       break;
   }
   return std::min(bound, max_frame_size + proto::kFrameHeaderSize);
+}
+
+std::vector<std::uint8_t> AttachRingFrame(std::uint64_t id) {
+  namespace ring = proto::ring;
+  fb::FlatBufferBuilder fbb(128);
+  auto body = wire::CreateAttachRingResponse(fbb, ring::kVersion, ring::kSlotCount,
+                                             static_cast<std::uint32_t>(ring::kSlotSize),
+                                             ring::kRegionSize);
+  return Finish(fbb, id, Reply{CKR_OK, {}, ResponseBody::AttachRingResponse, body.Union()});
 }
 
 const wire::Request* VerifyRequest(std::span<const std::uint8_t> payload) {

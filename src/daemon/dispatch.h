@@ -29,6 +29,10 @@ class AuditLog;
 struct ServerView {
   const core::Scheduler* scheduler = nullptr;
   const std::atomic<std::size_t>* connections = nullptr;
+  // Requests taken from shared-memory rings, and connections with a ring
+  // now (null: not counted).
+  std::atomic<std::uint64_t>* ring_requests = nullptr;
+  std::atomic<std::size_t>* ring_connections = nullptr;
   // Each dispatched request is counted here once (null: not counted).
   core::RequestMetrics* requests = nullptr;
   // No reply frame is larger than this (ServerOptions::max_frame_size).
@@ -52,6 +56,10 @@ std::vector<std::uint8_t> Dispatch(core::Hsm& hsm, core::ClientState& client,
 // ErrorFrame builds a framed body-less response: for errors found before a
 // request could be dispatched (malformed frame, version, busy).
 std::vector<std::uint8_t> ErrorFrame(std::uint64_t id, CK_RV rv, std::string_view message);
+
+// AttachRingFrame builds the framed AttachRingResponse for request `id`:
+// the ring layout of proto/shm_ring.h (the memfd travels beside it).
+std::vector<std::uint8_t> AttachRingFrame(std::uint64_t id);
 
 // VerifyRequest checks `payload` with the FlatBuffers verifier; on success
 // returns the request, otherwise nullptr.

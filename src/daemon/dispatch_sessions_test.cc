@@ -53,6 +53,17 @@ void GetStatsOk(DispatchFixture& t) {
   EXPECT_EQ(stats->pools()->size(), 0u);  // no key pool
 }
 
+// AttachRing belongs to the Unix connection (Connection::AttachRing makes the
+// ring and passes its memfd on the socket); Dispatch has no socket and
+// refuses it on the event loop, so no other transport can ask for one.
+void AttachRingIsTheConnections(DispatchFixture& t) {
+  Ran ran = t.Run(RequestBody::AttachRingRequest,
+                  [](auto& fbb) { return wire::CreateAttachRingRequest(fbb); });
+  EXPECT_EQ(ran.rv(), CKR_FUNCTION_NOT_SUPPORTED);
+  EXPECT_EQ(ran.route, Route::kEventLoop);
+  EXPECT_EQ(ran.audit, "");
+}
+
 void OpenSessionOk(DispatchFixture& t) {
   Ran ran = t.Run(RequestBody::OpenSessionRequest,
                   [](auto& fbb) { return wire::CreateOpenSessionRequest(fbb, 0, kRw); });
@@ -254,6 +265,7 @@ ScenarioTable SessionScenarios() {
       {RequestBody::InitPinRequest, {InitPinOk, InitPinRefused}},
       {RequestBody::SetPinRequest, {SetPinOk, SetPinRefused}},
       {RequestBody::GetStatsRequest, {GetStatsOk, nullptr}},
+      {RequestBody::AttachRingRequest, {AttachRingIsTheConnections, nullptr}},
   };
 }
 

@@ -202,6 +202,12 @@ void RenderConnections(PrometheusText& out, const Server& server) {
     out.Sample("signet_connections_accepted_total", {{"transport", name}},
                static_cast<double>(c->accepted.load(std::memory_order_relaxed)));
   }
+  out.Family("signet_ring_connections_open", "gauge",
+             "Unix connections with a shared-memory ring, open now.");
+  out.Sample("signet_ring_connections_open", {}, static_cast<double>(server.ring_connections()));
+  out.Family("signet_ring_requests_total", "counter",
+             "Requests taken from shared-memory rings since start.");
+  out.Sample("signet_ring_requests_total", {}, static_cast<double>(server.ring_requests()));
 }
 
 void RenderProcess(PrometheusText& out) {

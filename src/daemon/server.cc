@@ -92,6 +92,8 @@ Server::Server(asio::io_context& io, core::Hsm& hsm, core::Scheduler& scheduler,
   request_metrics_ = std::make_unique<core::RequestMetrics>();
   view_.scheduler = &scheduler_;
   view_.connections = &connection_count_;
+  view_.ring_requests = &ring_requests_;
+  view_.ring_connections = &ring_connections_;
   view_.requests = request_metrics_.get();
   view_.max_frame_size = options_.max_frame_size;
   view_.audit_log = options_.audit_log;

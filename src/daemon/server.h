@@ -70,6 +70,8 @@ struct ServerOptions {
   // primary or supplementary group) may connect; the socket is then 0660
   // with this group instead of 0600.
   std::optional<gid_t> allow_group;
+  // Refuse AttachRing: Unix clients then use the socket for every request.
+  bool no_shared_memory = false;
   std::size_t max_frame_size = proto::kDefaultMaxFrameSize;
   // A connection stops taking requests while the replies waiting to be
   // written plus the bound of every reply still being computed reach this
@@ -158,6 +160,19 @@ class Server {
   // unix_connections / tls_connections: connections per transport.
   const TransportCounters& unix_connections() const { return unix_connections_; }
   const TransportCounters& tls_connections() const { return tls_connections_; }
+  // ring_requests / ring_connections: the shared-memory rings' traffic
+  // (requests taken) and how many connections have one now.
+  std::uint64_t ring_requests() const { return ring_requests_.load(std::memory_order_relaxed); }
+  std::size_t ring_connections() const { return ring_connections_.load(std::memory_order_relaxed); }
+  // For connections with a ring: one request taken; a ring made or closed.
+  void CountRingRequest() { ring_requests_.fetch_add(1, std::memory_order_relaxed); }
+  void CountRing(bool opened) {
+    if (opened) {
+      ring_connections_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      ring_connections_.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
   // request_metrics: every dispatched request's counts and latency (Dispatch
   // records them through ServerView::requests).
   const core::RequestMetrics& request_metrics() const { return *request_metrics_; }
@@ -206,6 +221,8 @@ class Server {
   std::atomic<std::size_t> connection_count_{0};
   TransportCounters unix_connections_;
   TransportCounters tls_connections_;
+  std::atomic<std::uint64_t> ring_requests_{0};
+  std::atomic<std::size_t> ring_connections_{0};
   std::unique_ptr<core::RequestMetrics> request_metrics_;
   ServerView view_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;

@@ -435,6 +435,9 @@ int main(int argc, char** argv) {
                  "a TLS client presenting this certificate (PEM) is an administrator");
   app.add_option("--allow-group", args.allow_group,
                  "also let this group (GID or name) connect to the Unix socket (made 0660)");
+  app.add_flag("--no-shared-memory", args.server.no_shared_memory,
+               "refuse the shared-memory ring on the Unix socket: every request goes through "
+               "the socket (docs/PROTOCOL.md \"The shared-memory ring\")");
   app.add_option("--max-connections", args.server.max_connections,
                  "open connections in total (kept below RLIMIT_NOFILE - --fd-reserve)")
       ->check(CLI::PositiveNumber)

@@ -29,6 +29,7 @@ std::string* KeyField(const std::string& key, ModuleConfig& config) {
       {"tls_key", &ModuleConfig::tls_key},
       {"tls_server_name", &ModuleConfig::tls_server_name},
       {"timeout", &ModuleConfig::timeout},
+      {"shared_memory", &ModuleConfig::shared_memory},
   };
   for (const Row& row : kRows) {
     if (key == row.key) return &(config.*row.field);
@@ -80,6 +81,12 @@ Result<ModuleConfig> LoadModuleConfig() {
   }
   if (const char* socket = std::getenv("SIGNET_SOCKET"); socket != nullptr && *socket != '\0') {
     config.socket = socket;
+  }
+  if (const char* shm = std::getenv("SIGNET_SHARED_MEMORY"); shm != nullptr && *shm != '\0') {
+    config.shared_memory = shm;
+  }
+  if (config.shared_memory != "yes" && config.shared_memory != "no") {
+    return MakeError(CKR_DEVICE_ERROR, "shared_memory must be yes or no");
   }
   if (config.timeout.empty() ||
       config.timeout.find_first_not_of("0123456789") != std::string::npos ||

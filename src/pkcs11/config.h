@@ -5,7 +5,10 @@
 //   SIGNET_CONF    a config file of `key = value` lines ('#' starts a
 //                  comment): socket, tls_ca, tls_cert, tls_key, tls_server_name,
 //                  timeout (seconds one wait for the daemon may take; default
-//                  120, 0 = forever).
+//                  120, 0 = forever), shared_memory (yes or no: use
+//                  the shared-memory ring on a Unix socket; default yes).
+//   SIGNET_SHARED_MEMORY  yes or no; wins over the file (for comparisons
+//                  of the two local transports).
 // Without either, /etc/signet/pkcs11.conf (signet/paths.hpp
 // kModuleConfigPath) is read when it exists. When none of them names a
 // socket, the address is the installed service's, /run/signet/signetd.sock
@@ -26,6 +29,7 @@ struct ModuleConfig {
   std::string tls_key;
   std::string tls_server_name;
   std::string timeout = "120";  // seconds, validated by LoadModuleConfig
+  std::string shared_memory = "yes";  // "yes" or "no", validated by LoadModuleConfig
 };
 
 // ParseConfigText reads `key = value` lines into `config`, leaving keys the
@@ -35,7 +39,8 @@ struct ModuleConfig {
 
 // LoadModuleConfig applies the rules above. CKR_DEVICE_ERROR with a message
 // for a person when the file sets an empty socket or the file named by
-// SIGNET_CONF cannot be read or parsed, or its timeout is not a number.
+// SIGNET_CONF cannot be read or parsed, its timeout is not a number, or
+// shared_memory is neither yes nor no.
 [[nodiscard]] Result<ModuleConfig> LoadModuleConfig();
 
 }  // namespace signet::pkcs11

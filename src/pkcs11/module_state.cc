@@ -64,6 +64,7 @@ Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
     options.tls_key_file = config_->tls_key;
     options.tls_server_name = config_->tls_server_name;
     options.timeout = std::chrono::seconds(std::stoi(config_->timeout));
+    options.shared_memory = config_->shared_memory == "yes";
     return client::Client::Connect(options);
   }();
   if (made.ok()) {

@@ -149,9 +149,10 @@ std::unique_ptr<client::Client> DaemonTest::Connect() {
   return connected.ok() ? std::move(*connected) : nullptr;
 }
 
-Result<UserSession> DaemonTest::OpenUserSession() {
+Result<UserSession> DaemonTest::OpenUserSession(bool shared_memory) {
   UserSession user;
-  SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect({.address = socket_}));
+  SIGNET_ASSIGN_OR_RETURN(
+      user.client, client::Client::Connect({.address = socket_, .shared_memory = shared_memory}));
   SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, user.client->GetInfo());
   bool found = false;
   for (const client::SlotInfo& slot : info.slots) {

@@ -91,9 +91,10 @@ class DaemonTest : public ::testing::Test {
   // Connect opens a client connection to the daemon (asserting success).
   std::unique_ptr<client::Client> Connect();
 
-  // OpenUserSession: Connect + OpenSession on the token + user Login.
+  // OpenUserSession: Connect + OpenSession on the token + user Login;
+  // `shared_memory` as in client::ConnectOptions (false: the socket alone).
   // Thread-safe (touches no fixture state but the paths).
-  Result<UserSession> OpenUserSession();
+  Result<UserSession> OpenUserSession(bool shared_memory = true);
 
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
   const std::string& data_dir() const { return data_dir_; }

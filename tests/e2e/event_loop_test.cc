@@ -3,7 +3,8 @@
 // ran_on_event_loop: a client signing with P-256 one request at a time gets
 // them there (a worker's wake-up costs about as much as the signature);
 // RSA-2048 signatures, several times longer, always go to a worker. Every
-// signature verifies.
+// signature verifies. Over the socket alone: requests through the
+// shared-memory ring never touch the event loop (ring_test.cc).
 #include <gtest/gtest.h>
 
 #include "key_helpers.h"
@@ -49,7 +50,7 @@ class EventLoopTest : public DaemonTest {
   // key of `spec` and verifies each.
   SignRun SignSequentially(const std::string& spec, CK_MECHANISM_TYPE mechanism,
                            const crypto::SignParams& verify_params) {
-    auto user = OpenUserSession();
+    auto user = OpenUserSession(/*shared_memory=*/false);  // the socket's route
     EXPECT_TRUE(user.ok()) << user.error().message;
     if (!user.ok()) return {};
     auto pair = GenerateKeyPair(*user, spec, "event-loop", /*token=*/false);

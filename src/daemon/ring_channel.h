@@ -1,0 +1,98 @@
+// RingChannel: one connection's shared-memory ring on the daemon's side
+// (proto/shm_ring.h, docs/PROTOCOL.md "The shared-memory ring"): the
+// ServerRing and how many workers are draining it.
+//
+// A drain is a worker task that takes requests from the ring, runs them and
+// writes their replies back, until the ring is empty (Connection<Stream>::
+// DrainRing). While at least one drain is active the ring says so
+// (daemon_polling), and the client submits without a doorbell; the last
+// drain to leave clears it and looks once more, so a request submitted
+// meanwhile is never stranded. A drain that finds more waiting asks for a
+// second one (up to one per worker), so one connection's threads still use
+// every core.
+//
+// The last drain, finding the ring empty, may keep its worker on the ring
+// for up to kDrainSpin before it leaves, when the caller says the machine
+// has nothing else for it (may_spin) and the client's last doorbell came
+// within that time of the previous drain's end: a client in a tight loop
+// (one thread signing at a time) then never rings, and neither side sleeps.
+//
+// Thread contract: every member may be called from any thread; the
+// accounting is under mu_, never held while a request runs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "base/mutex.h"
+#include "base/secure_bytes.h"
+#include "proto/shm_ring.h"
+#include "signet/result.hpp"
+
+namespace signet::daemon {
+
+class RingChannel {
+ public:
+  // kDrainSpin: the longest the last drain waits on an empty ring.
+  static constexpr std::chrono::microseconds kDrainSpin{50};
+
+  // Create makes a ring; *fd receives its memfd, to send to the client and
+  // then close. At most `max_drains` drains run at once.
+  static Result<std::shared_ptr<RingChannel>> Create(int* fd, std::size_t max_drains);
+
+  // StartDrain: a doorbell came. True when the caller must start a drain
+  // (none is active); it then counts as active.
+  bool StartDrain() EXCLUDES(mu_);
+
+  // AddDrain: a drain holding a request sees more waiting. True when the
+  // caller should start another drain (counted active from now);
+  // DrainNotStarted undoes that when it could not be started.
+  bool AddDrain() EXCLUDES(mu_);
+  void DrainNotStarted() EXCLUDES(mu_);
+
+  enum class Next { kRequest, kIdle, kCorrupt, kClosed };
+  // TakeNext, for an active drain: the next request's slot and payload; or
+  // kIdle (the ring is empty and this drain has ended), kClosed (ended), or
+  // kCorrupt (ended; *why says what rule the client broke, and the ring is
+  // closed). `may_spin` says whether a worker is free to wait on the ring
+  // (asked only when spinning is in question; checked again while spinning).
+  Next TakeNext(std::uint32_t* slot, SecureBytes* payload, std::string* why,
+                const std::function<bool()>& may_spin) EXCLUDES(mu_);
+
+  // Reply / ReplyOnSocket: proto::ring::ServerRing's, for a taken slot.
+  bool Reply(std::uint32_t slot, std::span<const std::uint8_t> reply) {
+    return ring_.Reply(slot, reply);
+  }
+  void ReplyOnSocket(std::uint32_t slot) { ring_.ReplyOnSocket(slot); }
+
+  // Close ends the ring: drains stop at their next TakeNext and the
+  // client's waiters wake.
+  void Close() EXCLUDES(mu_);
+
+ private:
+  RingChannel(proto::ring::ServerRing ring, std::size_t max_drains)
+      : ring_(std::move(ring)), max_drains_(max_drains) {}
+
+  // EndDrainLocked: a drain leaves; the last one clears daemon_polling.
+  void EndDrainLocked() REQUIRES(mu_);
+  // SpinForRequest: waits up to kDrainSpin for a submission while
+  // `may_spin` holds; true when one came. Called without mu_ by the only
+  // active drain (so nothing else moves the ring's head meanwhile).
+  bool SpinForRequest(const std::function<bool()>& may_spin);
+
+  proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
+  const std::size_t max_drains_;
+  base::Mutex mu_;
+  std::size_t active_ GUARDED_BY(mu_) = 0;
+  bool closed_ GUARDED_BY(mu_) = false;
+  // When the last drain ended, and whether the client has lately come back
+  // within kDrainSpin of that (so a spin would have caught it).
+  std::uint64_t idle_since_ns_ GUARDED_BY(mu_) = 0;
+  bool spin_pays_ GUARDED_BY(mu_) = true;
+};
+
+}  // namespace signet::daemon

@@ -1,0 +1,312 @@
+#include "proto/shm_ring.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace signet::proto::ring {
+namespace {
+
+Error SystemError(const char* what) {
+  return MakeError(CKR_DEVICE_ERROR,
+                   std::string("shared-memory ring: ") + what + ": " + std::strerror(errno));
+}
+
+bool Answered(std::uint32_t state) { return state == kReplied || state == kReplyOnSocket; }
+
+// g_waiting: threads of this process waiting on any ring. A waiter spins
+// only while fewer than half the cores' worth wait, so spinners never take
+// the cores the daemon's workers need (one per spinner is what it costs).
+std::atomic<std::uint32_t> g_waiting{0};
+
+std::uint32_t SpinningWaiters() {
+  static const std::uint32_t kSpinners = std::max(1u, std::thread::hardware_concurrency() / 2);
+  return kSpinners;
+}
+
+}  // namespace
+
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+void WaitWord(Word& word, std::uint32_t expected, std::chrono::microseconds timeout) {
+  timespec ts{static_cast<time_t>(timeout.count() / 1'000'000),
+              static_cast<long>(timeout.count() % 1'000'000) * 1000};
+  // Not FUTEX_PRIVATE_FLAG: the waker is another process.
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr,
+          0);
+}
+
+void WakeWord(Word& word) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT32_MAX, nullptr,
+          nullptr, 0);
+}
+
+// ---------------------------------------------------------------- Region
+
+Result<Region> Region::Create(int* fd) {
+  int memfd = memfd_create("signet-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (memfd < 0) return SystemError("memfd_create");
+  // Sealed before the client sees it: a client that could shrink the file
+  // would make the daemon's next access to the mapping a SIGBUS.
+  if (ftruncate(memfd, static_cast<off_t>(kRegionSize)) != 0 ||
+      fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    Error error = SystemError("sizing and sealing the memfd");
+    close(memfd);
+    return error;
+  }
+  void* base = mmap(nullptr, kRegionSize, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (base == MAP_FAILED) {
+    Error error = SystemError("mmap");
+    close(memfd);
+    return error;
+  }
+  *fd = memfd;
+  return Region(static_cast<std::uint8_t*>(base), true);
+}
+
+Result<Region> Region::Map(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return SystemError("fstat");
+  if (static_cast<std::size_t>(st.st_size) != kRegionSize) {
+    return MakeError(CKR_DEVICE_ERROR, "shared-memory ring of " + std::to_string(st.st_size) +
+                                           " bytes, expected " + std::to_string(kRegionSize));
+  }
+  void* base = mmap(nullptr, kRegionSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return SystemError("mmap");
+  return Region(static_cast<std::uint8_t*>(base), true);
+}
+
+Region Region::Over(std::span<std::uint8_t> memory) { return Region(memory.data(), false); }
+
+Region::Region(Region&& other) noexcept : base_(other.base_), owned_(other.owned_) {
+  other.base_ = nullptr;
+  other.owned_ = false;
+}
+
+Region& Region::operator=(Region&& other) noexcept {
+  if (this != &other) {
+    if (owned_) munmap(base_, kRegionSize);
+    base_ = other.base_;
+    owned_ = other.owned_;
+    other.base_ = nullptr;
+    other.owned_ = false;
+  }
+  return *this;
+}
+
+Region::~Region() {
+  if (owned_) munmap(base_, kRegionSize);
+}
+
+// ---------------------------------------------------------------- ServerRing
+
+void ServerRing::Initialize() {
+  Header& h = region_.header();
+  h.magic = kMagic;
+  h.version = kVersion;
+  h.slot_count = kSlotCount;
+  h.slot_size = static_cast<std::uint32_t>(kSlotSize);
+  h.submit_tail.store(0, std::memory_order_relaxed);
+  h.submit_head.store(0, std::memory_order_relaxed);
+  h.daemon_polling.store(0, std::memory_order_relaxed);
+  h.closed.store(0, std::memory_order_relaxed);
+}
+
+ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why) {
+  Header& h = region_.header();
+  // Every word below is the client's: read once, checked, then used.
+  const std::uint32_t tail = h.submit_tail.load(std::memory_order_seq_cst);
+  const std::uint32_t count = tail - head_;
+  if (count == 0) return Take::kEmpty;
+  if (count > kSlotCount) {
+    *why = "more submissions than slots";
+    return Take::kCorrupt;
+  }
+  const std::uint32_t index = h.queue[head_ % kSlotCount].load(std::memory_order_relaxed);
+  if (index >= kSlotCount) {
+    *why = "slot number out of range";
+    return Take::kCorrupt;
+  }
+  SlotHeader& s = region_.slot(index);
+  std::uint32_t expected = kSubmitted;
+  if (!s.state.compare_exchange_strong(expected, kTaken, std::memory_order_acq_rel)) {
+    *why = "submitted slot is not in the submitted state";
+    return Take::kCorrupt;
+  }
+  const std::uint32_t length = s.request_length.load(std::memory_order_relaxed);
+  if (length == 0 || length > kSlotCapacity) {
+    *why = "request length out of range";
+    return Take::kCorrupt;
+  }
+  // One copy, then parse only the copy: the client may rewrite the slot at
+  // any moment. The slot's request may carry a PIN: wipe it there.
+  std::uint8_t* bytes = region_.payload(index);
+  payload->assign(bytes, bytes + length);
+  explicit_bzero(bytes, length);
+  ++head_;
+  h.submit_head.store(head_, std::memory_order_release);
+  *slot = index;
+  return Take::kRequest;
+}
+
+bool ServerRing::Pending() const {
+  return region_.header().submit_tail.load(std::memory_order_seq_cst) != head_;
+}
+
+void ServerRing::SetPolling(bool polling) {
+  region_.header().daemon_polling.store(polling ? 1 : 0, std::memory_order_seq_cst);
+}
+
+void ServerRing::Finish(std::uint32_t slot, SlotState state) {
+  SlotHeader& s = region_.slot(slot);
+  s.state.store(state, std::memory_order_seq_cst);
+  // Paired with the client's waiter store then state load (both seq_cst):
+  // one side always sees the other, so a sleeper is never missed, and a
+  // client that is still spinning costs no system call.
+  if (s.waiter.load(std::memory_order_seq_cst) != 0) WakeWord(s.state);
+}
+
+bool ServerRing::Reply(std::uint32_t slot, std::span<const std::uint8_t> reply) {
+  if (reply.size() > kSlotCapacity) return false;
+  std::memcpy(region_.payload(slot), reply.data(), reply.size());
+  region_.slot(slot).reply_length.store(static_cast<std::uint32_t>(reply.size()),
+                                        std::memory_order_relaxed);
+  Finish(slot, kReplied);
+  return true;
+}
+
+void ServerRing::ReplyOnSocket(std::uint32_t slot) { Finish(slot, kReplyOnSocket); }
+
+void ServerRing::Close() {
+  region_.header().closed.store(1, std::memory_order_seq_cst);
+  for (std::uint32_t i = 0; i < kSlotCount; ++i) {
+    if (region_.slot(i).waiter.load(std::memory_order_seq_cst) != 0)
+      WakeWord(region_.slot(i).state);
+  }
+}
+
+// ---------------------------------------------------------------- ClientRing
+
+Result<std::unique_ptr<ClientRing>> ClientRing::Attach(Region region) {
+  const Header& h = region.header();
+  if (h.magic != kMagic || h.version != kVersion || h.slot_count != kSlotCount ||
+      h.slot_size != kSlotSize) {
+    return MakeError(CKR_DEVICE_ERROR, "shared-memory ring has another layout");
+  }
+  return std::unique_ptr<ClientRing>(new ClientRing(std::move(region)));
+}
+
+ClientRing::ClientRing(Region region) : region_(std::move(region)) {
+  base::MutexLock lock(&mu_);
+  for (std::uint32_t i = kSlotCount; i > 0; --i) free_.push_back(i - 1);
+}
+
+std::optional<std::uint32_t> ClientRing::Acquire() {
+  base::MutexLock lock(&mu_);
+  if (free_.empty()) return std::nullopt;
+  std::uint32_t slot = free_.back();
+  free_.pop_back();
+  return slot;
+}
+
+void ClientRing::Submit(std::uint32_t slot, std::span<const std::uint8_t> payload) {
+  SlotHeader& s = region_.slot(slot);
+  std::memcpy(region_.payload(slot), payload.data(), payload.size());
+  s.request_length.store(static_cast<std::uint32_t>(payload.size()), std::memory_order_relaxed);
+  s.reply_length.store(0, std::memory_order_relaxed);
+  s.state.store(kSubmitted, std::memory_order_release);
+  {
+    base::MutexLock lock(&mu_);
+    Header& h = region_.header();
+    h.queue[tail_ % kSlotCount].store(slot, std::memory_order_relaxed);
+    ++tail_;
+    h.submit_tail.store(tail_, std::memory_order_seq_cst);
+  }
+  unannounced_.store(true, std::memory_order_seq_cst);
+}
+
+bool ClientRing::NeedsDoorbell() {
+  if (!unannounced_.exchange(false, std::memory_order_seq_cst)) return false;
+  // Paired with the daemon's SetPolling(false) then Pending(): if the
+  // daemon's check missed our submission, this load sees polling == 0.
+  return region_.header().daemon_polling.load(std::memory_order_seq_cst) == 0;
+}
+
+ClientRing::Wait ClientRing::WaitFor(std::uint32_t slot, std::chrono::microseconds timeout,
+                                     std::chrono::nanoseconds spin) {
+  using Clock = std::chrono::steady_clock;
+  SlotHeader& s = region_.slot(slot);
+  const bool may_spin = g_waiting.fetch_add(1, std::memory_order_relaxed) < SpinningWaiters();
+  struct Leave {
+    ~Leave() { g_waiting.fetch_sub(1, std::memory_order_relaxed); }
+  } leave;
+  auto outcome = [](std::uint32_t state) {
+    return state == kReplied ? Wait::kReplied : Wait::kReplyOnSocket;
+  };
+  if (may_spin && spin.count() > 0) {
+    const auto until = Clock::now() + spin;
+    do {
+      for (int i = 0; i < 64; ++i) {
+        std::uint32_t state = s.state.load(std::memory_order_acquire);
+        if (Answered(state)) return outcome(state);
+        CpuRelax();
+      }
+    } while (Clock::now() < until);
+  }
+  const auto deadline = Clock::now() + timeout;
+  s.waiter.store(1, std::memory_order_seq_cst);
+  Wait result = Wait::kTimeout;
+  for (;;) {
+    std::uint32_t state = s.state.load(std::memory_order_seq_cst);
+    if (Answered(state)) {
+      result = outcome(state);
+      break;
+    }
+    if (closed()) {
+      result = Wait::kClosed;
+      break;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    WaitWord(s.state, state, std::chrono::duration_cast<std::chrono::microseconds>(deadline - now));
+  }
+  s.waiter.store(0, std::memory_order_relaxed);
+  return result;
+}
+
+std::span<const std::uint8_t> ClientRing::ReplyPayload(std::uint32_t slot) const {
+  std::uint32_t length = region_.slot(slot).reply_length.load(std::memory_order_acquire);
+  return {region_.payload(slot), std::min<std::size_t>(length, kSlotCapacity)};
+}
+
+void ClientRing::Release(std::uint32_t slot) {
+  SlotHeader& s = region_.slot(slot);
+  std::size_t used = std::max(s.request_length.load(std::memory_order_relaxed),
+                              s.reply_length.load(std::memory_order_relaxed));
+  explicit_bzero(region_.payload(slot), std::min(used, kSlotCapacity));
+  s.state.store(kFree, std::memory_order_release);
+  base::MutexLock lock(&mu_);
+  free_.push_back(slot);
+}
+
+bool ClientRing::closed() const {
+  return region_.header().closed.load(std::memory_order_seq_cst) != 0;
+}
+
+}  // namespace signet::proto::ring
