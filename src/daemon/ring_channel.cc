@@ -1,5 +1,7 @@
 #include "daemon/ring_channel.h"
 
+#include <algorithm>
+
 #include "core/stats.h"
 
 namespace signet::daemon {
@@ -11,13 +13,17 @@ Result<std::shared_ptr<RingChannel>> RingChannel::Create(int* fd, std::size_t ma
   return std::shared_ptr<RingChannel>(new RingChannel(std::move(ring), max_drains));
 }
 
+namespace {
+
+constexpr std::uint64_t kMaxDrainSpinNs =
+    std::chrono::nanoseconds(RingChannel::kMaxDrainSpin).count();
+
+}  // namespace
+
 bool RingChannel::StartDrain() {
   base::MutexLock lock(&mu_);
   if (closed_ || active_ > 0) return false;
-  // A doorbell soon after the last drain left: a spin would have caught
-  // this request, so the next drain spins.
-  spin_pays_ = core::NowNs() - idle_since_ns_ <
-               static_cast<std::uint64_t>(std::chrono::nanoseconds(kDrainSpin).count());
+  if (idle_since_ns_ != 0) NoteGapLocked(core::NowNs() - idle_since_ns_);
   active_ = 1;
   ring_.SetPolling(true);
   return true;
@@ -35,17 +41,27 @@ void RingChannel::DrainNotStarted() {
   EndDrainLocked();
 }
 
-void RingChannel::EndDrainLocked() {
-  if (active_ > 0) --active_;
-  if (active_ == 0) {
-    ring_.SetPolling(false);
-    idle_since_ns_ = core::NowNs();
-  }
+void RingChannel::NoteGapLocked(std::uint64_t gap_ns) {
+  // A pause of many spins' length says nothing about a tight loop: it
+  // counts as one long gap, which turns spinning off until short gaps
+  // bring the average down again.
+  gap_ns = std::min(gap_ns, 4 * kMaxDrainSpinNs);
+  gap_ns_ = gap_ns_ == 0 ? gap_ns : (gap_ns_ * 3 + gap_ns) / 4;
 }
 
-bool RingChannel::SpinForRequest(const std::function<bool()>& may_spin) {
-  const std::uint64_t until =
-      core::NowNs() + static_cast<std::uint64_t>(std::chrono::nanoseconds(kDrainSpin).count());
+std::uint64_t RingChannel::SpinBudgetNsLocked() const {
+  if (overlap_ >= 256 / 8) return 0;
+  if (gap_ns_ == 0) return kMaxDrainSpinNs / 2;  // unknown: try once
+  if (gap_ns_ >= kMaxDrainSpinNs) return 0;
+  return std::min(kMaxDrainSpinNs, 2 * gap_ns_);
+}
+
+void RingChannel::EndDrainLocked() {
+  if (active_ > 0) --active_;
+  if (active_ == 0) ring_.SetPolling(false);
+}
+
+bool RingChannel::SpinForRequest(std::uint64_t until, const std::function<bool()>& may_spin) {
   do {
     for (int i = 0; i < 64; ++i) {
       if (ring_.Pending()) return true;
@@ -66,6 +82,7 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
     const char* broken = nullptr;
     switch (ring_.TakeNext(slot, payload, &broken)) {
       case proto::ring::ServerRing::Take::kRequest:
+        overlap_ = (overlap_ * 15 + (active_ > 1 || ring_.Pending() ? 256 : 0)) / 16;
         return Next::kRequest;
       case proto::ring::ServerRing::Take::kCorrupt:
         *why = broken;
@@ -76,14 +93,21 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
       case proto::ring::ServerRing::Take::kEmpty:
         break;
     }
-    if (active_ == 1 && spin_pays_ && may_spin()) {
+    const std::uint64_t empty_at = core::NowNs();
+    const std::uint64_t budget = active_ == 1 ? SpinBudgetNsLocked() : 0;
+    if (budget > 0 && may_spin()) {
       lock.Unlock();
-      const bool came = SpinForRequest(may_spin);
+      const bool came = SpinForRequest(empty_at + budget, may_spin);
       lock.Lock();
-      if (came) continue;
-      spin_pays_ = false;  // until a doorbell says the client is quick again
+      if (came) {
+        NoteGapLocked(core::NowNs() - empty_at);
+        continue;
+      }
     }
     EndDrainLocked();
+    // The gap a doorbell measures runs from here, the empty ring, so a
+    // spin that just missed does not shorten it.
+    if (active_ == 0) idle_since_ns_ = empty_at;
     // The last drain to leave looks once more after clearing
     // daemon_polling: a client that submitted before seeing it cleared rang
     // no doorbell, and its request is found here.

@@ -12,10 +12,14 @@
 // every core.
 //
 // The last drain, finding the ring empty, may keep its worker on the ring
-// for up to kDrainSpin before it leaves, when the caller says the machine
-// has nothing else for it (may_spin) and the client's last doorbell came
-// within that time of the previous drain's end: a client in a tight loop
-// (one thread signing at a time) then never rings, and neither side sleeps.
+// a little before it leaves: when the caller says the worker has nothing
+// else to do (may_spin), and the client's gap (from an empty ring to its
+// next request, a moving average) is under kMaxDrainSpin, it waits up to
+// twice that gap, unless the client lately had several requests in the
+// ring at once (its threads then need the cores). A client in a tight loop
+// (one thread signing at a time, verifying each signature between
+// requests) then never rings, and neither side sleeps; a client with
+// longer pauses, or many threads, costs no spinning.
 //
 // Thread contract: every member may be called from any thread; the
 // accounting is under mu_, never held while a request runs.
@@ -37,8 +41,9 @@ namespace signet::daemon {
 
 class RingChannel {
  public:
-  // kDrainSpin: the longest the last drain waits on an empty ring.
-  static constexpr std::chrono::microseconds kDrainSpin{50};
+  // kMaxDrainSpin: the longest the last drain waits on an empty ring; a
+  // client whose gap is longer gets no spin.
+  static constexpr std::chrono::microseconds kMaxDrainSpin{200};
 
   // Create makes a ring; *fd receives its memfd, to send to the client and
   // then close. At most `max_drains` drains run at once.
@@ -79,20 +84,28 @@ class RingChannel {
 
   // EndDrainLocked: a drain leaves; the last one clears daemon_polling.
   void EndDrainLocked() REQUIRES(mu_);
-  // SpinForRequest: waits up to kDrainSpin for a submission while
+  // SpinForRequest: waits until `until_ns` for a submission while
   // `may_spin` holds; true when one came. Called without mu_ by the only
   // active drain (so nothing else moves the ring's head meanwhile).
-  bool SpinForRequest(const std::function<bool()>& may_spin);
+  bool SpinForRequest(std::uint64_t until_ns, const std::function<bool()>& may_spin);
+  // SpinBudgetNsLocked: how long the last drain waits (0: it does not).
+  std::uint64_t SpinBudgetNsLocked() const REQUIRES(mu_);
+  // NoteGapLocked folds one observed client gap into gap_ns_.
+  void NoteGapLocked(std::uint64_t gap_ns) REQUIRES(mu_);
 
   proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
   const std::size_t max_drains_;
   base::Mutex mu_;
   std::size_t active_ GUARDED_BY(mu_) = 0;
   bool closed_ GUARDED_BY(mu_) = false;
-  // When the last drain ended, and whether the client has lately come back
-  // within kDrainSpin of that (so a spin would have caught it).
+  // When the ring was last found empty by a drain that then left (0:
+  // never), and the client's gap: the moving average of the time from an
+  // empty ring to its next request (0: not yet known).
   std::uint64_t idle_since_ns_ GUARDED_BY(mu_) = 0;
-  bool spin_pays_ GUARDED_BY(mu_) = true;
+  std::uint64_t gap_ns_ GUARDED_BY(mu_) = 0;
+  // How often (moving average, 1/256ths) a taken request had company: more
+  // waiting behind it, or another drain busy.
+  std::uint32_t overlap_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace signet::daemon

@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <thread>
 
 namespace signet::proto::ring {
 namespace {
@@ -24,14 +23,22 @@ Error SystemError(const char* what) {
 
 bool Answered(std::uint32_t state) { return state == kReplied || state == kReplyOnSocket; }
 
-// g_waiting: threads of this process waiting on any ring. A waiter spins
-// only while fewer than half the cores' worth wait, so spinners never take
-// the cores the daemon's workers need (one per spinner is what it costs).
+// g_waiting: threads of this process waiting on any ring now; g_overlap:
+// how often (a moving average, in 1/256ths) a wait began while another
+// thread of the process was waiting too. A spinner takes a whole core, so
+// a waiter spins only while the process looks like one thread issuing one
+// request at a time (the other threads' work, and the daemon's, need the
+// rest of the machine): no other waiter now, and rarely one lately.
 std::atomic<std::uint32_t> g_waiting{0};
+std::atomic<std::uint32_t> g_overlap{0};
+constexpr std::uint32_t kMaxOverlap = 256 / 8;
 
-std::uint32_t SpinningWaiters() {
-  static const std::uint32_t kSpinners = std::max(1u, std::thread::hardware_concurrency() / 2);
-  return kSpinners;
+bool MaySpin() {
+  const std::uint32_t others = g_waiting.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t sample = others > 0 ? 256 : 0;
+  const std::uint32_t overlap = (g_overlap.load(std::memory_order_relaxed) * 15 + sample) / 16;
+  g_overlap.store(overlap, std::memory_order_relaxed);  // a lost update is harmless
+  return others == 0 && overlap < kMaxOverlap;
 }
 
 }  // namespace
@@ -252,7 +259,7 @@ ClientRing::Wait ClientRing::WaitFor(std::uint32_t slot, std::chrono::microsecon
                                      std::chrono::nanoseconds spin) {
   using Clock = std::chrono::steady_clock;
   SlotHeader& s = region_.slot(slot);
-  const bool may_spin = g_waiting.fetch_add(1, std::memory_order_relaxed) < SpinningWaiters();
+  const bool may_spin = MaySpin();
   struct Leave {
     ~Leave() { g_waiting.fetch_sub(1, std::memory_order_relaxed); }
   } leave;

@@ -191,9 +191,9 @@ class ClientRing {
 
   enum class Wait { kReplied, kReplyOnSocket, kClosed, kTimeout };
   // WaitFor waits up to `timeout` for `slot`'s reply, spinning first for
-  // at most `spin` while fewer threads of this process wait on rings than
-  // half the cores (so a spinner has a core to itself: the daemon's workers
-  // need the others).
+  // at most `spin` while the process looks like one thread issuing one
+  // request at a time (no other thread waits on a ring now, and lately
+  // rarely did): only then does a spinner have a core to itself.
   Wait WaitFor(std::uint32_t slot, std::chrono::microseconds timeout,
                std::chrono::nanoseconds spin);
   // ReplyPayload: the reply in `slot` after kReplied (bounded by kSlotCapacity).
