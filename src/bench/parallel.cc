@@ -1,10 +1,13 @@
 #include "bench/parallel.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
 
+#include "bench/process_round_trip.h"
 #include "bench/progress_bar.h"
 #include "bench/raw_backend.h"
 #include "bench/report_writers.h"
@@ -110,10 +113,45 @@ Result<std::vector<BackendRun>> MeasureParallel(const ParallelOptions& options,
   return runs;
 }
 
-Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options) {
+namespace {
+
+// LatencyLines: for each algorithm measured at c = 1 both through a backend
+// and raw, the backend's mean latency against raw's plus one process round
+// trip (issue 17's bound: the physical cost of leaving the process).
+std::vector<std::string> LatencyLines(const std::vector<BackendRun>& runs, const RoundTrip& trip) {
+  std::vector<std::string> lines;
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "socketpair round trip between two processes: median %.1f us, mean %.1f us "
+                "(%zu round trips)",
+                trip.median_us, trip.mean_us, trip.round_trips);
+  lines.emplace_back(text);
+  for (const auto& [backend, run] : runs) {
+    if (run.clients != 1 || backend == "raw") continue;
+    for (const auto& [raw_backend, raw] : runs) {
+      if (raw_backend != "raw" || raw.clients != 1 || raw.algo != run.algo + "/raw") continue;
+      const double mean_us = ComputeFigures(run).mean_s * 1e6;
+      const double bound_us = ComputeFigures(raw).mean_s * 1e6 + trip.median_us;
+      std::snprintf(text, sizeof(text),
+                    "c = 1 %s: %s mean %.1f us; raw mean %.1f us + round trip %.1f us = "
+                    "%.1f us; %s by %.1f us",
+                    run.algo.c_str(), backend.c_str(), mean_us, bound_us - trip.median_us,
+                    trip.median_us, bound_us, mean_us <= bound_us ? "within" : "over",
+                    std::abs(bound_us - mean_us));
+      lines.emplace_back(text);
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options,
+                      const std::vector<std::string>& latency_lines) {
   Report report;
   report.command = "parallel";
   report.notes.emplace_back("verify", options.verify ? "every signature verified" : "off");
+  for (const std::string& line : latency_lines) report.notes.emplace_back("latency", line);
   Table table;
   table.id = "parallel";
   table.title = "parallel signatures";
@@ -163,7 +201,17 @@ int RunParallel(const ParallelOptions& options, SignerBackend* daemon, std::ostr
     err << "bench parallel: " << runs.error().message << '\n';
     return 1;
   }
-  const Report report = ParallelReport(*runs, options);
+  // With a backend and raw at c = 1 in this run, the c = 1 latency bound.
+  std::vector<std::string> latency_lines;
+  if (daemon != nullptr && raw &&
+      std::find(options.clients.begin(), options.clients.end(), 1) != options.clients.end()) {
+    if (Result<RoundTrip> trip = MeasureProcessRoundTrip(2000); trip.ok()) {
+      latency_lines = LatencyLines(*runs, *trip);
+      std::ostream& lines = stdout_taken ? err : out;
+      for (const std::string& line : latency_lines) lines << "# " << line << '\n';
+    }
+  }
+  const Report report = ParallelReport(*runs, options, latency_lines);
   for (const auto& [path, csv] :
        {std::pair{options.csv_path, true}, std::pair{options.json_path, false}}) {
     if (path.empty()) continue;

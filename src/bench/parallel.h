@@ -61,7 +61,9 @@ struct BackendRun {
 
 // ParallelReport / ParallelChart turn runs into the CSV/JSON table and the
 // SVG chart.
-Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options);
+// `latency_lines` become "latency" notes (RunParallel's c = 1 comparison).
+Report ParallelReport(const std::vector<BackendRun>& runs, const ParallelOptions& options,
+                      const std::vector<std::string>& latency_lines = {});
 LineChart ParallelChart(const std::vector<BackendRun>& runs);
 
 // RunParallel is the command: `daemon` may be null (no daemon backend

@@ -121,7 +121,8 @@ class Client::Impl {
   // nullptr when the daemon sent it on the socket instead.
   Result<std::shared_ptr<const ReplyFrame>> WaitRing(std::uint64_t id, std::uint32_t slot)
       EXCLUDES(send_mu_, recv_mu_);
-  // SpinBudget: how long a lone waiter spins on its slot before sleeping.
+  // SpinBudget: how long a waiter that may spin does so before it sleeps,
+  // from the recent round trip.
   std::chrono::nanoseconds SpinBudget() const;
   // DaemonGone: the socket says signetd closed or died.
   bool DaemonGone() const;

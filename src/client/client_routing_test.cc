@@ -166,6 +166,7 @@ class ClientRoutingTest : public ::testing::Test {
     ConnectOptions options;
     options.address = listener_.path();
     options.timeout = timeout;
+    options.shared_memory = false;  // the peer speaks the socket protocol alone
     auto client = Client::Connect(options);
     ASSERT_TRUE(client.ok()) << client.error().message;
     client_ = std::move(*client);
@@ -528,6 +529,7 @@ TEST(ClientTimeout, SilentPeerTimesOut) {
   ConnectOptions options;
   options.address = listener.path();
   options.timeout = std::chrono::milliseconds(50);
+  options.shared_memory = false;
   auto client = Client::Connect(options);
   ASSERT_TRUE(client.ok());
   int fd = listener.Accept();

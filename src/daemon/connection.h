@@ -526,6 +526,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                   : ErrorFrame(request->id(), SIGNET_RV_BUSY, "work queue full; retry");
     } else if (request->body_type() == wire::RequestBody::AttachRingRequest) {
       frame = ErrorFrame(request->id(), CKR_FUNCTION_REJECTED, "AttachRing on the ring");
+    } else if (!NeedsWorker(*request)) {
+      // What the socket answers on the event loop (GetStats, error replies)
+      // is not an executed request in the phase counters here either.
+      frame = Dispatch(server_.hsm(), *client_, server_.view(), *request);
     } else {
       frame = Execute(*request, request->body_type() == wire::RequestBody::SignRequest);
     }

@@ -256,45 +256,41 @@ bool ClientRing::NeedsDoorbell() {
 }
 
 ClientRing::Wait ClientRing::WaitFor(std::uint32_t slot, std::chrono::microseconds timeout,
-                                     std::chrono::nanoseconds spin) {
+                                     std::chrono::nanoseconds spin_for) {
   using Clock = std::chrono::steady_clock;
   SlotHeader& s = region_.slot(slot);
   const bool may_spin = MaySpin();
   struct Leave {
     ~Leave() { g_waiting.fetch_sub(1, std::memory_order_relaxed); }
   } leave;
-  auto outcome = [](std::uint32_t state) {
-    return state == kReplied ? Wait::kReplied : Wait::kReplyOnSocket;
+  const auto deadline = Clock::now() + timeout;
+  std::uint32_t state = kTaken;
+  // sleep: on the futex, woken by the daemon (waiter = 1), until `until`.
+  auto sleep = [&](Clock::time_point until) {
+    s.waiter.store(1, std::memory_order_seq_cst);
+    for (;;) {
+      state = s.state.load(std::memory_order_seq_cst);
+      if (Answered(state) || closed()) break;
+      const auto now = Clock::now();
+      if (now >= until) break;
+      WaitWord(s.state, state, std::chrono::duration_cast<std::chrono::microseconds>(until - now));
+    }
+    s.waiter.store(0, std::memory_order_seq_cst);
   };
-  if (may_spin && spin.count() > 0) {
-    const auto until = Clock::now() + spin;
+  // spin: watch the slot, no system call, until `until`.
+  auto spin = [&](Clock::time_point until) {
     do {
       for (int i = 0; i < 64; ++i) {
-        std::uint32_t state = s.state.load(std::memory_order_acquire);
-        if (Answered(state)) return outcome(state);
+        state = s.state.load(std::memory_order_seq_cst);
+        if (Answered(state)) return;
         CpuRelax();
       }
     } while (Clock::now() < until);
-  }
-  const auto deadline = Clock::now() + timeout;
-  s.waiter.store(1, std::memory_order_seq_cst);
-  Wait result = Wait::kTimeout;
-  for (;;) {
-    std::uint32_t state = s.state.load(std::memory_order_seq_cst);
-    if (Answered(state)) {
-      result = outcome(state);
-      break;
-    }
-    if (closed()) {
-      result = Wait::kClosed;
-      break;
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) break;
-    WaitWord(s.state, state, std::chrono::duration_cast<std::chrono::microseconds>(deadline - now));
-  }
-  s.waiter.store(0, std::memory_order_relaxed);
-  return result;
+  };
+  if (may_spin && spin_for.count() > 0) spin(std::min(deadline, Clock::now() + spin_for));
+  if (!Answered(state) && !closed()) sleep(deadline);
+  if (Answered(state)) return state == kReplied ? Wait::kReplied : Wait::kReplyOnSocket;
+  return closed() ? Wait::kClosed : Wait::kTimeout;
 }
 
 std::span<const std::uint8_t> ClientRing::ReplyPayload(std::uint32_t slot) const {

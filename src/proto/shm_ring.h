@@ -190,10 +190,11 @@ class ClientRing {
   bool NeedsDoorbell();
 
   enum class Wait { kReplied, kReplyOnSocket, kClosed, kTimeout };
-  // WaitFor waits up to `timeout` for `slot`'s reply, spinning first for
-  // at most `spin` while the process looks like one thread issuing one
-  // request at a time (no other thread waits on a ring now, and lately
-  // rarely did): only then does a spinner have a core to itself.
+  // WaitFor waits up to `timeout` for `slot`'s reply: spinning first (no
+  // system call) for up to `spin` while the process looks like one thread
+  // issuing one request at a time (no other thread waits on a ring now,
+  // and lately rarely did: only then does a spinner have a core to
+  // itself), then asleep on the slot's futex.
   Wait WaitFor(std::uint32_t slot, std::chrono::microseconds timeout,
                std::chrono::nanoseconds spin);
   // ReplyPayload: the reply in `slot` after kReplied (bounded by kSlotCapacity).

@@ -128,6 +128,19 @@ TEST_F(RingTest, ASleepingWaiterWakesOnItsReply) {
   daemon.join();
 }
 
+TEST_F(RingTest, AReplyWhileSpinningIsSeenWithoutAWakeUp) {
+  std::uint32_t slot = *client_->Acquire();
+  client_->Submit(slot, kRequest);
+  Take(ServerRing::Take::kRequest);
+  std::thread daemon([&] {
+    std::this_thread::sleep_for(30ms);
+    EXPECT_TRUE(server_->Reply(slot, kReply));
+  });
+  EXPECT_EQ(client_->WaitFor(slot, 10s, 5s), ClientRing::Wait::kReplied);
+  EXPECT_EQ(scribble_->slot(slot).waiter.load(), 0u);  // nobody asleep: no FUTEX_WAKE owed
+  daemon.join();
+}
+
 TEST_F(RingTest, CloseWakesEveryWaiter) {
   std::uint32_t slot = *client_->Acquire();
   client_->Submit(slot, kRequest);
