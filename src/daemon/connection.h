@@ -500,7 +500,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                                       [self = this->shared_from_this()] { self->DrainRing(); })) {
         ring_->DrainNotStarted();
       }
+      const std::uint64_t started = core::NowNs();
       RunRingRequest(slot, payload, refuse);
+      ring_->EndRequest(core::NowNs() - started);
       explicit_bzero(payload.data(), payload.size());
       if (!refuse && server_.scheduler().HasQueued() &&
           server_.scheduler().Submit(client_->id(),

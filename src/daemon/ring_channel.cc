@@ -20,12 +20,25 @@ constexpr std::uint64_t kMaxDrainSpinNs =
 
 }  // namespace
 
+void RingChannel::PublishLocked() {
+  // A client needs no doorbell while some drain is between requests (it
+  // will take the next one), while every worker already drains this ring
+  // (a doorbell could not add one), or while this ring's requests are short
+  // (waiting for the busy drain costs less than a doorbell, an event-loop
+  // wake-up and a worker's); otherwise it rings, and a drain starts on an
+  // idle worker instead of the request waiting behind a long one.
+  const bool short_requests =
+      execute_ns_ < static_cast<std::uint64_t>(std::chrono::nanoseconds(kLongRequest).count());
+  ring_.SetPolling(busy_ < active_ || active_ >= max_drains_ || (active_ > 0 && short_requests));
+}
+
 bool RingChannel::StartDrain() {
   base::MutexLock lock(&mu_);
-  if (closed_ || active_ > 0) return false;
-  if (idle_since_ns_ != 0) NoteGapLocked(core::NowNs() - idle_since_ns_);
-  active_ = 1;
-  ring_.SetPolling(true);
+  if (closed_ || active_ >= max_drains_) return false;
+  if (active_ > 0 && !ring_.Pending()) return false;  // a drain already took it
+  if (active_ == 0 && idle_since_ns_ != 0) NoteGapLocked(core::NowNs() - idle_since_ns_);
+  ++active_;
+  PublishLocked();
   return true;
 }
 
@@ -33,7 +46,15 @@ bool RingChannel::AddDrain() {
   base::MutexLock lock(&mu_);
   if (closed_ || active_ >= max_drains_ || !ring_.Pending()) return false;
   ++active_;
+  PublishLocked();
   return true;
+}
+
+void RingChannel::EndRequest(std::uint64_t took_ns) {
+  base::MutexLock lock(&mu_);
+  if (busy_ > 0) --busy_;
+  execute_ns_ = (execute_ns_ * 7 + took_ns) / 8;
+  PublishLocked();
 }
 
 void RingChannel::DrainNotStarted() {
@@ -58,7 +79,7 @@ std::uint64_t RingChannel::SpinBudgetNsLocked() const {
 
 void RingChannel::EndDrainLocked() {
   if (active_ > 0) --active_;
-  if (active_ == 0) ring_.SetPolling(false);
+  PublishLocked();
 }
 
 bool RingChannel::SpinForRequest(std::uint64_t until, const std::function<bool()>& may_spin) {
@@ -83,6 +104,8 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
     switch (ring_.TakeNext(slot, payload, &broken)) {
       case proto::ring::ServerRing::Take::kRequest:
         overlap_ = (overlap_ * 15 + (active_ > 1 || ring_.Pending() ? 256 : 0)) / 16;
+        ++busy_;
+        PublishLocked();
         return Next::kRequest;
       case proto::ring::ServerRing::Take::kCorrupt:
         *why = broken;
@@ -113,7 +136,7 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
     // no doorbell, and its request is found here.
     if (active_ > 0 || !ring_.Pending()) return Next::kIdle;
     active_ = 1;
-    ring_.SetPolling(true);
+    PublishLocked();
   }
 }
 

@@ -4,12 +4,15 @@
 //
 // A drain is a worker task that takes requests from the ring, runs them and
 // writes their replies back, until the ring is empty (Connection<Stream>::
-// DrainRing). While at least one drain is active the ring says so
-// (daemon_polling), and the client submits without a doorbell; the last
-// drain to leave clears it and looks once more, so a request submitted
-// meanwhile is never stranded. A drain that finds more waiting asks for a
-// second one (up to one per worker), so one connection's threads still use
-// every core.
+// DrainRing). The ring's daemon_polling word tells the client whether a
+// submission needs a doorbell: not while a drain is between requests (it
+// takes the next one), nor while every worker already drains this ring;
+// yes while every drain is busy running a long request (kLongRequest) and
+// a worker could start another, so two threads of one client signing with
+// RSA run on two cores. The last drain
+// to leave clears it and looks once more, so a request submitted meanwhile
+// is never stranded. A drain that finds more waiting also asks for another
+// (up to one per worker).
 //
 // The last drain, finding the ring empty, may keep its worker on the ring
 // a little before it leaves: when the caller says the worker has nothing
@@ -44,13 +47,18 @@ class RingChannel {
   // kMaxDrainSpin: the longest the last drain waits on an empty ring; a
   // client whose gap is longer gets no spin.
   static constexpr std::chrono::microseconds kMaxDrainSpin{200};
+  // kLongRequest: requests that take longer than this on average are worth
+  // a second drain (a doorbell's system call and two wake-ups) rather than
+  // a wait behind the busy one: RSA, not ECDSA or EdDSA.
+  static constexpr std::chrono::microseconds kLongRequest{100};
 
   // Create makes a ring; *fd receives its memfd, to send to the client and
   // then close. At most `max_drains` drains run at once.
   static Result<std::shared_ptr<RingChannel>> Create(int* fd, std::size_t max_drains);
 
   // StartDrain: a doorbell came. True when the caller must start a drain
-  // (none is active); it then counts as active.
+  // (none is active, or every active one is busy with a request and a
+  // worker is left); it then counts as active.
   bool StartDrain() EXCLUDES(mu_);
 
   // AddDrain: a drain holding a request sees more waiting. True when the
@@ -58,6 +66,10 @@ class RingChannel {
   // DrainNotStarted undoes that when it could not be started.
   bool AddDrain() EXCLUDES(mu_);
   void DrainNotStarted() EXCLUDES(mu_);
+
+  // EndRequest: a drain finished the request TakeNext gave it, which took
+  // `took_ns` to run.
+  void EndRequest(std::uint64_t took_ns) EXCLUDES(mu_);
 
   enum class Next { kRequest, kIdle, kCorrupt, kClosed };
   // TakeNext, for an active drain: the next request's slot and payload; or
@@ -84,6 +96,8 @@ class RingChannel {
 
   // EndDrainLocked: a drain leaves; the last one clears daemon_polling.
   void EndDrainLocked() REQUIRES(mu_);
+  // PublishLocked writes daemon_polling from active_ and busy_.
+  void PublishLocked() REQUIRES(mu_);
   // SpinForRequest: waits until `until_ns` for a submission while
   // `may_spin` holds; true when one came. Called without mu_ by the only
   // active drain (so nothing else moves the ring's head meanwhile).
@@ -96,7 +110,9 @@ class RingChannel {
   proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
   const std::size_t max_drains_;
   base::Mutex mu_;
-  std::size_t active_ GUARDED_BY(mu_) = 0;
+  std::size_t active_ GUARDED_BY(mu_) = 0;        // drains started and not ended
+  std::size_t busy_ GUARDED_BY(mu_) = 0;          // of those, running a request
+  std::uint64_t execute_ns_ GUARDED_BY(mu_) = 0;  // moving average of a request's run
   bool closed_ GUARDED_BY(mu_) = false;
   // When the ring was last found empty by a drain that then left (0:
   // never), and the client's gap: the moving average of the time from an
