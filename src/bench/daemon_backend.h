@@ -51,6 +51,9 @@ class DaemonBackend : public SignerBackend {
 
   // Stats reads the daemon's counters over the control connection.
   Result<client::ServerStats> Stats();
+  // DaemonCpuSeconds: the CPU time of the signetd this backend started
+  // (-1 with --socket: another process's daemon).
+  double DaemonCpuSeconds() const { return local_ ? local_->cpu_seconds() : -1; }
 
  private:
   struct Control;

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -53,6 +54,11 @@ Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path
     d->cryptech_socket_ = d->dir_ + "/cryptech.sock";
     extra_args.insert(extra_args.end(),
                       {"--cryptech-socket", d->cryptech_socket_, "--cryptech-token", d->label_});
+  }
+  // SIGNET_SHARED_MEMORY=no (the module's own switch) keeps the bench's
+  // daemon on the socket too, so one variable compares the two transports.
+  if (const char* shm = std::getenv("SIGNET_SHARED_MEMORY"); shm && std::string(shm) == "no") {
+    extra_args.push_back("--no-shared-memory");
   }
   if (signetd_path.empty()) signetd_path = SiblingProgram("signetd");
   daemon::DaemonStartOptions start;

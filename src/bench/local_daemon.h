@@ -4,7 +4,9 @@
 // with its Cryptech listener on that token (docs/CRYPTECH.md), starts the
 // signetd found next to the running program (/proc/self/exe) and waits for
 // its ready line (daemon/daemon_process.h), and on destruction stops it with
-// SIGTERM and removes the directory.
+// SIGTERM and removes the directory. With SIGNET_SHARED_MEMORY=no in the
+// environment it runs `signetd --no-shared-memory` (every client on the
+// socket alone: the A/B of docs/PERFORMANCE.md).
 // Thread contract: one owner thread; socket()/pin() may be read from any
 // thread once Start returned.
 #pragma once
@@ -42,6 +44,8 @@ class LocalDaemon {
 
   const std::string& socket() const { return socket_; }
   const std::string& pin() const { return pin_; }
+  // cpu_seconds: signetd's user + system CPU time so far (-1: unknown).
+  double cpu_seconds() const { return signetd_.cpu_seconds(); }
   const std::string& token_label() const { return label_; }
   // cryptech_socket: the Cryptech listener's socket; empty without one.
   const std::string& cryptech_socket() const { return cryptech_socket_; }

@@ -138,13 +138,23 @@ TEST(BenchParallel, WithTwoBackendsRawLinesAreTaggedAndRatiosAreNotes) {
   EXPECT_EQ(lines[0].rfind("ed25519 sigs/sec ", 0), 0u);
   EXPECT_EQ(lines[1].rfind("ed25519/raw sigs/sec ", 0), 0u);
   const auto notes = Notes(out.str());
-  ASSERT_EQ(notes.size(), 3u) << out.str();
+  ASSERT_EQ(notes.size(), 5u) << out.str();
   EXPECT_NE(notes[0].find("UTC"), std::string::npos) << notes[0];
   for (int i = 1; i <= 2; ++i) {
     const std::regex ratio("^# ratio daemon/raw ed25519 c " + std::to_string(i) +
                            R"( sigs/sec \d+\.\d{3}$)");
     EXPECT_TRUE(std::regex_match(notes[i], ratio)) << notes[i];
   }
+  // c = 1 ran on both: the latency against raw plus a process round trip.
+  EXPECT_TRUE(std::regex_match(
+      notes[3], std::regex(R"(^# socketpair round trip between two processes: median \d+\.\d us, )"
+                           R"(mean \d+\.\d us \(2000 round trips\)$)")))
+      << notes[3];
+  EXPECT_TRUE(std::regex_match(
+      notes[4],
+      std::regex(R"(^# c = 1 ed25519: daemon mean \d+\.\d us; raw mean \d+\.\d us )"
+                 R"(\+ round trip \d+\.\d us = \d+\.\d us; (within|over) by \d+\.\d us$)")))
+      << notes[4];
 }
 
 TEST(BenchParallel, WithoutDaemonOrRawItRefuses) {

@@ -22,7 +22,7 @@ Scheduler::~Scheduler() {
   for (auto& t : threads_) t.join();
 }
 
-bool Scheduler::Submit(QueueId queue, Task task) {
+bool Scheduler::Submit(QueueId queue, Task task, bool one_request) {
   {
     base::MutexLock lock(&mu_);
     if (stopping_ || queued_ >= max_queued_) {
@@ -31,7 +31,7 @@ bool Scheduler::Submit(QueueId queue, Task task) {
     }
     auto& q = queues_[queue];
     if (q.empty()) ready_.push_back(queue);
-    q.push_back(Item{std::move(task), NowNs(), true});
+    q.push_back(Item{std::move(task), NowNs(), one_request});
     ++queued_;
     peak_ = std::max(peak_, queued_);
   }

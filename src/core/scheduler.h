@@ -56,7 +56,10 @@ class Scheduler {
 
   // Submit queues `task` behind `queue`'s earlier tasks. Returns false, and
   // drops the task, when the bound is reached or Stop was called.
-  [[nodiscard]] bool Submit(QueueId queue, Task task) EXCLUDES(mu_);
+  // `one_request`: the task is one client request, whose wait here is its
+  // queue_wait; a shared-memory ring's drain (many requests, each having
+  // waited in the ring instead) is not.
+  [[nodiscard]] bool Submit(QueueId queue, Task task, bool one_request = true) EXCLUDES(mu_);
 
   // SubmitControl queues `task` like Submit but past the bound and after
   // Stop (connection clean-up must always run). Dropped only when the

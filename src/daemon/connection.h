@@ -460,12 +460,17 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   // the ring's waiting requests are answered busy, as on the socket.
   void RingDoorbell() {
     if (!ring_->StartDrain()) return;
-    if (!server_.draining() &&
-        server_.scheduler().Submit(client_->id(),
-                                   [self = this->shared_from_this()] { self->DrainRing(); })) {
+    if (!server_.draining() && SubmitDrain()) {
       return;
     }
     DrainRing(true);  // refuse
+  }
+
+  // SubmitDrain queues a drain of the ring behind the connection's work.
+  bool SubmitDrain() {
+    return server_.scheduler().Submit(
+        client_->id(), [self = this->shared_from_this()] { self->DrainRing(); },
+        /*one_request=*/false);
   }
 
   // DrainRing, on a worker: take a request from the ring, run it, write its
@@ -495,18 +500,14 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       }
       last_ring_request_ns_.store(core::NowNs(), std::memory_order_relaxed);
       server_.CountRingRequest();
-      if (!refuse && ring_->AddDrain() &&
-          !server_.scheduler().Submit(client_->id(),
-                                      [self = this->shared_from_this()] { self->DrainRing(); })) {
+      if (!refuse && ring_->AddDrain() && !SubmitDrain()) {
         ring_->DrainNotStarted();
       }
       const std::uint64_t started = core::NowNs();
       RunRingRequest(slot, payload, refuse);
       ring_->EndRequest(core::NowNs() - started);
       explicit_bzero(payload.data(), payload.size());
-      if (!refuse && server_.scheduler().HasQueued() &&
-          server_.scheduler().Submit(client_->id(),
-                                     [self = this->shared_from_this()] { self->DrainRing(); })) {
+      if (!refuse && server_.scheduler().HasQueued() && SubmitDrain()) {
         return;  // still counted active: the queued task looks at the ring next
       }
     }

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 namespace signet::daemon {
 
@@ -135,6 +138,23 @@ bool DaemonProcess::WaitForLog(const std::function<bool(const std::string& log)>
     if (closed_ || !changed_.WaitUntil(&mu_, deadline)) return found(log_);
   }
   return true;
+}
+
+std::vector<std::string> StatFields(const std::string& stat) {
+  std::vector<std::string> fields;
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return fields;
+  std::istringstream in(stat.substr(close + 1));
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> f = StatFields(stat);
+  if (f.size() < 13) return -1;
+  return (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace signet::daemon

@@ -48,6 +48,15 @@ struct DaemonStartOptions {
   std::string ready_line{kReadyLine};
 };
 
+// StatFields: the fields of a /proc/PID/stat text after the command name
+// (which is in parentheses and may hold spaces), so [0] is field 3 (state);
+// empty when the text has no ')'.
+std::vector<std::string> StatFields(const std::string& stat);
+
+// ProcessCpuSeconds: user + system CPU time of process `pid` from
+// /proc/PID/stat, or -1.
+double ProcessCpuSeconds(pid_t pid);
+
 class DaemonProcess {
  public:
   DaemonProcess() = default;
@@ -80,6 +89,9 @@ class DaemonProcess {
   // its process id (-1 when none).
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
+  // cpu_seconds: the daemon's user + system CPU time so far (-1 when none
+  // runs or /proc cannot tell).
+  double cpu_seconds() const { return pid_ > 0 ? ProcessCpuSeconds(pid_) : -1; }
   // log: everything the daemon wrote to stderr so far (up to log_limit).
   std::string log() const EXCLUDES(mu_);
 

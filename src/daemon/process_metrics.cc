@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/daemon_process.h"
+
 namespace signet::daemon {
 namespace {
 
@@ -47,13 +49,7 @@ ProcessMetrics ReadProcessMetrics() {
   }
   std::ifstream in("/proc/self/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // The command name (field 2) is in parentheses and may hold spaces: the
-  // fields after it are counted from the last ')'.
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return m;
-  std::istringstream fields(stat.substr(close + 1));
-  std::vector<std::string> f;  // f[0] is field 3 (state)
-  for (std::string field; fields >> field;) f.push_back(field);
+  std::vector<std::string> f = StatFields(stat);  // f[0] is field 3 (state)
   if (f.size() < 22) return m;
   const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
   const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
