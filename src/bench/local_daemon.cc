@@ -55,6 +55,9 @@ Result<std::unique_ptr<LocalDaemon>> LocalDaemon::Start(std::string signetd_path
     extra_args.insert(extra_args.end(),
                       {"--cryptech-socket", d->cryptech_socket_, "--cryptech-token", d->label_});
   }
+  // Every client of the bench is this one uid: c = 256 plus the control
+  // connection would pass the default cap of 256 per peer.
+  extra_args.insert(extra_args.end(), {"--max-connections-per-peer", "1024"});
   // SIGNET_SHARED_MEMORY=no (the module's own switch) keeps the bench's
   // daemon on the socket too, so one variable compares the two transports.
   if (const char* shm = std::getenv("SIGNET_SHARED_MEMORY"); shm && std::string(shm) == "no") {

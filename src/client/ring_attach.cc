@@ -123,6 +123,12 @@ Result<std::unique_ptr<proto::ring::ClientRing>> AttachRing(int fd, std::uint64_
   SIGNET_TRY(ReceiveExactly(fd, payload, &memfd, timeout));
   if (!VerifyReply(payload)) return MakeError(CKR_DEVICE_ERROR, "signetd sent a malformed reply");
   const wire::Response& response = *flatbuffers::GetRoot<wire::Response>(payload.data());
+  if (response.id() == 0 && response.rv() != CKR_OK) {
+    // A refusal of the connection itself (a connection limit), which the
+    // daemon sends before any request: the caller sees it as it is.
+    return MakeError(response.rv(), response.message() ? response.message()->str()
+                                                       : "signetd refused the connection");
+  }
   if (response.id() != id) {
     return MakeError(CKR_DEVICE_ERROR, "signetd answered another request than AttachRing");
   }
