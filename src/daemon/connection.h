@@ -12,9 +12,16 @@
 // reading, and resumes from its buffer when replies drain. A client that
 // half-closes (EOF) gets every reply to what it sent before the close.
 //
+// On a Unix socket the client may attach a shared-memory ring as its
+// first request (AttachRing; docs/PROTOCOL.md "The shared-memory ring"):
+// then requests that fit a slot arrive there, and an empty frame (the
+// doorbell) asks for a drain, a worker task that takes requests from the
+// ring and answers into it until it is empty (DrainRing, RingChannel).
+//
 // Thread contract: every member function runs on the event loop except
-// Reply (and SendFromWorker under it), which workers call, and Execute,
-// which runs on a worker or, for a short signature, on the loop. On a Unix
+// Reply (and SendFromWorker under it), which workers call, Execute, which
+// runs on a worker or, for a short signature, on the loop, and DrainRing
+// with what it calls, on workers. On a Unix
 // socket with nothing else waiting to be written, Reply sends it at once
 // from the worker (one thread wake-up less per request); otherwise, and
 // always with TLS, whose session is not thread-safe, it posts the reply to
@@ -27,7 +34,6 @@
 
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,7 +41,6 @@
 #include <asio/ssl.hpp>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -422,28 +427,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       Send(ErrorFrame(id, CKR_DEVICE_MEMORY, "signetd could not make a shared-memory ring"));
       return;
     }
-    std::vector<std::uint8_t> frame = AttachRingFrame(id);
     bool sent = false;
     {
       base::MutexLock lock(&write_mu_);
-      if (!closed_ && !writing_ && writes_.empty()) {
-        iovec data{frame.data(), frame.size()};
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-        msghdr message{};
-        message.msg_iov = &data;
-        message.msg_iovlen = 1;
-        message.msg_control = control;
-        message.msg_controllen = sizeof(control);
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-        // A fresh connection's socket buffer is empty: the small frame goes
-        // whole or the connection is not worth keeping.
-        ssize_t n = ::sendmsg(stream_.native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
-        sent = n == static_cast<ssize_t>(frame.size());
-      }
+      // A fresh connection's socket buffer is empty: the small frame goes
+      // whole or the connection is not worth keeping.
+      sent = !closed_ && !writing_ && writes_.empty() &&
+             SendWithDescriptor(stream_.native_handle(), AttachRingFrame(id), fd);
     }
     ::close(fd);
     if (!sent) {
@@ -455,9 +445,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     server_.CountRing(true);
   }
 
-  // RingDoorbell: the client submitted to its ring while no worker was
-  // draining it. A drain starts on a worker; when the work queue is full,
-  // the ring's waiting requests are answered busy, as on the socket.
+  // RingDoorbell: the client submitted to its ring while no drain would
+  // look at it unasked (RingChannel). A drain starts on a worker; when the
+  // work queue is full, the ring's waiting requests are answered busy, as
+  // on the socket.
   void RingDoorbell() {
     if (!ring_->StartDrain()) return;
     if (!server_.draining() && SubmitDrain()) {

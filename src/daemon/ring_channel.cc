@@ -1,6 +1,9 @@
 #include "daemon/ring_channel.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "core/stats.h"
 
@@ -138,6 +141,23 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
     active_ = 1;
     PublishLocked();
   }
+}
+
+bool SendWithDescriptor(int socket, std::span<const std::uint8_t> frame, int fd) {
+  iovec data{const_cast<std::uint8_t*>(frame.data()), frame.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+  const ssize_t sent = ::sendmsg(socket, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+  return sent == static_cast<ssize_t>(frame.size());
 }
 
 void RingChannel::Close() {

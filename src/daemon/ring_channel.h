@@ -124,4 +124,9 @@ class RingChannel {
   std::uint32_t overlap_ GUARDED_BY(mu_) = 0;
 };
 
+// SendWithDescriptor sends `frame` on connected Unix socket `socket` with
+// `fd` as SCM_RIGHTS ancillary data, in one non-blocking sendmsg; true when
+// all of it went.
+bool SendWithDescriptor(int socket, std::span<const std::uint8_t> frame, int fd);
+
 }  // namespace signet::daemon
