@@ -212,7 +212,6 @@ void DispatchSeeds() {
 }
 
 void AttributeCodecSeeds() {
-  using UlongBytes;
   using keystore::AttributeMap;
   const AttributeMap maps[] = {
       {},
@@ -323,7 +322,7 @@ void TokenSeeds(const char* name, bool with_keys) {
       (void)(*token)->Login(keystore::UserType::kUser, AsBytes("user-pin"));
       auto key = crypto::PrivateKey::Generate(*crypto::ParseKeySpec("ec:p256"));
       auto der = key->ToPkcs8Der();
-      using UlongBytes;
+
       auto priv = (*token)->CreateObject(
           {{CKA_CLASS, UlongBytes(CKO_PRIVATE_KEY)}, {CKA_KEY_TYPE, UlongBytes(CKK_EC)},
            {CKA_LABEL, {'k'}}, {CKA_ID, {'k'}}},
