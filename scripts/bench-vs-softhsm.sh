@@ -29,6 +29,7 @@ done
 
 WORK=$(mktemp -d /tmp/signet-vs-softhsm.XXXXXX)
 OUT_DIR=${OUT_DIR:-$WORK}
+mkdir -p "$OUT_DIR"
 trap 'rm -rf "$WORK/softhsm"' EXIT
 
 # SoftHSMv2: its own config and token directory, one fresh token.

@@ -21,6 +21,8 @@ packages=(
   libsodium-dev
   # secp256k1 ECDSA (crypto/secp256k1_ecdsa.h; 10x OpenSSL's generic code)
   libsecp256k1-dev
+  # Ed25519ctx/ph and Ed448ph (crypto/eddsa_instances.h; OpenSSL 3.0 lacks them)
+  libdecaf-dev
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools

@@ -278,15 +278,9 @@ Result<crypto::SignParams> SignParamsFor(const MechanismRow& row, const Mechanis
   p.prehashed = SignsDigest(row);
   p.ecdsa_format = crypto::EcdsaFormat::kRaw;
   if (row.param == ParamKind::kEddsa) {
-    // PKCS#11 3.0 section 2.3.14: CK_EDDSA_PARAMS choose Ed25519ctx /
-    // Ed25519ph, or Ed448 with a context / Ed448ph. OpenSSL 3.0 offers none
-    // of the prehashed or context forms (docs/PKCS11.md "EdDSA").
-    if (m.eddsa && (m.eddsa->prehash || !m.eddsa->context.empty())) {
-      return MakeError(CKR_MECHANISM_PARAM_INVALID,
-                       "EdDSA with a context or prehashing (Ed25519ctx, Ed25519ph, Ed448ph) is "
-                       "not offered");
-    }
-    p.eddsa_params = m.eddsa.has_value();
+    // PKCS#11 3.0 section 2.3.14: CK_EDDSA_PARAMS choose the RFC 8032
+    // instance (crypto::EddsaInstance; docs/PKCS11.md "EdDSA").
+    if (m.eddsa) p.eddsa = crypto::EddsaInstance{m.eddsa->prehash, m.eddsa->context};
     return p;
   }
   if (row.param != ParamKind::kPss) return p;

@@ -2,7 +2,8 @@
 // process-wide EVP_MD (FetchedDigest) and then treated exactly like a
 // prehashed digest, which goes to EVP_PKEY_sign/EVP_PKEY_verify on a context
 // made from the key itself (no algorithm lookup by name for the key).
-// Ed25519 and Ed448 sign whole messages (PureEdDSA) through EVP_DigestSign.
+// Ed25519 and Ed448 sign whole messages (PureEdDSA) through EVP_DigestSign;
+// the other RFC 8032 instances leave for libdecaf (UsesLibdecaf).
 // secp256k1 ECDSA leaves for libsecp256k1 at the same point, after the
 // digest (UsesLibsecp256k1).
 #include "crypto/sign.h"
@@ -10,6 +11,7 @@
 #include <openssl/core_names.h>
 #include <openssl/rsa.h>
 
+#include "crypto/eddsa_instances.h"
 #include "crypto/key_types.h"
 #include "crypto/ossl_error.h"
 #include "crypto/secp256k1_ecdsa.h"
@@ -44,6 +46,12 @@ bool UsesLibsecp256k1(KeyType type, const SignParams& p) {
   return HasOwnEngine(type) && p.scheme == SignScheme::kEcdsa && p.engine == SignEngine::kDefault;
 }
 
+// UsesLibdecaf: an EdDSA instance other than PureEdDSA, which OpenSSL 3.0
+// lacks (eddsa_instances.h).
+bool UsesLibdecaf(const SignParams& p) {
+  return p.eddsa && (p.eddsa->prehash || !p.eddsa->context.empty());
+}
+
 // ParamsKey packs everything NewKeyCtx configures into one pool key.
 std::uint64_t ParamsKey(const SignParams& p) {
   auto byte = [](auto v) { return static_cast<std::uint64_t>(static_cast<std::uint8_t>(v)); };
@@ -57,10 +65,14 @@ Status CheckParams(KeyType type, const SignParams& p) {
     return MakeError(CKR_KEY_TYPE_INCONSISTENT, "signature scheme does not fit the key type");
   }
   if (p.scheme == SignScheme::kEddsa) {
-    if (p.eddsa_params && type == KeyType::kEd25519) {
+    if (!p.eddsa) return OkStatus();
+    if (p.eddsa->context.size() > kMaxEddsaContext) {
+      return MakeError(CKR_MECHANISM_PARAM_INVALID, "an EdDSA context is at most 255 bytes");
+    }
+    if (type == KeyType::kEd25519 && !p.eddsa->prehash && p.eddsa->context.empty()) {
       return MakeError(CKR_MECHANISM_PARAM_INVALID,
-                       "CK_EDDSA_PARAMS with an Ed25519 key ask for Ed25519ctx or Ed25519ph, "
-                       "which signet does not offer (docs/PKCS11.md \"EdDSA\")");
+                       "Ed25519ctx needs a context (RFC 8032 section 5.1; docs/PKCS11.md "
+                       "\"EdDSA\")");
     }
     return OkStatus();
   }
@@ -190,7 +202,12 @@ bool HasOwnEngine(KeyType type) { return type == KeyType::kEcSecp256k1; }
 Result<Bytes> Sign(const PrivateKey& key, const SignParams& params, ByteView input) {
   EVP_PKEY* pkey = key.get0_pkey();
   SIGNET_TRY(CheckParams(key.spec().type, params));
-  if (params.scheme == SignScheme::kEddsa) return SignEddsa(pkey, key.spec().type, input);
+  if (params.scheme == SignScheme::kEddsa) {
+    if (UsesLibdecaf(params)) {
+      return internal::DecafEddsaSign(pkey, key.spec().type, *params.eddsa, input);
+    }
+    return SignEddsa(pkey, key.spec().type, input);
+  }
   Bytes digest;
   SIGNET_ASSIGN_OR_RETURN(ByteView tbs, ToBeSigned(params, input, &digest));
   if (UsesLibsecp256k1(key.spec().type, params)) {
@@ -219,7 +236,12 @@ Status Verify(const PublicKey& key, const SignParams& params, ByteView input, By
   EVP_PKEY* pkey = key.get0_pkey();
   KeyType type = key.spec().type;
   SIGNET_TRY(CheckParams(type, params));
-  if (params.scheme == SignScheme::kEddsa) return VerifyEddsa(pkey, type, input, signature);
+  if (params.scheme == SignScheme::kEddsa) {
+    if (UsesLibdecaf(params)) {
+      return internal::DecafEddsaVerify(pkey, type, *params.eddsa, input, signature);
+    }
+    return VerifyEddsa(pkey, type, input, signature);
+  }
   const bool raw_ecdsa =
       params.scheme == SignScheme::kEcdsa && params.ecdsa_format == EcdsaFormat::kRaw;
   if (raw_ecdsa) {

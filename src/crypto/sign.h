@@ -7,12 +7,15 @@
 // the caller asks for OpenSSL (SignEngine).
 #pragma once
 
+#include <optional>
+
 #include "crypto/digest.h"
 #include "crypto/keys.h"
 
 namespace signet::crypto {
 
-// SignScheme: kEddsa is PureEdDSA (RFC 8032: Ed25519 or Ed448, by the key).
+// SignScheme: kEddsa is RFC 8032's EdDSA: Ed25519 or Ed448 by the key,
+// PureEdDSA unless SignParams::eddsa asks for another instance.
 enum class SignScheme { kRsaPkcs1, kRsaPss, kEcdsa, kEddsa };
 
 // EcdsaFormat: DER (X9.62, what `openssl dgst -verify` reads) or raw r||s
@@ -32,6 +35,19 @@ enum class SignEngine { kDefault, kOpenssl };
 // OpenSSL (secp256k1), for which the benches also measure kOpenssl.
 bool HasOwnEngine(KeyType type);
 
+// EddsaInstance: the RFC 8032 instance CK_EDDSA_PARAMS choose (PKCS#11 3.0
+// section 2.3.14). `prehash` selects Ed25519ph / Ed448ph; a context,
+// Ed25519ctx / Ed448 with that context (or the ph instance with it). An
+// Ed25519 key with neither asks for Ed25519ctx with an empty context, which
+// RFC 8032 section 5.1 does not define: CKR_MECHANISM_PARAM_INVALID. An Ed448
+// key with neither is plain Ed448. A context longer than kMaxEddsaContext:
+// CKR_MECHANISM_PARAM_INVALID.
+struct EddsaInstance {
+  bool prehash = false;
+  Bytes context;
+};
+inline constexpr std::size_t kMaxEddsaContext = 255;
+
 struct SignParams {
   SignScheme scheme = SignScheme::kRsaPkcs1;
   // Hash for the scheme. kNone with kRsaPkcs1 means "pad the input as given"
@@ -46,12 +62,9 @@ struct SignParams {
   int pss_salt_len = -1;
   // PSS MGF1 hash; kNone means the same as `digest`.
   DigestAlg pss_mgf1 = DigestAlg::kNone;
-  // eddsa_params: the caller gave CK_EDDSA_PARAMS with phFlag FALSE and no
-  // context. For Ed448 that is plain Ed448; for Ed25519 it asks for
-  // Ed25519ctx with an empty context, which RFC 8032 section 5.1 does not
-  // define: CKR_MECHANISM_PARAM_INVALID. (Prehashing and contexts need
-  // OpenSSL 3.2; core/ refuses them before this.)
-  bool eddsa_params = false;
+  // eddsa: the CK_EDDSA_PARAMS the caller gave (EddsaInstance); none for
+  // plain Ed25519 / Ed448.
+  std::optional<EddsaInstance> eddsa;
   // engine: who signs and verifies (SignEngine); only secp256k1 ECDSA has
   // a choice.
   SignEngine engine = SignEngine::kDefault;

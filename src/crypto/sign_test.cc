@@ -278,18 +278,140 @@ TEST(Sign, Ed448GivesRfc8032Section74Signatures) {
     EXPECT_EQ(Verify(*pub, eddsa, message, Bytes(64)).error().code, CKR_SIGNATURE_LEN_RANGE);
     // CK_EDDSA_PARAMS without prehash or context: plain Ed448 still.
     SignParams with_params = eddsa;
-    with_params.eddsa_params = true;
+    with_params.eddsa = EddsaInstance{};
     EXPECT_EQ(ToHex(*Sign(*key, with_params, message)), v.signature);
   }
   // The printable curve name of PKCS#11 3.0 names the same curve.
   const Bytes edwards448 = {0x13, 0x0a, 'e', 'd', 'w', 'a', 'r', 'd', 's', '4', '4', '8'};
   EXPECT_EQ(*KeyTypeFromEcParams(edwards448), KeyType::kEd448);
   EXPECT_EQ(ParseKeySpec("ed448")->type, KeyType::kEd448);
-  // For Ed25519, CK_EDDSA_PARAMS ask for Ed25519ctx: not offered.
-  SignParams ed25519_params = eddsa;
-  ed25519_params.eddsa_params = true;
-  EXPECT_EQ(Sign(*CachedKey({KeyType::kEd25519, 0}), ed25519_params, Bytes{1}).error().code,
-            CKR_MECHANISM_PARAM_INVALID);
+}
+
+// RFC 8032 section 7's vectors for the instances CK_EDDSA_PARAMS select
+// (libdecaf signs them): Ed25519ctx (7.2, all four), Ed25519ph (7.3),
+// Ed448 with a context (7.4, "1 octet (with context)") and Ed448ph (7.5,
+// both). EdDSA is deterministic, so each signature must come out exactly;
+// it verifies, and fails to under a changed context, under the other
+// prehash flag, over another message, or once tampered with.
+TEST(Sign, EddsaInstancesGiveRfc8032Section7Signatures) {
+  struct Vector {
+    KeyType type;
+    bool prehash;
+    const char *secret, *public_key, *message, *context, *signature;
+  };
+  const char* k25519ctx = "0305334e381af78f141cb666f6199f57bc3495335a256a95bd2a55bf546663f6";
+  const char* p25519ctx = "dfc9425e4f968f7f0c29f0259cf5f9aed6851c2bb4ad8bfb860cfee0ab248292";
+  const char* k448ph =
+      "833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42ef7822e0d5104127dc05d6dbefde"
+      "69e3ab2cec7c867c6e2c49";
+  const char* p448ph =
+      "259b71c19f83ef77a7abd26524cbdb3161b590a48f7d17de3ee0ba9c52beb743c09428a131d6b1b57303d90d8132"
+      "c276d5ed3d5d01c0f53880";
+  const Vector vectors[] = {
+      {KeyType::kEd25519, false, k25519ctx, p25519ctx, "f726936d19c800494e3fdaff20b276a8", "666f6f",
+       "55a4cc2f70a54e04288c5f4cd1e45a7bb520b36292911876cada7323198dd87a8b36950b95130022907a7fb7c4e"
+       "9"
+       "b2d5f6cca685a587b4b21f4b888e4e7edb0d"},
+      {KeyType::kEd25519, false, k25519ctx, p25519ctx, "f726936d19c800494e3fdaff20b276a8", "626172",
+       "fc60d5872fc46b3aa69f8b5b4351d5808f92bcc044606db097abab6dbcb1aee3216c48e8b3b66431b5b186d1d28"
+       "f"
+       "8ee15a5ca2df6668346291c2043d4eb3e90d"},
+      {KeyType::kEd25519, false, k25519ctx, p25519ctx, "508e9e6882b979fea900f62adceaca35", "666f6f",
+       "8b70c1cc8310e1de20ac53ce28ae6e7207f33c3295e03bb5c0732a1d20dc64908922a8b052cf99b7c4fe107a5ab"
+       "b"
+       "5b2c4085ae75890d02df26269d8945f84b0b"},
+      {KeyType::kEd25519, false, "ab9c2853ce297ddab85c993b3ae14bcad39b2c682beabc27d6d4eb20711d6560",
+       "0f1d1274943b91415889152e893d80e93275a1fc0b65fd71b4b0dda10ad7d772",
+       "f726936d19c800494e3fdaff20b276a8", "666f6f",
+       "21655b5f1aa965996b3f97b3c849eafba922a0a62992f73b3d1b73106a84ad85e9b86a7b6005ea868337ff2d20a"
+       "7"
+       "f5fbd4cd10b0be49a68da2b2e0dc0ad8960f"},
+      {KeyType::kEd25519, true, "833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42",
+       "ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf", "616263", "",
+       "98a70222f0b8121aa9d30f813d683f809e462b469c7ff87639499bb94e6dae4131f85042463c2a355a2003d062a"
+       "d"
+       "f5aaa10b8c61e636062aaad11c2a26083406"},
+      {KeyType::kEd448, false,
+       "c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a65"
+       "9"
+       "949ef8021e954e0a12274e",
+       "43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb8"
+       "2"
+       "169c235160627b4c3a9480",
+       "03", "666f6f",
+       "d4f8f6131770dd46f40867d6fd5d5055de43541f8c5e35abbcd001b32a89f7d2151f7647f11d8ca2ae279fb842d"
+       "6"
+       "07217fce6e042f6815ea000c85741de5c8da1144a6a1aba7f96de42505d7a7298524fda538fccbbb754f578c1ca"
+       "d"
+       "10d54d0d5428407e85dcbc98a49155c13764e66c3c00"},
+      {KeyType::kEd448, true, k448ph, p448ph, "616263", "",
+       "822f6901f7480f3d5f562c592994d9693602875614483256505600bbc281ae381f54d6bce2ea911574932f52a4e"
+       "6"
+       "cadd78769375ec3ffd1b801a0d9b3f4030cd433964b6457ea39476511214f97469b57dd32dbc560a9a94d00bff0"
+       "7"
+       "620464a3ad203df7dc7ce360c3cd3696d9d9fab90f00"},
+      {KeyType::kEd448, true, k448ph, p448ph, "616263", "666f6f",
+       "c32299d46ec8ff02b54540982814dce9a05812f81962b649d528095916a2aa481065b1580423ef927ecf0af5888"
+       "f"
+       "90da0f6a9a85ad5dc3f280d91224ba9911a3653d00e484e2ce232521481c8658df304bb7745a73514cdb9bf3e15"
+       "7"
+       "84ab71284f8d0704a608c54a6b62d97beb511d132100"},
+  };
+  for (const Vector& v : vectors) {
+    SCOPED_TRACE(std::string(v.signature).substr(0, 16));
+    auto key = PrivateKey::FromEcPrivateValue(EcParamsDer(v.type), *FromHex(v.secret));
+    ASSERT_TRUE(key.ok()) << key.error().message;
+    auto pub = key->Public();
+    ASSERT_TRUE(pub.ok());
+    EXPECT_EQ(ToHex(*pub->EcPoint()), v.public_key);
+    SignParams p{.scheme = SignScheme::kEddsa};
+    p.eddsa = EddsaInstance{v.prehash, *FromHex(v.context)};
+    const Bytes message = *FromHex(v.message);
+    auto sig = Sign(*key, p, message);
+    ASSERT_TRUE(sig.ok()) << sig.error().message;
+    EXPECT_EQ(ToHex(*sig), v.signature);
+    EXPECT_TRUE(Verify(*pub, p, message, *sig).ok());
+
+    SignParams other_context{.scheme = SignScheme::kEddsa};
+    other_context.eddsa = EddsaInstance{v.prehash, *FromHex(std::string(v.context) + "21")};
+    EXPECT_EQ(Verify(*pub, other_context, message, *sig).error().code, CKR_SIGNATURE_INVALID);
+    SignParams other_flag{.scheme = SignScheme::kEddsa};
+    // Without prehash or context, plain EdDSA (Ed25519ctx needs a context).
+    const bool flipped = !v.prehash;
+    if (flipped || !p.eddsa->context.empty()) {
+      other_flag.eddsa = EddsaInstance{flipped, p.eddsa->context};
+    }
+    EXPECT_EQ(Verify(*pub, other_flag, message, *sig).error().code, CKR_SIGNATURE_INVALID);
+    Bytes longer = message;
+    longer.push_back(0);
+    EXPECT_EQ(Verify(*pub, p, longer, *sig).error().code, CKR_SIGNATURE_INVALID);
+    Bytes bad = *sig;
+    bad[5] ^= 1;
+    EXPECT_EQ(Verify(*pub, p, message, bad).error().code, CKR_SIGNATURE_INVALID);
+    EXPECT_EQ(Verify(*pub, p, message, Bytes(sig->size() - 1)).error().code,
+              CKR_SIGNATURE_LEN_RANGE);
+  }
+}
+
+// The instances' parameter rules (EddsaInstance): Ed25519ctx needs a
+// context; a context is at most 255 bytes, for either curve, signing or
+// verifying.
+TEST(Sign, EddsaInstanceParametersAreChecked) {
+  const PrivateKey& ed25519 = *CachedKey({KeyType::kEd25519, 0});
+  const PrivateKey& ed448 = *CachedKey({KeyType::kEd448, 0});
+  SignParams p{.scheme = SignScheme::kEddsa};
+  p.eddsa = EddsaInstance{};
+  EXPECT_EQ(Sign(ed25519, p, Bytes{1}).error().code, CKR_MECHANISM_PARAM_INVALID);
+  EXPECT_TRUE(Sign(ed448, p, Bytes{1}).ok());
+  p.eddsa->context = Bytes(kMaxEddsaContext, 'c');
+  EXPECT_TRUE(Sign(ed25519, p, Bytes{1}).ok());
+  EXPECT_TRUE(Sign(ed448, p, Bytes{1}).ok());
+  p.eddsa->context.push_back('c');
+  for (const PrivateKey* key : {&ed25519, &ed448}) {
+    EXPECT_EQ(Sign(*key, p, Bytes{1}).error().code, CKR_MECHANISM_PARAM_INVALID);
+    EXPECT_EQ(Verify(*key->Public(), p, Bytes{1}, Bytes(64)).error().code,
+              CKR_MECHANISM_PARAM_INVALID);
+  }
 }
 
 TEST(Sign, SameKeyFromManyThreads) {
