@@ -40,10 +40,13 @@ namespace signet::proto::ring {
 
 // The layout's facts, fixed by kVersion (both ends check magic and version).
 inline constexpr std::uint32_t kMagic = 0x53524e47;  // "SRNG"
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;
 inline constexpr std::uint32_t kSlotCount = 64;
 inline constexpr std::size_t kCacheLine = 64;
-inline constexpr std::size_t kSlotSize = 8 * 1024;
+// kSlotSize: 32 KiB, so that a 16 KiB cipher or MAC input and its reply
+// fit (docs/PERFORMANCE.md); a slot's pages are made only when it is first
+// used, and the client reuses the most recently freed slot first.
+inline constexpr std::size_t kSlotSize = 32 * 1024;
 // kSlotCapacity: the largest request or reply payload a slot holds; larger
 // requests go over the socket, and so do larger replies (kReplyOnSocket).
 inline constexpr std::size_t kSlotCapacity = kSlotSize - kCacheLine;
