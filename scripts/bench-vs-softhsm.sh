@@ -10,8 +10,9 @@
 #   BUILD_DIR  default: build        N  default: 1000   CLIENTS default: 1,2,4,8,16
 #   ALGOS      environment, default rsa2048,ecp256; any `bench parallel
 #              --algo` names, e.g. aes-gcm-1k,hmac-sha256-1k,ecdh-p256,x25519
-# Output: the tables, then a summary "c signet softhsm raw signet/softhsm"
-# per algorithm ("-" where SoftHSMv2 lacks the mechanism); the CSVs stay in
+# Output: the tables, then a summary "c signet softhsm raw signet/softhsm
+# daemon" per algorithm (daemon: the same load through the client library,
+# `--via daemon`, on its own throw-away signetd) ("-" where SoftHSMv2 lacks the mechanism); the CSVs stay in
 # $OUT_DIR (default: a temp dir, printed).
 set -euo pipefail
 
@@ -49,6 +50,9 @@ unset SIGNET_SOCKET SIGNET_CONF
 echo "== signet (libsignet-pkcs11.so over signetd), then raw OpenSSL in-process (--raw)"
 "$SIGNET" bench parallel --via pkcs11 --module "$SIGNET_MODULE" --raw --algo "$ALGOS" \
   --clients "$CLIENTS" -n "$N" --csv "$OUT_DIR/signet.csv"
+echo "== signet through the client library (--via daemon)"
+"$SIGNET" bench parallel --via daemon --algo "$ALGOS" --clients "$CLIENTS" -n "$N" \
+  --csv "$OUT_DIR/daemon.csv"
 # One run per algorithm: SoftHSMv2 lacks some (X25519), which must not stop
 # the others.
 echo "== SoftHSMv2 ($SOFTHSM_MODULE)"
@@ -72,10 +76,13 @@ out = sys.argv[1]
 a = load("pkcs11", f"{out}/signet.csv")
 b = load("pkcs11", *glob.glob(f"{out}/softhsm-*.csv"))
 raw = load("raw", f"{out}/signet.csv")
-print(f"{'algorithm':<20} {'c':>3} {'signet':>10} {'softhsm':>10} {'raw':>10} {'signet/softhsm':>15}")
+daemon = load("daemon", f"{out}/daemon.csv")
+print(f"{'algorithm':<20} {'c':>3} {'signet':>10} {'softhsm':>10} {'raw':>10} {'signet/softhsm':>15} "
+      f"{'daemon':>10}")
 for key in sorted(a):
     soft = f"{b[key]:>10.1f}" if key in b else f"{'-':>10}"
     ratio = f"{a[key] / b[key]:>15.2f}" if key in b else f"{'-':>15}"
     r = f"{raw[key]:>10.1f}" if key in raw else f"{'-':>10}"
-    print(f"{key[0]:<20} {key[1]:>3} {a[key]:>10.1f} {soft} {r} {ratio}")
+    d = f"{daemon[key]:>10.1f}" if key in daemon else f"{'-':>10}"
+    print(f"{key[0]:<20} {key[1]:>3} {a[key]:>10.1f} {soft} {r} {ratio} {d}")
 PY

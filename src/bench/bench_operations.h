@@ -3,8 +3,9 @@
 // AES-GCM and AES-CBC encryption of 1 KiB and 16 KiB, HMAC-SHA256 of 1 KiB,
 // RSA-2048 OAEP decryption, and ECDH P-256 / X25519 key agreement, each
 // named, with its PKCS#11 mechanism and what one operation processes.
-// Backends bind them: raw_backend.cc (crypto/ in-process), pkcs11_backend.cc
-// (any PKCS#11 module: signet's, SoftHSMv2's). Immutable static data: safe
+// Backends bind them: raw_backend.cc (crypto/ in-process), pkcs11_operations.cc
+// (any PKCS#11 module: signet's, SoftHSMv2's), daemon_operations.cc (the
+// client library against signetd). Immutable static data: safe
 // from any thread.
 #pragma once
 

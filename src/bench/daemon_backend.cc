@@ -6,48 +6,14 @@
 
 #include "base/secure_bytes.h"
 #include "bench/daemon_keys.h"
+#include "bench/daemon_operations.h"
+#include "bench/daemon_session.h"
 #include "bench/token_mechanisms.h"
 #include "crypto/symmetric.h"
 
 namespace signet::bench {
 namespace {
 
-using client::StringAttribute;
-using client::UlongAttribute;
-
-// UserSession: one connection, one read-write session, logged in as user.
-struct UserSession {
-  std::unique_ptr<client::Client> client;
-  client::Handle session = 0;
-};
-
-Result<UserSession> OpenUserSession(const std::string& socket, const std::string& pin,
-                                    const std::string& token_label) {
-  UserSession user;
-  SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect({.address = socket}));
-  SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, user.client->GetInfo());
-  const client::SlotInfo* slot = nullptr;
-  for (const auto& s : info.slots) {
-    if (s.token_present && (token_label.empty() || s.label == token_label)) {
-      slot = &s;
-      break;
-    }
-  }
-  if (slot == nullptr) {
-    return MakeError(CKR_TOKEN_NOT_PRESENT, token_label.empty()
-                                                ? "the daemon has no token"
-                                                : "no token labelled '" + token_label + "'");
-  }
-  SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(slot->slot_id));
-  SIGNET_TRY(user.client->Login(user.session, CKU_USER, AsBytes(pin)));
-  return user;
-}
-
-Result<std::vector<client::Handle>> FindKeys(UserSession& user, const std::string& label,
-                                             CK_OBJECT_CLASS object_class) {
-  return user.client->FindObjects(
-      user.session, {StringAttribute(CKA_LABEL, label), UlongAttribute(CKA_CLASS, object_class)});
-}
 
 Status GenerateKey(UserSession& user, const SignAlgorithm& algo, const TokenMechanism& m,
                    const std::string& label) {
@@ -175,6 +141,11 @@ Result<WorkerFactory> DaemonBackend::Prepare(const SignAlgorithm& algo, bool ver
       KeySetup{options_.socket, options_.pin, options_.token_label, label, mechanism,
                std::move(pub), verify, options_.pipeline, options_.batch});
   return WorkerFactory([setup](int) { return MakeClientOperation(setup); });
+}
+
+Result<WorkerFactory> DaemonBackend::PrepareOperation(const BenchOperation& op) {
+  return PrepareDaemonOperation({options_.socket, options_.pin, options_.token_label},
+                                control_->user, op);
 }
 
 Result<client::ServerStats> DaemonBackend::Stats() { return control_->user.client->GetStats(); }

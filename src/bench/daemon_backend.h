@@ -9,6 +9,9 @@
 // CKA_EC_PARAMS/CKA_EC_POINT) and every signature is checked with
 // crypto::Verify in the client unless verification is off.
 //
+// The other operations of `bench parallel --algo` (AES, HMAC, RSA
+// decryption, ECDH) run through daemon_operations.h, one request at a time.
+//
 // Request shapes per client: one blocking Sign at a time (default);
 // `pipeline` K > 1 keeps K Sign requests in flight on the connection;
 // `batch` K > 1 sends one SignBatch of K digests and hands its results out
@@ -48,6 +51,8 @@ class DaemonBackend : public SignerBackend {
 
   std::string_view name() const override { return "daemon"; }
   Result<WorkerFactory> Prepare(const SignAlgorithm& algo, bool verify) override;
+  // PrepareOperation: the operations besides signing (daemon_operations.h).
+  Result<WorkerFactory> PrepareOperation(const BenchOperation& op) override;
 
   // Stats reads the daemon's counters over the control connection.
   Result<client::ServerStats> Stats();

@@ -128,6 +128,29 @@ TEST_F(BenchTest, ParallelStartsItsOwnDaemonAndComparesWithRaw) {
   ExpectReports(Path("o.csv"), Path("o.json"), 4);
 }
 
+// The operations besides signing through the client library: every one
+// runs against the fixture's signetd (an error, such as a plaintext of the
+// wrong length, fails the run), and the second run reuses the keys the
+// first made.
+TEST_F(BenchTest, OtherOperationsThroughTheDaemon) {
+  const std::vector<std::string> ops = {"aes_gcm_1k",  "aes_gcm_16k",    "aes_cbc_1k",
+                                        "aes_cbc_16k", "hmac_sha256_1k", "rsa_2048_oaep_dec",
+                                        "ecdh_p256",   "x25519"};
+  for (int run = 0; run < 2; ++run) {
+    ProgramResult r = Signet({"bench", "parallel", "--algo",
+                              "aes-gcm-1k,aes-gcm-16k,aes-cbc-1k,aes-cbc-16k,hmac-sha256-1k,"
+                              "rsa2048-oaep-decrypt,ecdh-p256,x25519",
+                              "-n", "8", "--clients", "2", "--pin", kUserPin});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<ParallelLine> lines = ParseParallel(r.out);
+    ASSERT_EQ(lines.size(), ops.size()) << r.out;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      EXPECT_EQ(lines[i].algo, ops[i]);
+      ExpectRightArithmetic(lines[i]);
+    }
+  }
+}
+
 TEST_F(BenchTest, PipelineAndBatchVerifyEverySignature) {
   for (const char* flag : {"--pipeline", "--batch"}) {
     ProgramResult r = Signet({"bench", "parallel", "--algo", "ecp256,ed25519", "-n", "20",
