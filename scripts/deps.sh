@@ -23,6 +23,9 @@ packages=(
   libsecp256k1-dev
   # Ed25519ctx/ph and Ed448ph (crypto/eddsa_instances.h; OpenSSL 3.0 lacks them)
   libdecaf-dev
+  # PostgreSQL: libpq for the shared keystore (issue 18), and the server
+  # the multi-node tests start themselves (tests/e2e/postgres_server.h)
+  libpq-dev postgresql
   # independent verifiers and third-party PKCS#11 clients for tests
   openssl opensc gnutls-bin libengine-pkcs11-openssl
   openssh-client softhsm2 openjdk-17-jdk-headless libnss3-tools
