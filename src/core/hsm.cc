@@ -7,7 +7,7 @@
 #include "core/hsm_internal.h"
 #include "core/key_policy.h"
 #include "crypto/symmetric.h"
-#include "keystore/data_dir.h"
+#include "keystore/keystore.h"
 #include "keystore/slot_ids.h"
 
 namespace signet::core {
@@ -46,21 +46,12 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
 }
 
 Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
-  std::error_code ec;
-  if (std::filesystem::create_directories(options.data_dir, ec)) {
-    // Only the daemon's user may list tokens or reach the socket.
-    std::filesystem::permissions(options.data_dir, std::filesystem::perms::owner_all, ec);
-  }
-  if (!std::filesystem::is_directory(options.data_dir, ec)) {
-    return MakeError(CKR_DEVICE_ERROR, "data dir " + options.data_dir.string() + " is not usable");
-  }
-  // One daemon per data dir; `signet admin` refuses to touch it meanwhile.
-  SIGNET_ASSIGN_OR_RETURN(auto dir_lock,
-                          keystore::LockDataDir(options.data_dir, options.lock_holder));
-  SIGNET_ASSIGN_OR_RETURN(auto files, keystore::ListTokenFiles(options.data_dir));
-  SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID next_slot_id, keystore::ReadNextSlotId(options.data_dir));
+  SIGNET_ASSIGN_OR_RETURN(auto keystore,
+                          keystore::OpenDirectoryKeystore(options.data_dir, options.lock_holder));
+  SIGNET_ASSIGN_OR_RETURN(auto files, keystore->ListTokens());
+  SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID next_slot_id, keystore->ReadNextSlotId());
   std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
-  hsm->dir_lock_ = std::move(dir_lock);
+  hsm->keystore_ = std::move(keystore);
   std::optional<Error> first_error;
   auto unavailable = [&](const std::filesystem::path& file, const Error& error) {
     if (!first_error) first_error = error;
@@ -69,7 +60,7 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
   std::vector<std::pair<std::filesystem::path, std::unique_ptr<keystore::Token>>> tokens;
   std::vector<std::optional<CK_SLOT_ID>> stored_ids;
   for (const auto& file : files) {
-    auto token = keystore::Token::Open(file, hsm->options_.token_options);
+    auto token = hsm->keystore_->OpenToken(file, hsm->options_.token_options);
     if (!token.ok()) {
       unavailable(file, token.error());
       continue;
@@ -100,7 +91,7 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
     return MakeError(first_error->code, why + first_error->message);
   }
   if (plan.next != next_slot_id) {
-    SIGNET_TRY(keystore::WriteNextSlotId(hsm->options_.data_dir, plan.next));
+    SIGNET_TRY(hsm->keystore_->WriteNextSlotId(plan.next));
   }
   {
     // No other thread sees the Hsm yet: the lock is uncontended, and keeps

@@ -28,7 +28,7 @@
 #include "core/hsm.h"
 #include "core/rsa_split.h"
 #include "core/token_slot.h"
-#include "keystore/data_dir.h"
+#include "keystore/keystore.h"
 
 namespace signet::core {
 
@@ -295,7 +295,7 @@ class HsmImpl final : public Hsm {
 
   HsmOptions options_;
   LoginThrottle throttle_;
-  std::unique_ptr<keystore::DataDirLock> dir_lock_;  // held while the Hsm lives
+  std::unique_ptr<keystore::Keystore> keystore_;  // where the tokens live (keystore.h)
   mutable base::SharedMutex slots_mu_;
   // slots_: the tokens served, by slot id (stable: keystore/slot_ids.h);
   // next_slot_id_ is the free slot's id, which InitToken gives a new token.

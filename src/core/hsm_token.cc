@@ -1,7 +1,6 @@
 // HsmImpl::InitToken (PKCS#11 §5.5 C_InitToken): create a token on the free
 // slot, or re-initialise an existing one.
 #include "core/hsm_internal.h"
-#include "keystore/data_dir.h"
 #include "keystore/pin_policy.h"
 #include "keystore/slot_ids.h"
 
@@ -36,14 +35,13 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
                        "creating a token needs an admin connection (the daemon's own uid or root "
                        "on the Unix socket, or the admin certificate over TLS)");
     }
-    SIGNET_ASSIGN_OR_RETURN(
-        auto token, keystore::CreateTokenOnNewSlot(options_.data_dir, label, so_pin, user_pin,
-                                                   options_.token_options, tokens));
+    SIGNET_ASSIGN_OR_RETURN(auto created, keystore_->CreateToken(label, so_pin, user_pin,
+                                                                 options_.token_options, tokens));
+    auto& [location, token] = created;
     const keystore::TokenInfo info = token->Info();
     const CK_SLOT_ID id = info.slot_id.value_or(free_slot);
     TokenPolicy policy = PolicyFor(*token);
-    auto slot = std::make_unique<TokenSlot>(
-        id, keystore::TokenFilePath(options_.data_dir, info.serial), std::move(token), policy);
+    auto slot = std::make_unique<TokenSlot>(id, location, std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
     base::WriterMutexLock lock(&slots_mu_);
     slots_.emplace(id, std::move(slot));

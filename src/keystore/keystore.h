@@ -1,0 +1,65 @@
+// Keystore: the set of tokens one signetd serves, wherever they are kept.
+// core/ reaches its tokens only through this interface: it lists and opens
+// them when the daemon starts, creates one on C_InitToken, and keeps the
+// next slot id to hand out (keystore/slot_ids.h).
+//
+// DirectoryKeystore, the default, keeps each token in its own SQLite file
+// in a data directory (keystore/data_dir.h), which one daemon at a time
+// holds: opening it takes the directory's lock, and the Keystore keeps it
+// until it is destroyed. A keystore that several daemons share (PostgreSQL,
+// issue 18) implements the same interface.
+//
+// Thread contract: the daemon calls these from one thread at a time (start
+// up, and C_InitToken under the Hsm's init lock); the Tokens they return
+// follow Token's own contract.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "keystore/token.h"
+
+namespace signet::keystore {
+
+class Keystore {
+ public:
+  virtual ~Keystore() = default;
+
+  // Describe names the keystore for messages ("data directory /var/lib/x").
+  virtual std::string Describe() const = 0;
+
+  // ListTokens returns every token's location (for a directory, its file's
+  // path) in a stable order. The keystore's errors (CKR_DEVICE_ERROR).
+  virtual Result<std::vector<std::string>> ListTokens() const = 0;
+
+  // OpenToken opens the token at `location` (one ListTokens gave); errors
+  // as Token::Open, naming the location.
+  virtual Result<std::unique_ptr<Token>> OpenToken(const std::string& location,
+                                                   const TokenOptions& options) = 0;
+
+  // CreateToken makes a new token (Token::Create's rules and errors) whose
+  // label no token of `others` has (CheckTokenLabelFree), stored on the
+  // next slot id: one past every id of `others` and past ReadNextSlotId,
+  // which it advances first. Returns its location and the token.
+  virtual Result<std::pair<std::string, std::unique_ptr<Token>>> CreateToken(
+      std::string_view label, ByteView so_pin, ByteView user_pin, const TokenOptions& options,
+      const std::vector<TokenInfo>& others) = 0;
+
+  // ReadNextSlotId / WriteNextSlotId: the next slot id to hand out (0 when
+  // none was ever stored). CKR_DEVICE_ERROR when it cannot be read or kept.
+  virtual Result<CK_SLOT_ID> ReadNextSlotId() const = 0;
+  virtual Status WriteNextSlotId(CK_SLOT_ID next) = 0;
+};
+
+// OpenDirectoryKeystore makes `dir` (mode 0700) when missing and takes its
+// lock for `lock_holder` (LockDataDir: CKR_FUNCTION_FAILED naming the
+// daemon that holds it). CKR_DEVICE_ERROR when `dir` is not a usable
+// directory.
+Result<std::unique_ptr<Keystore>> OpenDirectoryKeystore(const std::filesystem::path& dir,
+                                                        std::string_view lock_holder);
+
+}  // namespace signet::keystore
