@@ -11,6 +11,8 @@ constexpr std::uint64_t kMaxScryptN = 1u << 22;
 constexpr std::uint32_t kMaxScryptR = 32;
 constexpr std::uint32_t kMaxScryptP = 16;
 
+}  // namespace
+
 int UserTypeCode(UserType user) { return user == UserType::kSo ? 0 : 1; }
 
 bool PlausibleCost(std::int64_t n, std::int64_t r, std::int64_t p) {
@@ -18,8 +20,6 @@ bool PlausibleCost(std::int64_t n, std::int64_t r, std::int64_t p) {
   return power_of_two && static_cast<std::uint64_t>(n) <= kMaxScryptN && r >= 1 &&
          r <= kMaxScryptR && p >= 1 && p <= kMaxScryptP;
 }
-
-}  // namespace
 
 Result<PinRecord> SealKek(UserType user, ByteView pin, ByteView kek,
                           const crypto::ScryptParams& kdf) {

@@ -23,6 +23,15 @@ struct PinRecord {
   int failures = 0;
 };
 
+// UserTypeCode: how a record's user is stored (0 = SO, 1 = user, as
+// CKU_SO / CKU_USER), in token files and in PostgreSQL alike.
+int UserTypeCode(UserType user);
+
+// PlausibleCost: whether a stored scrypt cost (n, r, p) is one a record may
+// have; below it a record is trivially weak, above it one Login would take
+// minutes or gigabytes (a tampered record).
+bool PlausibleCost(std::int64_t n, std::int64_t r, std::int64_t p);
+
 // SealKek makes a fresh record (new random salt, failures 0) for `pin`.
 // CKR_PIN_LEN_RANGE for an empty PIN.
 Result<PinRecord> SealKek(UserType user, ByteView pin, ByteView kek,

@@ -6,14 +6,21 @@
 // exactly once by nodes migrating at the same time, and a newer one is
 // refused untouched; a stopped server is a clear error naming the database,
 // and the connection comes back by itself once the server is up again.
+// Token rows and PIN records (keystore/postgres_pin_records.h) as several
+// nodes see them: a label is taken once, ten wrong PINs spread over three
+// nodes lock the token, and failure counts from many nodes at once are
+// exact.
 #include "keystore/postgres_db.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
+#include "keystore/postgres_pin_records.h"
 #include "keystore/postgres_schema.h"
 #include "postgres_server.h"
 
@@ -138,6 +145,121 @@ TEST_F(PostgresDbTest, AStoppedServerIsAClearErrorAndTheConnectionComesBack) {
   auto back = db->Query("SELECT 7");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->Int64(0, 0), 7);
+}
+
+// PinRecordsTest: the schema, one token with both PIN records, and three
+// connections to the database, each standing for a signetd node.
+class PinRecordsTest : public PostgresDbTest {
+ protected:
+  static constexpr int kMaxFailures = 10;
+
+  void SetUp() override {
+    PostgresDbTest::SetUp();
+    if (IsSkipped()) return;
+    for (int i = 0; i < 3; ++i) nodes_.push_back(Connect());
+    ASSERT_NE(nodes_[0], nullptr);
+    ASSERT_TRUE(keystore::MigratePostgresSchema(*nodes_[0]).ok());
+    auto id = keystore::InsertPgToken(*nodes_[0], "0011223344556677", "shared", kMaxFailures);
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    token_ = *id;
+    kek_ = Bytes(32, 0x42);
+    for (auto [user, pin] : {std::pair{keystore::UserType::kSo, "so-pin-1234"},
+                             std::pair{keystore::UserType::kUser, "user-pin-1234"}}) {
+      auto record = keystore::SealKek(user, AsBytes(pin), kek_, Cheap());
+      ASSERT_TRUE(record.ok());
+      ASSERT_TRUE(keystore::StorePgPinRecord(*nodes_[0], token_, *record).ok());
+    }
+  }
+
+  static crypto::ScryptParams Cheap() {
+    crypto::ScryptParams kdf;
+    kdf.n = 1024;
+    return kdf;
+  }
+
+  // Attempt is one node's login attempt, as a token checks a PIN: refused
+  // once locked, else the PIN opens the KEK (and resets the count) or
+  // counts a failure.
+  CK_RV Attempt(PgConnection& node, std::string_view pin) {
+    auto record = keystore::LoadPgPinRecord(node, token_, keystore::UserType::kUser);
+    if (!record.ok()) return record.error().code;
+    if (record->failures >= kMaxFailures) return CKR_PIN_LOCKED;
+    auto kek = keystore::OpenKek(*record, AsBytes(pin));
+    if (kek.ok()) {
+      auto reset =
+          keystore::ResetPgPinFailures(node, token_, keystore::UserType::kUser, kMaxFailures);
+      return reset.ok() ? CKR_OK : reset.error().code;
+    }
+    auto failures = keystore::RecordPgPinFailure(node, token_, keystore::UserType::kUser);
+    if (!failures.ok()) return failures.error().code;
+    return *failures >= kMaxFailures ? CKR_PIN_LOCKED : CKR_PIN_INCORRECT;
+  }
+
+  std::vector<std::unique_ptr<PgConnection>> nodes_;
+  std::int64_t token_ = 0;
+  Bytes kek_;
+};
+
+TEST_F(PinRecordsTest, ALabelIsTakenOnceAcrossNodes) {
+  auto again = keystore::InsertPgToken(*nodes_[1], "8899aabbccddeeff", "shared", kMaxFailures);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, CKR_ARGUMENTS_BAD);
+  EXPECT_NE(again.error().message.find("a token labelled 'shared' already exists"),
+            std::string::npos)
+      << again.error().message;
+  EXPECT_TRUE(keystore::InsertPgToken(*nodes_[2], "8899aabbccddeeff", "other", 3).ok());
+  auto record = keystore::LoadPgPinRecord(*nodes_[2], token_, keystore::UserType::kSo);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(*keystore::OpenKek(*record, AsBytes("so-pin-1234")),
+            SecureBytes(kek_.begin(), kek_.end()));
+}
+
+TEST_F(PinRecordsTest, TenWrongPinsOverThreeNodesLock) {
+  // A right PIN in between resets the count, on any node.
+  EXPECT_EQ(Attempt(*nodes_[0], "wrong-pin-0"), CKR_PIN_INCORRECT);
+  EXPECT_EQ(Attempt(*nodes_[1], "user-pin-1234"), CKR_OK);
+  for (int i = 1; i < kMaxFailures; ++i) {
+    EXPECT_EQ(Attempt(*nodes_[i % 3], "wrong-pin"), CKR_PIN_INCORRECT) << i;
+  }
+  EXPECT_EQ(Attempt(*nodes_[1], "wrong-pin"), CKR_PIN_LOCKED);
+  // Locked for every node, the right PIN included.
+  for (auto& node : nodes_) EXPECT_EQ(Attempt(*node, "user-pin-1234"), CKR_PIN_LOCKED);
+  EXPECT_EQ(
+      keystore::ResetPgPinFailures(*nodes_[2], token_, keystore::UserType::kUser, kMaxFailures)
+          .error()
+          .code,
+      CKR_PIN_LOCKED);
+  // The SO's count is its own.
+  auto so = keystore::LoadPgPinRecord(*nodes_[0], token_, keystore::UserType::kSo);
+  ASSERT_TRUE(so.ok());
+  EXPECT_EQ(so->failures, 0);
+}
+
+TEST_F(PinRecordsTest, FailuresFromManyNodesAtOnceAreCountedExactly) {
+  constexpr int kEach = 25;
+  std::mutex mu;
+  std::set<int> seen;
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (auto& node : nodes_) {
+    threads.emplace_back([&, db = node.get()] {
+      for (int i = 0; i < kEach; ++i) {
+        auto count = keystore::RecordPgPinFailure(*db, token_, keystore::UserType::kUser);
+        if (!count.ok()) {
+          errors++;
+          continue;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        seen.insert(*count);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  // Every count from 1 to 75 was handed out exactly once.
+  EXPECT_EQ(seen.size(), 3u * kEach);
+  EXPECT_EQ(*seen.begin(), 1);
+  EXPECT_EQ(*seen.rbegin(), 3 * kEach);
 }
 
 }  // namespace
