@@ -80,7 +80,7 @@ Error PgConnection::Failure(std::string_view what, PGresult* result) {
   return MakeError(CKR_DEVICE_ERROR, description_ + ": " + std::string(what) + ": " + why);
 }
 
-Result<PgResult> PgConnection::Query(std::string_view sql, std::initializer_list<PgValue> params) {
+Result<PgResult> PgConnection::Query(std::string_view sql, std::span<const PgValue> params) {
   // A broken connection is re-made once, but never inside a transaction:
   // the transaction died with it and the caller must start again.
   if (PQstatus(conn_.get()) != CONNECTION_OK && !in_transaction_) {

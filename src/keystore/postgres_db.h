@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -93,7 +94,10 @@ class PgConnection {
   // CKR_DEVICE_ERROR naming the database when it fails; last_sqlstate()
   // then tells why (e.g. kUniqueViolation), empty when the server was not
   // reached.
-  Result<PgResult> Query(std::string_view sql, std::initializer_list<PgValue> params = {});
+  Result<PgResult> Query(std::string_view sql, std::span<const PgValue> params);
+  Result<PgResult> Query(std::string_view sql, std::initializer_list<PgValue> params = {}) {
+    return Query(sql, std::span<const PgValue>(params.begin(), params.size()));
+  }
 
   // Run is Query for statements whose rows do not matter.
   Status Run(std::string_view sql, std::initializer_list<PgValue> params = {});

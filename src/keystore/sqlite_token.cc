@@ -17,19 +17,12 @@
 #include "keystore/pin_policy.h"
 #include "keystore/pin_records.h"
 #include "keystore/schema.h"
+#include "keystore/token_rules.h"
 
 namespace signet::keystore {
 namespace {
 
-constexpr std::size_t kMaxLabelBytes = 32;  // CK_TOKEN_INFO.label is 32 bytes
 constexpr std::size_t kSerialBytes = 8;     // 16 hex characters
-
-Status CheckLabel(std::string_view label) {
-  if (label.empty() || label.size() > kMaxLabelBytes) {
-    return MakeError(CKR_ARGUMENTS_BAD, "token label must be 1-32 bytes");
-  }
-  return OkStatus();
-}
 
 }  // namespace
 
@@ -104,7 +97,7 @@ Result<std::unique_ptr<SqliteToken>> SqliteToken::CreateFile(const std::filesyst
                                                              std::string_view label,
                                                              ByteView so_pin, ByteView user_pin,
                                                              const TokenOptions& options) {
-  SIGNET_TRY(CheckLabel(label));
+  SIGNET_TRY(CheckTokenLabel(label));
   if (so_pin.empty()) return MakeError(CKR_ARGUMENTS_BAD, "SO PIN must not be empty");
   SIGNET_TRY(CheckPinLength(so_pin, "SO PIN"));
   if (!user_pin.empty()) SIGNET_TRY(CheckPinLength(user_pin, "user PIN"));
@@ -348,7 +341,7 @@ Status SqliteToken::InitUserPin(ByteView new_pin) {
 }
 
 Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
-  SIGNET_TRY(CheckLabel(label));
+  SIGNET_TRY(CheckTokenLabel(label));
   if (Result<SecureBytes> old_kek = CheckPin(UserType::kSo, so_pin); !old_kek.ok()) {
     return std::move(old_kek).error();
   }

@@ -5,31 +5,10 @@
 #include "keystore/object_match.h"
 #include "keystore/object_wrap.h"
 #include "keystore/sqlite_token.h"
+#include "keystore/token_rules.h"
 
 namespace signet::keystore {
 namespace {
-
-// Attributes that carry key material: for private and secret keys they live
-// only inside the wrapped value, never in the clear attribute blob.
-constexpr CK_ATTRIBUTE_TYPE kSecretAttributes[] = {
-    CKA_VALUE,      CKA_PRIVATE_EXPONENT, CKA_PRIME_1,     CKA_PRIME_2,
-    CKA_EXPONENT_1, CKA_EXPONENT_2,       CKA_COEFFICIENT,
-};
-
-bool HoldsSecret(std::optional<CK_ULONG> object_class) {
-  return object_class == CKO_PRIVATE_KEY || object_class == CKO_SECRET_KEY;
-}
-
-Status CheckNoClearSecrets(const AttributeMap& attributes) {
-  if (!HoldsSecret(FindUlong(attributes, CKA_CLASS))) return OkStatus();
-  for (auto type : kSecretAttributes) {
-    if (attributes.contains(type)) {
-      return MakeError(CKR_TEMPLATE_INCONSISTENT,
-                       "key material must be passed as the secret, not as an attribute");
-    }
-  }
-  return OkStatus();
-}
 
 Status StoreWrapped(Database& db, ObjectHandle handle, ByteView wrapped) {
   SIGNET_ASSIGN_OR_RETURN(Statement stmt,
@@ -95,23 +74,6 @@ Status BindObjectColumns(Statement& stmt, const AttributeMap& attributes, ByteVi
   return stmt.Bind(5, encoded);
 }
 
-// EscapedLabel: `label` with bytes outside printable ASCII, the quote and
-// the backslash as \xNN, so an error message cannot forge output lines.
-std::string EscapedLabel(ByteView label) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t byte : label) {
-    if (byte >= 0x20 && byte < 0x7f && byte != '\'' && byte != '\\') {
-      out += static_cast<char>(byte);
-    } else {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    }
-  }
-  return out;
-}
-
 constexpr const char* kSelectObject =
     "SELECT handle, attributes, wrapped_value IS NOT NULL FROM objects";
 
@@ -162,10 +124,7 @@ Status SqliteToken::CheckLabelFreeLocked(ByteView label) const {
   SIGNET_TRY(stmt.Bind(4, static_cast<std::int64_t>(CKO_SECRET_KEY)));
   SIGNET_ASSIGN_OR_RETURN(bool taken, stmt.Step());
   if (!taken) return OkStatus();
-  // CKR_ATTRIBUTE_VALUE_INVALID: the template's CKA_LABEL value is what
-  // cannot be accepted; PKCS#11 has no "duplicate" code.
-  return MakeError(CKR_ATTRIBUTE_VALUE_INVALID,
-                   "a key labelled '" + EscapedLabel(label) + "' already exists");
+  return LabelTaken(label);
 }
 
 Result<ObjectHandle> SqliteToken::InsertObjectLocked(const AttributeMap& attributes,

@@ -1,0 +1,117 @@
+// PostgresToken: a token of the shared PostgreSQL keystore (issue 18;
+// docs/SCALING.md), which several signetd nodes may serve at once, each
+// with its own PostgresToken on the same rows. It keeps exactly what a
+// token file keeps (PIN records with the KEK wrapped under each PIN,
+// objects whose secret values are AES-KWP under the KEK) in the tables of
+// keystore/postgres_schema.h, tagged with its token_id.
+//
+// Across nodes:
+// - every change is one transaction; a change to the token's objects also
+//   bumps the token's generation in that transaction;
+// - the unwrapped-key cache remembers the generation its keys were read
+//   at; a hit is served only while the database still has that generation,
+//   so a key destroyed or changed on another node is never served from this
+//   node's cache (until the LISTEN connection of docs/SCALING.md lands,
+//   that check is one small query per hit);
+// - PIN failures count in the database (postgres_pin_records.h), so a
+//   lockout holds on every node;
+// - the label and slot id are read from the database, never cached.
+// The key pool is not there yet: the Token defaults answer
+// CKR_FUNCTION_NOT_SUPPORTED.
+//
+// Thread contract: as Token's. db_mu_ serialises the one connection and is
+// held only for SQL, never across scrypt or an unwrap; auth_mu_ guards the
+// login state; the two are never held together.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/mutex.h"
+#include "keystore/key_cache.h"
+#include "keystore/postgres_db.h"
+#include "keystore/token.h"
+
+namespace signet::keystore {
+
+class PostgresToken final : public Token {
+ public:
+  // Create makes a token in the keystore at `uri` (its schema must be
+  // current: MigratePostgresSchema) with a random serial and a fresh KEK
+  // sealed under both PINs (an empty user PIN leaves it uninitialised), as
+  // Token::Create. CKR_ARGUMENTS_BAD for a label outside 1-32 bytes or one
+  // another token of the keystore has; CKR_PIN_LEN_RANGE for PINs the rules
+  // refuse; CKR_DEVICE_ERROR when the database fails (nothing is left).
+  static Result<std::unique_ptr<PostgresToken>> Create(const std::string& uri,
+                                                       std::string_view label, ByteView so_pin,
+                                                       ByteView user_pin,
+                                                       const TokenOptions& options);
+
+  // Open opens the token with `serial` on its own connection.
+  // CKR_TOKEN_NOT_PRESENT when the keystore has no such token;
+  // CKR_DEVICE_ERROR when the database cannot be reached.
+  static Result<std::unique_ptr<PostgresToken>> Open(const std::string& uri,
+                                                     std::string_view serial,
+                                                     const TokenOptions& options);
+
+  TokenInfo Info() const override;
+  Status Login(UserType user, ByteView pin) override;
+  void Logout() override;
+  Status InitUserPin(ByteView new_pin) override;
+  Status Reinitialize(ByteView so_pin, std::string_view label) override;
+  Status SetSlotId(CK_SLOT_ID slot_id) override;
+  Status SetPin(UserType user, ByteView old_pin, ByteView new_pin) override;
+  Result<int> ClearPinFailures(UserType user) override;
+  Result<ObjectHandle> CreateObject(const AttributeMap& attributes,
+                                    const SecureBytes* secret) override;
+  Result<std::vector<ObjectHandle>> CreateObjects(const std::vector<NewObject>& objects,
+                                                  const Bytes* unique_label) override;
+  Result<StoredObject> GetObject(ObjectHandle handle) const override;
+  Result<std::vector<StoredObject>> ListObjects() const override;
+  Result<std::vector<StoredObject>> FindObjects(const AttributeMap& match) const override;
+  Status UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) override;
+  Status DestroyObject(ObjectHandle handle) override;
+  Status DestroyObjects(const std::vector<ObjectHandle>& handles) override;
+  Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
+                                                       bool* cache_hit) override;
+  CacheStats cache_stats() const override { return cache_.stats(); }
+
+ private:
+  PostgresToken(std::unique_ptr<PgConnection> db, std::int64_t token_id, std::string serial,
+                int max_pin_failures, const TokenOptions& options);
+
+  // CheckPin verifies `pin` for `user` with failure counting in the
+  // database and returns the KEK. Takes db_mu_ only around its SQL.
+  Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
+  Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
+  std::shared_ptr<const SecureBytes> CurrentKek() const EXCLUDES(auth_mu_);
+  // BumpGenerationLocked: inside the caller's transaction, the token's
+  // generation + 1, so every node's cached keys of it stop being served.
+  Status BumpGenerationLocked() REQUIRES(db_mu_);
+  Result<std::int64_t> GenerationLocked() const REQUIRES(db_mu_);
+  Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes, const SecureBytes* secret,
+                                          const SecureBytes* kek) REQUIRES(db_mu_);
+  Status CheckLabelFreeLocked(ByteView label) const REQUIRES(db_mu_);
+  Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const REQUIRES(db_mu_);
+
+  const std::int64_t token_id_;
+  const std::string serial_;
+  const int max_pin_failures_;
+  const TokenOptions options_;
+
+  mutable base::Mutex db_mu_;
+  std::unique_ptr<PgConnection> db_ GUARDED_BY(db_mu_);
+
+  mutable base::Mutex auth_mu_;
+  std::shared_ptr<const SecureBytes> kek_ GUARDED_BY(auth_mu_);  // null when logged out
+  std::optional<UserType> logged_in_ GUARDED_BY(auth_mu_);
+
+  KeyCache cache_;
+  // cached_generation_: the token generation the cache's keys were read at
+  // (-1: none yet). Guarded by db_mu_: it changes with the reads that see a
+  // new generation.
+  std::int64_t cached_generation_ GUARDED_BY(db_mu_) = -1;
+};
+
+}  // namespace signet::keystore

@@ -1,0 +1,275 @@
+// PostgresToken: objects and key fetching (see postgres_token.h).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "keystore/attribute_codec.h"
+#include "keystore/object_match.h"
+#include "keystore/object_wrap.h"
+#include "keystore/postgres_token.h"
+#include "keystore/token_rules.h"
+
+namespace signet::keystore {
+namespace {
+
+// The search columns of signet_objects: which attribute each mirrors and
+// whether it is stored as an integer (CK_ULONG) or as the raw bytes.
+struct SearchColumn {
+  const char* name;
+  CK_ATTRIBUTE_TYPE type;
+  bool is_ulong;
+};
+constexpr SearchColumn kSearchColumns[] = {
+    {"class", CKA_CLASS, true},
+    {"key_type", CKA_KEY_TYPE, true},
+    {"label", CKA_LABEL, false},
+    {"id", CKA_ID, false},
+};
+
+// ColumnValue: `attributes`' value for `column` as the column stores it;
+// NULL (monostate) when absent or not a CK_ULONG where one is stored.
+PgValue ColumnValue(const AttributeMap& attributes, const SearchColumn& column) {
+  if (column.is_ulong) {
+    auto value = FindUlong(attributes, column.type);
+    return value ? PgValue(static_cast<std::int64_t>(*value)) : PgValue();
+  }
+  auto it = attributes.find(column.type);
+  return it == attributes.end() ? PgValue() : PgValue(ByteView(it->second));
+}
+
+constexpr const char* kSelectObject =
+    "SELECT handle, attributes, wrapped_value IS NOT NULL FROM signet_objects WHERE token_id = $1";
+
+Result<StoredObject> ObjectFromRow(const PgResult& rows, int row) {
+  StoredObject object;
+  object.handle = rows.Int64(row, 0);
+  SIGNET_ASSIGN_OR_RETURN(object.attributes, DecodeAttributes(rows.Blob(row, 1)));
+  object.has_secret = rows.Text(row, 2) == "t";
+  return object;
+}
+
+}  // namespace
+
+Status PostgresToken::BumpGenerationLocked() {
+  return db_->Run("UPDATE signet_tokens SET generation = generation + 1 WHERE token_id = $1",
+                  {token_id_});
+}
+
+Result<std::int64_t> PostgresToken::GenerationLocked() const {
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db_->Query("SELECT generation FROM signet_tokens WHERE token_id = $1", {token_id_}));
+  if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+  return row.Int64(0, 0);
+}
+
+Result<ObjectHandle> PostgresToken::CreateObject(const AttributeMap& attributes,
+                                                 const SecureBytes* secret) {
+  SIGNET_ASSIGN_OR_RETURN(auto handles, CreateObjects({{attributes, secret}}, nullptr));
+  return handles.front();
+}
+
+Result<std::vector<ObjectHandle>> PostgresToken::CreateObjects(
+    const std::vector<NewObject>& objects, const Bytes* unique_label) {
+  if (objects.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to create");
+  std::shared_ptr<const SecureBytes> kek;
+  for (const NewObject& object : objects) {
+    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
+    if (object.secret == nullptr) continue;
+    if (!HoldsSecret(FindUlong(object.attributes, CKA_CLASS))) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
+    }
+    if (object.secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
+    if (!kek) kek = CurrentKek();
+    if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
+  }
+  std::vector<ObjectHandle> handles;
+  base::MutexLock lock(&db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
+  // The token's row, locked: writers of one token go one at a time on every
+  // node, so the label check and the inserts are one step.
+  SIGNET_TRY(db_->Run("SELECT 1 FROM signet_tokens WHERE token_id = $1 FOR UPDATE", {token_id_}));
+  if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
+  for (const NewObject& object : objects) {
+    SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle,
+                            InsertObjectLocked(object.attributes, object.secret, kek.get()));
+    handles.push_back(handle);
+  }
+  SIGNET_TRY(BumpGenerationLocked());
+  SIGNET_TRY(txn.Commit());
+  return handles;
+}
+
+Status PostgresToken::CheckLabelFreeLocked(ByteView label) const {
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db_->Query(
+          "SELECT 1 FROM signet_objects WHERE token_id = $1 AND label = $2 AND class IN "
+          "($3, $4, $5) LIMIT 1",
+          {token_id_, label, static_cast<std::int64_t>(CKO_PUBLIC_KEY),
+           static_cast<std::int64_t>(CKO_PRIVATE_KEY), static_cast<std::int64_t>(CKO_SECRET_KEY)}));
+  if (row.rows() == 0) return OkStatus();
+  return LabelTaken(label);
+}
+
+Result<ObjectHandle> PostgresToken::InsertObjectLocked(const AttributeMap& attributes,
+                                                       const SecureBytes* secret,
+                                                       const SecureBytes* kek) {
+  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db_->Query(
+          "INSERT INTO signet_objects (token_id, class, key_type, label, id, attributes) "
+          "VALUES ($1, $2, $3, $4, $5, $6) RETURNING handle",
+          {token_id_, ColumnValue(attributes, kSearchColumns[0]),
+           ColumnValue(attributes, kSearchColumns[1]), ColumnValue(attributes, kSearchColumns[2]),
+           ColumnValue(attributes, kSearchColumns[3]), ByteView(encoded)}));
+  const ObjectHandle handle = row.Int64(0, 0);
+  // The handle is bound into the wrap, so it is wrapped once the row
+  // exists; both statements commit together.
+  if (secret != nullptr) {
+    SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapObjectSecret(*kek, handle, *secret));
+    SIGNET_TRY(db_->Run("UPDATE signet_objects SET wrapped_value = $2 WHERE handle = $1",
+                        {handle, ByteView(wrapped)}));
+  }
+  return handle;
+}
+
+Result<StoredObject> PostgresToken::ReadObjectLocked(ObjectHandle handle) const {
+  SIGNET_ASSIGN_OR_RETURN(PgResult row, db_->Query(std::string(kSelectObject) + " AND handle = $2",
+                                                   {token_id_, handle}));
+  if (row.rows() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+  return ObjectFromRow(row, 0);
+}
+
+Result<StoredObject> PostgresToken::GetObject(ObjectHandle handle) const {
+  base::MutexLock lock(&db_mu_);
+  return ReadObjectLocked(handle);
+}
+
+Result<std::vector<StoredObject>> PostgresToken::ListObjects() const { return FindObjects({}); }
+
+Result<std::vector<StoredObject>> PostgresToken::FindObjects(const AttributeMap& match) const {
+  // Narrow by the indexed columns where `match` names them in their stored
+  // form; every attribute is still compared on the decoded rows.
+  std::string sql = kSelectObject;
+  std::vector<PgValue> params = {token_id_};
+  for (const auto& column : kSearchColumns) {
+    PgValue value = ColumnValue(match, column);
+    if (std::holds_alternative<std::monostate>(value)) continue;
+    params.push_back(value);
+    sql += " AND " + std::string(column.name) + " = $" + std::to_string(params.size());
+  }
+  sql += " ORDER BY handle";
+  base::MutexLock lock(&db_mu_);
+  SIGNET_ASSIGN_OR_RETURN(PgResult rows, db_->Query(sql, params));
+  std::vector<StoredObject> out;
+  for (int i = 0; i < rows.rows(); ++i) {
+    SIGNET_ASSIGN_OR_RETURN(StoredObject object, ObjectFromRow(rows, i));
+    if (Matches(object.attributes, match)) out.push_back(std::move(object));
+  }
+  return out;
+}
+
+Status PostgresToken::UpdateAttributes(ObjectHandle handle, const AttributeMap& changes) {
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
+    SIGNET_TRY(db_->Run("SELECT 1 FROM signet_tokens WHERE token_id = $1 FOR UPDATE", {token_id_}));
+    SIGNET_ASSIGN_OR_RETURN(StoredObject object, ReadObjectLocked(handle));
+    for (const auto& [type, value] : changes) object.attributes[type] = value;
+    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
+    SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(object.attributes));
+    SIGNET_TRY(
+        db_->Run("UPDATE signet_objects SET class = $2, key_type = $3, label = $4, id = $5, "
+                 "attributes = $6 WHERE handle = $1",
+                 {handle, ColumnValue(object.attributes, kSearchColumns[0]),
+                  ColumnValue(object.attributes, kSearchColumns[1]),
+                  ColumnValue(object.attributes, kSearchColumns[2]),
+                  ColumnValue(object.attributes, kSearchColumns[3]), ByteView(encoded)}));
+    SIGNET_TRY(BumpGenerationLocked());
+    SIGNET_TRY(txn.Commit());
+  }
+  cache_.Erase(handle);
+  return OkStatus();
+}
+
+Status PostgresToken::DestroyObject(ObjectHandle handle) { return DestroyObjects({handle}); }
+
+Status PostgresToken::DestroyObjects(const std::vector<ObjectHandle>& handles) {
+  if (handles.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to destroy");
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
+    for (ObjectHandle handle : handles) {
+      SIGNET_ASSIGN_OR_RETURN(
+          PgResult gone,
+          db_->Query("DELETE FROM signet_objects WHERE token_id = $1 AND handle = $2 RETURNING 1",
+                     {token_id_, handle}));
+      // Missing, or deleted by an earlier entry of the list: the
+      // transaction rolls back and nothing is deleted.
+      if (gone.rows() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    }
+    SIGNET_TRY(BumpGenerationLocked());
+    SIGNET_TRY(txn.Commit());
+  }
+  for (ObjectHandle handle : handles) cache_.Erase(handle);
+  return OkStatus();
+}
+
+Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle handle,
+                                                                    bool* cache_hit) {
+  if (cache_hit != nullptr) *cache_hit = false;
+  if (auto hit = cache_.Lookup(handle)) {
+    // Served only while the database still has the generation the cache
+    // was filled at: a change on any node moves it.
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(std::int64_t generation, GenerationLocked());
+    if (generation == cached_generation_) {
+      if (cache_hit != nullptr) *cache_hit = true;
+      return hit;
+    }
+  }
+  // Generation before KEK: pairs with Logout's KEK-then-Clear order, so a
+  // key unwrapped under a KEK that Logout dropped is never cached.
+  std::uint64_t cache_generation = cache_.generation();
+  auto kek = CurrentKek();
+  if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "fetching a key requires login");
+
+  std::optional<CK_ULONG> object_class;
+  Bytes wrapped;
+  {
+    base::MutexLock lock(&db_mu_);
+    // The token's generation and the object in one statement: one snapshot.
+    SIGNET_ASSIGN_OR_RETURN(
+        PgResult row,
+        db_->Query("SELECT t.generation, o.handle, o.class, o.wrapped_value FROM signet_tokens t "
+                   "LEFT JOIN signet_objects o ON o.token_id = t.token_id AND o.handle = $2 "
+                   "WHERE t.token_id = $1",
+                   {token_id_, handle}));
+    if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+    const std::int64_t generation = row.Int64(0, 0);
+    if (generation != cached_generation_) {
+      // Keys read at an older generation may be stale: all go.
+      cache_.Clear();
+      cached_generation_ = generation;
+      cache_generation = cache_.generation();
+    }
+    if (row.IsNull(0, 1)) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
+    if (row.IsNull(0, 3)) return MakeError(CKR_KEY_HANDLE_INVALID, "object holds no key");
+    if (!row.IsNull(0, 2)) object_class = static_cast<CK_ULONG>(row.Int64(0, 2));
+    wrapped = row.Blob(0, 3);
+  }
+
+  // Unwrap and parse with no lock held.
+  auto key = std::make_shared<UnwrappedKey>();
+  SIGNET_ASSIGN_OR_RETURN(key->value, UnwrapObjectSecret(*kek, handle, wrapped));
+  if (object_class == CKO_PRIVATE_KEY) {
+    SIGNET_ASSIGN_OR_RETURN(key->private_key, crypto::PrivateKey::FromPkcs8Der(key->value));
+  }
+  std::shared_ptr<const UnwrappedKey> frozen = std::move(key);
+  cache_.Insert(handle, frozen, cache_generation);
+  return frozen;
+}
+
+}  // namespace signet::keystore

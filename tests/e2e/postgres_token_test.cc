@@ -1,0 +1,219 @@
+// PostgresToken (keystore/postgres_token.h) on a real PostgreSQL, with two
+// or three tokens opened on the same rows standing for signetd nodes: a
+// token made on one opens on another; a key stored on one node is found and
+// unwrapped on another; a key destroyed or changed on one node is not served
+// from another node's warm cache; wrong PINs spread over the nodes lock the
+// token for all of them; a key label is taken once when nodes race for it;
+// re-initialising on one node shows on the others; and with the database
+// down a cached key is refused rather than served unchecked.
+#include "keystore/postgres_token.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "crypto/keys.h"
+#include "keystore/postgres_schema.h"
+#include "postgres_server.h"
+
+namespace signet::e2e {
+namespace {
+
+using keystore::AttributeMap;
+using keystore::PostgresToken;
+using keystore::UserType;
+
+constexpr int kMaxFailures = 10;
+const char kSoPin[] = "so-pin-1234";
+const char kUserPin[] = "user-pin-1234";
+
+keystore::TokenOptions Options() {
+  keystore::TokenOptions options;
+  options.kdf.n = 1024;  // cheap scrypt: tests only
+  options.max_pin_failures = kMaxFailures;
+  return options;
+}
+
+Bytes Ulong(CK_ULONG value) {
+  Bytes out(sizeof value);
+  std::memcpy(out.data(), &value, sizeof value);
+  return out;
+}
+
+Bytes Text(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+class PostgresTokenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!PostgresInstalled()) GTEST_SKIP() << "PostgreSQL is not installed (scripts/deps.sh)";
+    ASSERT_EQ(server_.Start(), "");
+    auto db = keystore::PgConnection::Connect(server_.uri());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE(keystore::MigratePostgresSchema(**db).ok());
+    auto made = PostgresToken::Create(server_.uri(), "shared", AsBytes(kSoPin), AsBytes(kUserPin),
+                                      Options());
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    serial_ = (*made)->Info().serial;
+    nodes_.push_back(std::move(*made));
+    for (int i = 0; i < 2; ++i) {
+      auto opened = PostgresToken::Open(server_.uri(), serial_, Options());
+      ASSERT_TRUE(opened.ok()) << opened.error().message;
+      nodes_.push_back(std::move(*opened));
+    }
+  }
+
+  // StoreKey stores a fresh P-256 private key labelled `label` through
+  // `node` (logged in) and returns its handle and PKCS#8.
+  std::pair<keystore::ObjectHandle, SecureBytes> StoreKey(PostgresToken& node,
+                                                          std::string_view label) {
+    auto key = crypto::PrivateKey::Generate({crypto::KeyType::kEcP256});
+    EXPECT_TRUE(key.ok());
+    SecureBytes der = *key->ToPkcs8Der();
+    AttributeMap attributes = {{CKA_CLASS, Ulong(CKO_PRIVATE_KEY)},
+                               {CKA_KEY_TYPE, Ulong(CKK_EC)},
+                               {CKA_LABEL, Text(label)}};
+    auto handle = node.CreateObject(attributes, &der);
+    EXPECT_TRUE(handle.ok()) << handle.error().message;
+    return {handle.ok() ? *handle : 0, der};
+  }
+
+  void LoginAll() {
+    for (auto& node : nodes_) ASSERT_TRUE(node->Login(UserType::kUser, AsBytes(kUserPin)).ok());
+  }
+
+  PostgresServer server_;
+  std::string serial_;
+  std::vector<std::unique_ptr<PostgresToken>> nodes_;
+};
+
+TEST_F(PostgresTokenTest, ATokenMadeOnOneNodeOpensOnAnother) {
+  keystore::TokenInfo info = nodes_[2]->Info();
+  EXPECT_EQ(info.label, "shared");
+  EXPECT_EQ(info.serial, serial_);
+  EXPECT_TRUE(info.user_pin_initialized);
+  EXPECT_EQ(info.max_pin_failures, kMaxFailures);
+  EXPECT_EQ(PostgresToken::Open(server_.uri(), "ffffffffffffffff", Options()).error().code,
+            CKR_TOKEN_NOT_PRESENT);
+  auto twin = PostgresToken::Create(server_.uri(), "shared", AsBytes(kSoPin), {}, Options());
+  ASSERT_FALSE(twin.ok());
+  EXPECT_EQ(twin.error().code, CKR_ARGUMENTS_BAD);
+  ASSERT_TRUE(nodes_[1]->SetSlotId(7).ok());
+  EXPECT_EQ(nodes_[0]->Info().slot_id, CK_SLOT_ID{7});
+}
+
+TEST_F(PostgresTokenTest, AKeyStoredOnOneNodeIsFoundAndUnwrappedOnAnother) {
+  LoginAll();
+  auto [handle, der] = StoreKey(*nodes_[0], "signing-key");
+  auto found = nodes_[2]->FindObjects({{CKA_LABEL, Text("signing-key")}});
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].handle, handle);
+  EXPECT_TRUE((*found)[0].has_secret);
+  EXPECT_FALSE((*found)[0].attributes.contains(CKA_VALUE));
+  auto key = nodes_[2]->FetchKey(handle, nullptr);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  EXPECT_EQ((*key)->value, der);
+  ASSERT_TRUE((*key)->private_key.has_value());
+  // A node that is not logged in unwraps nothing.
+  nodes_[1]->Logout();
+  EXPECT_EQ(nodes_[1]->FetchKey(handle, nullptr).error().code, CKR_USER_NOT_LOGGED_IN);
+}
+
+TEST_F(PostgresTokenTest, AChangeOnOneNodeIsNeverServedFromAnothersWarmCache) {
+  LoginAll();
+  auto [handle, der] = StoreKey(*nodes_[0], "k1");
+  auto [other, other_der] = StoreKey(*nodes_[0], "k2");
+  bool hit = false;
+  ASSERT_TRUE(nodes_[1]->FetchKey(handle, &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(nodes_[1]->FetchKey(handle, &hit).ok());
+  EXPECT_TRUE(hit);  // warm
+  // Changed elsewhere: the next fetch reads the database again.
+  ASSERT_TRUE(nodes_[0]->UpdateAttributes(other, {{CKA_LABEL, Text("k2b")}}).ok());
+  ASSERT_TRUE(nodes_[1]->FetchKey(handle, &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(nodes_[1]->FetchKey(handle, &hit).ok());
+  EXPECT_TRUE(hit);
+  // Destroyed elsewhere: refused at once, warm cache or not.
+  ASSERT_TRUE(nodes_[2]->DestroyObject(handle).ok());
+  auto gone = nodes_[1]->FetchKey(handle, &hit);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_EQ(nodes_[0]->FetchKey(handle, nullptr).error().code, CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_EQ(nodes_[0]->DestroyObjects({other, handle}).error().code, CKR_OBJECT_HANDLE_INVALID);
+  EXPECT_TRUE(nodes_[1]->FetchKey(other, nullptr).ok());  // the failed destroy took nothing
+}
+
+TEST_F(PostgresTokenTest, WrongPinsSpreadOverTheNodesLockForAll) {
+  for (int i = 0; i < kMaxFailures - 1; ++i) {
+    EXPECT_EQ(nodes_[i % 3]->Login(UserType::kUser, AsBytes("wrong-pin")).error().code,
+              CKR_PIN_INCORRECT)
+        << i;
+  }
+  EXPECT_EQ(nodes_[2]->Login(UserType::kUser, AsBytes("wrong-pin")).error().code, CKR_PIN_LOCKED);
+  for (auto& node : nodes_) {
+    EXPECT_EQ(node->Login(UserType::kUser, AsBytes(kUserPin)).error().code, CKR_PIN_LOCKED);
+    EXPECT_TRUE(node->Info().user_pin_locked);
+  }
+  EXPECT_FALSE(nodes_[0]->Info().so_pin_locked);
+  // The offline recovery clears it for every node.
+  EXPECT_EQ(*nodes_[1]->ClearPinFailures(UserType::kUser), kMaxFailures);
+  EXPECT_TRUE(nodes_[2]->Login(UserType::kUser, AsBytes(kUserPin)).ok());
+}
+
+TEST_F(PostgresTokenTest, NodesRacingForAKeyLabelGetItOnce) {
+  LoginAll();
+  std::atomic<int> created{0}, refused{0}, other{0};
+  std::vector<std::thread> threads;
+  const Bytes label = Text("only-one");
+  for (auto& node : nodes_) {
+    threads.emplace_back([&, n = node.get()] {
+      for (int i = 0; i < 5; ++i) {
+        AttributeMap attributes = {{CKA_CLASS, Ulong(CKO_PUBLIC_KEY)}, {CKA_LABEL, label}};
+        auto made = n->CreateObjects({{attributes, nullptr}}, &label);
+        if (made.ok()) {
+          created++;
+        } else if (made.error().code == CKR_ATTRIBUTE_VALUE_INVALID) {
+          refused++;
+        } else {
+          other++;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(refused.load(), 14);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(nodes_[0]->FindObjects({{CKA_LABEL, label}})->size(), 1u);
+}
+
+TEST_F(PostgresTokenTest, ReinitialisingOnOneNodeShowsOnTheOthers) {
+  LoginAll();
+  StoreKey(*nodes_[1], "old");
+  ASSERT_TRUE(nodes_[0]->Reinitialize(AsBytes(kSoPin), "renamed").ok());
+  EXPECT_EQ(nodes_[2]->Info().label, "renamed");
+  EXPECT_FALSE(nodes_[2]->Info().user_pin_initialized);
+  EXPECT_TRUE(nodes_[2]->ListObjects()->empty());
+  EXPECT_EQ(nodes_[1]->Login(UserType::kUser, AsBytes(kUserPin)).error().code,
+            CKR_USER_PIN_NOT_INITIALIZED);
+}
+
+TEST_F(PostgresTokenTest, WithTheDatabaseDownACachedKeyIsRefusedNotServedUnchecked) {
+  LoginAll();
+  auto [handle, der] = StoreKey(*nodes_[0], "k");
+  ASSERT_TRUE(nodes_[1]->FetchKey(handle, nullptr).ok());
+  ASSERT_EQ(server_.Stop(), "");
+  auto down = nodes_[1]->FetchKey(handle, nullptr);
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.error().code, CKR_DEVICE_ERROR);
+  ASSERT_EQ(server_.StartAgain(), "");
+  auto back = nodes_[1]->FetchKey(handle, nullptr);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ((*back)->value, der);
+}
+
+}  // namespace
+}  // namespace signet::e2e
