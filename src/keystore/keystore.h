@@ -6,8 +6,9 @@
 // DirectoryKeystore, the default, keeps each token in its own SQLite file
 // in a data directory (keystore/data_dir.h), which one daemon at a time
 // holds: opening it takes the directory's lock, and the Keystore keeps it
-// until it is destroyed. A keystore that several daemons share (PostgreSQL,
-// issue 18) implements the same interface.
+// until it is destroyed. The PostgreSQL keystore (issue 18;
+// docs/SCALING.md) keeps every token in one database that several daemons
+// share.
 //
 // Thread contract: the daemon calls these from one thread at a time (start
 // up, and C_InitToken under the Hsm's init lock); the Tokens they return
@@ -61,5 +62,13 @@ class Keystore {
 // directory.
 Result<std::unique_ptr<Keystore>> OpenDirectoryKeystore(const std::filesystem::path& dir,
                                                         std::string_view lock_holder);
+
+// OpenPostgresKeystore connects to the PostgreSQL database at `uri` (a
+// libpq URI: postgresql://user@host:port/db?sslmode=verify-full) and brings
+// its schema up to date (postgres_schema.h); several nodes may do so at
+// once. Token locations are serials. No lock is taken: the database is
+// meant to be shared. CKR_DEVICE_ERROR when it cannot be reached;
+// CKR_TOKEN_NOT_RECOGNIZED when its schema is newer than this build.
+Result<std::unique_ptr<Keystore>> OpenPostgresKeystore(const std::string& uri);
 
 }  // namespace signet::keystore

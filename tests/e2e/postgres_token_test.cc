@@ -5,7 +5,9 @@
 // from another node's warm cache; wrong PINs spread over the nodes lock the
 // token for all of them; a key label is taken once when nodes race for it;
 // re-initialising on one node shows on the others; and with the database
-// down a cached key is refused rather than served unchecked.
+// down a cached key is refused rather than served unchecked. The keystore
+// around them (keystore.h, OpenPostgresKeystore): nodes share the tokens,
+// their labels and one slot-id counter.
 #include "keystore/postgres_token.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "crypto/keys.h"
+#include "keystore/keystore.h"
 #include "keystore/postgres_schema.h"
 #include "postgres_server.h"
 
@@ -213,6 +216,51 @@ TEST_F(PostgresTokenTest, WithTheDatabaseDownACachedKeyIsRefusedNotServedUncheck
   auto back = nodes_[1]->FetchKey(handle, nullptr);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ((*back)->value, der);
+}
+
+TEST(PostgresKeystoreTest, NodesShareTokensLabelsAndSlotIds) {
+  if (!PostgresInstalled()) GTEST_SKIP() << "PostgreSQL is not installed (scripts/deps.sh)";
+  PostgresServer server;
+  ASSERT_EQ(server.Start(), "");
+  // Two nodes start at once on an empty database.
+  std::vector<std::unique_ptr<keystore::Keystore>> nodes(2);
+  std::vector<std::thread> starting;
+  for (auto& node : nodes) {
+    starting.emplace_back([&] {
+      auto opened = keystore::OpenPostgresKeystore(server.uri());
+      if (opened.ok()) node = std::move(*opened);
+    });
+  }
+  for (auto& t : starting) t.join();
+  ASSERT_NE(nodes[0], nullptr);
+  ASSERT_NE(nodes[1], nullptr);
+  EXPECT_NE(nodes[0]->Describe().find("PostgreSQL keystore, database postgres on 127.0.0.1:"),
+            std::string::npos)
+      << nodes[0]->Describe();
+
+  // Neither node knows the other's tokens, yet ids and labels stay unique.
+  auto a = nodes[0]->CreateToken("alpha", AsBytes(kSoPin), AsBytes(kUserPin), Options(), {});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  auto b = nodes[1]->CreateToken("beta", AsBytes(kSoPin), {}, Options(), {});
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(a->second->Info().slot_id, CK_SLOT_ID{0});
+  EXPECT_EQ(b->second->Info().slot_id, CK_SLOT_ID{1});
+  auto clash = nodes[1]->CreateToken("alpha", AsBytes(kSoPin), {}, Options(), {});
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.error().code, CKR_ARGUMENTS_BAD);
+  EXPECT_EQ(*nodes[0]->ReadNextSlotId(), 2u);
+  ASSERT_TRUE(nodes[1]->WriteNextSlotId(1).ok());  // never backwards
+  EXPECT_EQ(*nodes[0]->ReadNextSlotId(), 2u);
+
+  for (auto& node : nodes) {
+    auto listed = node->ListTokens();
+    ASSERT_TRUE(listed.ok());
+    EXPECT_EQ(*listed, (std::vector<std::string>{a->first, b->first}));
+    auto opened = node->OpenToken(b->first, Options());
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    EXPECT_EQ((*opened)->Info().label, "beta");
+  }
+  EXPECT_EQ(nodes[0]->OpenToken("0000000000000000", Options()).error().code, CKR_TOKEN_NOT_PRESENT);
 }
 
 }  // namespace
