@@ -12,6 +12,7 @@
 
 #include "base/mutex.h"
 #include "keystore/key_cache.h"
+#include "keystore/pool_seal.h"
 #include "keystore/sqlite_db.h"
 #include "keystore/token.h"
 
@@ -19,17 +20,6 @@ namespace signet::keystore {
 
 // NewTokenSerial returns 16 random lower-case hex characters.
 Result<std::string> NewTokenSerial();
-
-// PoolSealKey: a token's pool key as stored (sqlite_token_pool.cc): the
-// X25519 public key's SubjectPublicKeyInfo and its PKCS#8 wrapped under the
-// KEK.
-struct PoolSealKey {
-  Bytes public_der;
-  Bytes wrapped_private;
-};
-
-// NewPoolSealKey makes a fresh pool key wrapped under `kek`.
-Result<PoolSealKey> NewPoolSealKey(ByteView kek);
 
 // StorePoolSealKey replaces the token's pool key inside the caller's open
 // transaction.

@@ -2,49 +2,16 @@
 // the Token defaults for backends without a pool.
 //
 // Pool entries live in `key_pool`, never in `objects`, so no object query can
-// return them. An entry's private key is sealed to the token's pool key:
-//   Seal(pool public key, "SGPOOL2" || entry id (u64 big-endian) || PKCS#8)
-// (crypto/sealed_box.h), so filling needs no KEK. The pool key's private
-// half is stored as AES-KWP(KEK, "SGSEAL1" || PKCS#8), in `pool_seal_key`;
-// a take unwraps it with the KEK of the login, opens the entry and wraps the
-// key under the KEK as an object's, in one transaction. The prefixes differ
-// from an object's ("SGOBJ1", object_wrap.h) and from each other: a blob
-// copied between the tables, or between pool entries, does not open.
+// return them; the pool key's halves live in `pool_seal_key`. How entries
+// and the pool key are sealed: pool_seal.h.
 #include <ctime>
 
-#include "crypto/sealed_box.h"
 #include "keystore/attribute_codec.h"
+#include "keystore/pool_seal.h"
 #include "keystore/sqlite_token.h"
 
 namespace signet::keystore {
 namespace {
-
-constexpr std::string_view kPoolMagic = "SGPOOL2";
-constexpr std::string_view kSealKeyMagic = "SGSEAL1";
-
-SecureBytes PoolPlaintext(std::int64_t entry, ByteView secret) {
-  SecureBytes plain(kPoolMagic.begin(), kPoolMagic.end());
-  auto id = static_cast<std::uint64_t>(entry);
-  for (int i = 0; i < 8; ++i) plain.push_back(static_cast<std::uint8_t>(id >> (56 - 8 * i)));
-  plain.insert(plain.end(), secret.begin(), secret.end());
-  return plain;
-}
-
-// StripPrefix returns `plain` after `prefix`, or CKR_WRAPPED_KEY_INVALID.
-Result<SecureBytes> StripPrefix(const SecureBytes& plain, ByteView prefix, std::string_view what) {
-  if (plain.size() <= prefix.size() ||
-      !EqualConstantTime(ByteView(plain.data(), prefix.size()), prefix)) {
-    return MakeError(CKR_WRAPPED_KEY_INVALID, std::string(what) + " belongs elsewhere");
-  }
-  return SecureBytes(plain.begin() + static_cast<std::ptrdiff_t>(prefix.size()), plain.end());
-}
-
-Result<SecureBytes> OpenPoolSecret(const crypto::PrivateKey& seal_key, std::int64_t entry,
-                                   ByteView sealed) {
-  auto plain = crypto::OpenSealed(seal_key, sealed);
-  if (!plain.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key does not open");
-  return StripPrefix(*plain, PoolPlaintext(entry, {}), "pool key");
-}
 
 // ReadPoolPublicKeyLocked: the pool key's public half, none when the token
 // has no pool key yet.
@@ -53,10 +20,8 @@ Result<std::optional<crypto::PublicKey>> ReadPoolPublicKeyLocked(Database& db) {
                           db.Prepare("SELECT public_key FROM pool_seal_key WHERE id = 1"));
   SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::optional<crypto::PublicKey>();
-  auto parsed = crypto::PublicKey::FromDer(select.ColumnBlob(0));
-  if (!parsed.ok())
-    return MakeError(CKR_TOKEN_NOT_RECOGNIZED, "damaged: the pool key does not parse");
-  return std::optional<crypto::PublicKey>(std::move(*parsed));
+  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey parsed, ParsePoolPublicKey(select.ColumnBlob(0)));
+  return std::optional<crypto::PublicKey>(std::move(parsed));
 }
 
 // LoadSealPrivateLocked unwraps the pool key's private half under `kek`.
@@ -65,11 +30,7 @@ Result<crypto::PrivateKey> LoadSealPrivateLocked(Database& db, ByteView kek) {
                           db.Prepare("SELECT wrapped_private FROM pool_seal_key WHERE id = 1"));
   SIGNET_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return MakeError(CKR_WRAPPED_KEY_INVALID, "the token has no pool key");
-  auto plain = crypto::AesKeyUnwrapPad(kek, select.ColumnBlob(0));
-  if (!plain.ok()) return MakeError(CKR_WRAPPED_KEY_INVALID, "pool key does not unwrap");
-  SecureBytes magic(kSealKeyMagic.begin(), kSealKeyMagic.end());
-  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, StripPrefix(*plain, magic, "pool key"));
-  return crypto::PrivateKey::FromPkcs8Der(der);
+  return UnwrapPoolPrivateKey(kek, select.ColumnBlob(0));
 }
 
 Error NoPool() { return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this keystore has no key pool"); }
@@ -86,19 +47,6 @@ Result<std::optional<PoolTake>> Token::TakePoolKey(std::string_view, const PoolO
 }
 Result<std::optional<PooledKey>> Token::ClaimPoolKey(std::string_view) { return NoPool(); }
 Result<std::map<std::string, std::size_t>> Token::PoolCounts() const { return NoPool(); }
-
-Result<PoolSealKey> NewPoolSealKey(ByteView kek) {
-  SIGNET_ASSIGN_OR_RETURN(crypto::PrivateKey key,
-                          crypto::PrivateKey::Generate({crypto::KeyType::kX25519}));
-  SIGNET_ASSIGN_OR_RETURN(crypto::PublicKey public_key, key.Public());
-  PoolSealKey sealed;
-  SIGNET_ASSIGN_OR_RETURN(sealed.public_der, public_key.ToDer());
-  SIGNET_ASSIGN_OR_RETURN(SecureBytes der, key.ToPkcs8Der());
-  SecureBytes plain(kSealKeyMagic.begin(), kSealKeyMagic.end());
-  plain.insert(plain.end(), der.begin(), der.end());
-  SIGNET_ASSIGN_OR_RETURN(sealed.wrapped_private, crypto::AesKeyWrapPad(kek, plain));
-  return sealed;
-}
 
 Status StorePoolSealKey(Database& db, const PoolSealKey& key) {
   SIGNET_ASSIGN_OR_RETURN(Statement stmt,
@@ -169,7 +117,7 @@ Status SqliteToken::StorePoolKey(std::string_view pool, const SecureBytes& priva
   SIGNET_TRY(insert.Bind(3, static_cast<std::int64_t>(std::time(nullptr))));
   SIGNET_TRY(insert.Run());
   std::int64_t entry = db_->LastInsertRowId();
-  SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, crypto::Seal(*seal_to, PoolPlaintext(entry, private_der)));
+  SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, SealPoolEntry(*seal_to, entry, private_der));
   SIGNET_ASSIGN_OR_RETURN(Statement update,
                           db_->Prepare("UPDATE key_pool SET wrapped_value = ?1 WHERE id = ?2"));
   SIGNET_TRY(update.Bind(1, ByteView(wrapped)));
@@ -193,7 +141,7 @@ Result<std::optional<PooledKey>> SqliteToken::ClaimPoolEntryLocked(std::string_v
     auto public_attributes = DecodeAttributes(select.ColumnBlob(1));
     Bytes sealed = select.ColumnBlob(2);
     select = Statement();
-    auto secret = OpenPoolSecret(seal_key, entry, sealed);
+    auto secret = OpenPoolEntry(seal_key, entry, sealed);
     SIGNET_ASSIGN_OR_RETURN(Statement remove, db_->Prepare("DELETE FROM key_pool WHERE id = ?1"));
     SIGNET_TRY(remove.Bind(1, entry));
     SIGNET_TRY(remove.Run());
