@@ -28,6 +28,7 @@ Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(const std::string& 
   if (!user_pin.empty()) {
     SIGNET_ASSIGN_OR_RETURN(user, SealKek(UserType::kUser, user_pin, kek, options.kdf));
   }
+  SIGNET_ASSIGN_OR_RETURN(PoolSealKey pool_key, NewPoolSealKey(kek));
   SIGNET_ASSIGN_OR_RETURN(std::string serial, NewTokenSerial());
   SIGNET_ASSIGN_OR_RETURN(auto db, PgConnection::Connect(uri));
   std::int64_t token_id = 0;
@@ -37,6 +38,10 @@ Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(const std::string& 
     SIGNET_ASSIGN_OR_RETURN(token_id, InsertPgToken(*db, serial, label, options.max_pin_failures));
     SIGNET_TRY(StorePgPinRecord(*db, token_id, so));
     if (user) SIGNET_TRY(StorePgPinRecord(*db, token_id, *user));
+    SIGNET_TRY(
+        db->Run("INSERT INTO signet_pool_seal_keys (token_id, public_key, wrapped_private) "
+                "VALUES ($1, $2, $3)",
+                {token_id, ByteView(pool_key.public_der), ByteView(pool_key.wrapped_private)}));
     SIGNET_TRY(txn.Commit());
   }
   return std::unique_ptr<PostgresToken>(new PostgresToken(
@@ -183,10 +188,14 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
   }
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, crypto::RandomBytes(crypto::kAes256KeySize));
   SIGNET_ASSIGN_OR_RETURN(PinRecord so, SealKek(UserType::kSo, so_pin, kek, options_.kdf));
+  // The old pool key is wrapped under the old KEK: a new one goes with it.
+  SIGNET_ASSIGN_OR_RETURN(PoolSealKey pool_key, NewPoolSealKey(kek));
   {
     base::MutexLock lock(&db_mu_);
     SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
     SIGNET_TRY(db_->Run("DELETE FROM signet_objects WHERE token_id = $1", {token_id_}));
+    SIGNET_TRY(db_->Run("DELETE FROM signet_key_pool WHERE token_id = $1", {token_id_}));
+    SIGNET_TRY(StorePoolSealKeyLocked(pool_key));
     SIGNET_TRY(db_->Run("DELETE FROM signet_pin_records WHERE token_id = $1 AND user_type = $2",
                         {token_id_, std::int64_t{UserTypeCode(UserType::kUser)}}));
     SIGNET_TRY(StorePgPinRecord(*db_, token_id_, so));

@@ -16,8 +16,10 @@
 // - PIN failures count in the database (postgres_pin_records.h), so a
 //   lockout holds on every node;
 // - the label and slot id are read from the database, never cached.
-// The key pool is not there yet: the Token defaults answer
-// CKR_FUNCTION_NOT_SUPPORTED.
+// - the key pool is one table for all nodes: a node claims an entry with
+//   SELECT ... FOR UPDATE SKIP LOCKED and deletes it in the same
+//   transaction, so each entry is handed out exactly once, and generators on
+//   every node fill the same pool (postgres_token_pool.cc).
 //
 // Thread contract: as Token's. db_mu_ serialises the one connection and is
 // held only for SQL, never across scrypt or an unwrap; auth_mu_ guards the
@@ -30,6 +32,7 @@
 
 #include "base/mutex.h"
 #include "keystore/key_cache.h"
+#include "keystore/pool_seal.h"
 #include "keystore/postgres_db.h"
 #include "keystore/token.h"
 
@@ -76,6 +79,15 @@ class PostgresToken final : public Token {
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
                                                        bool* cache_hit) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
+  // Key pool: postgres_token_pool.cc.
+  Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
+                      const AttributeMap& public_attributes) override;
+  Result<std::optional<PoolTake>> TakePoolKey(std::string_view pool,
+                                              const PoolObjectsBuilder& build,
+                                              const Bytes* unique_label) override;
+  Result<std::optional<PooledKey>> ClaimPoolKey(std::string_view pool) override;
+  Result<std::map<std::string, std::size_t>> PoolCounts() const override;
+  bool CanFillPool() const override;
 
  private:
   PostgresToken(std::unique_ptr<PgConnection> db, std::int64_t token_id, std::string serial,
@@ -94,6 +106,13 @@ class PostgresToken final : public Token {
                                           const SecureBytes* kek) REQUIRES(db_mu_);
   Status CheckLabelFreeLocked(ByteView label) const REQUIRES(db_mu_);
   Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const REQUIRES(db_mu_);
+  // StorePoolSealKeyLocked replaces the token's pool key inside the
+  // caller's transaction.
+  Status StorePoolSealKeyLocked(const PoolSealKey& key) REQUIRES(db_mu_);
+  // ClaimPoolEntryLocked deletes the oldest entry of `pool` that no other
+  // transaction holds and returns it opened. REQUIRES: a transaction open.
+  Result<std::optional<PooledKey>> ClaimPoolEntryLocked(std::string_view pool,
+                                                        const SecureBytes& kek) REQUIRES(db_mu_);
 
   const std::int64_t token_id_;
   const std::string serial_;

@@ -5,7 +5,9 @@
 // from another node's warm cache; wrong PINs spread over the nodes lock the
 // token for all of them; a key label is taken once when nodes race for it;
 // re-initialising on one node shows on the others; and with the database
-// down a cached key is refused rather than served unchecked. The keystore
+// down a cached key is refused rather than served unchecked. The key pool:
+// filled on one node, claimed by 16 threads over three nodes, each entry
+// handed out exactly once. The keystore
 // around them (keystore.h, OpenPostgresKeystore): nodes share the tokens,
 // their labels and one slot-id counter.
 #include "keystore/postgres_token.h"
@@ -13,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -216,6 +220,75 @@ TEST_F(PostgresTokenTest, WithTheDatabaseDownACachedKeyIsRefusedNotServedUncheck
   auto back = nodes_[1]->FetchKey(handle, nullptr);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ((*back)->value, der);
+}
+
+TEST_F(PostgresTokenTest, PoolEntriesAreHandedOutOnceAcrossNodes) {
+  LoginAll();
+  constexpr int kEntries = 40;
+  for (int i = 0; i < kEntries; ++i) {
+    auto key = crypto::PrivateKey::Generate({crypto::KeyType::kEcP256});
+    ASSERT_TRUE(key.ok());
+    ASSERT_TRUE(nodes_[0]
+                    ->StorePoolKey("ec:p256", *key->ToPkcs8Der(),
+                                   {{CKA_LABEL, Text("entry " + std::to_string(i))}})
+                    .ok());
+  }
+  EXPECT_EQ(nodes_[2]->PoolCounts()->at("ec:p256"), std::size_t{kEntries});
+  std::mutex mu;
+  std::set<SecureBytes> handed_out;
+  std::atomic<int> duplicates{0}, errors{0}, takes{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 16; ++c) {
+    clients.emplace_back([&, node = nodes_[c % 3].get(), take = c % 2 == 0] {
+      for (;;) {
+        SecureBytes der;
+        if (take) {
+          auto taken = node->TakePoolKey(
+              "ec:p256",
+              [](const AttributeMap& pub) {
+                AttributeMap priv = pub;
+                priv[CKA_CLASS] = Ulong(CKO_PRIVATE_KEY);
+                AttributeMap pub_object = pub;
+                pub_object[CKA_CLASS] = Ulong(CKO_PUBLIC_KEY);
+                return Result<std::pair<AttributeMap, AttributeMap>>(
+                    std::make_pair(priv, pub_object));
+              },
+              nullptr);
+          if (!taken.ok()) {
+            errors++;
+            return;
+          }
+          if (!*taken) return;
+          auto key = node->FetchKey((*taken)->private_handle, nullptr);
+          if (!key.ok()) {
+            errors++;
+            return;
+          }
+          der = (*key)->value;
+          takes++;
+        } else {
+          auto claimed = node->ClaimPoolKey("ec:p256");
+          if (!claimed.ok()) {
+            errors++;
+            return;
+          }
+          if (!*claimed) return;
+          der = (*claimed)->private_der;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        if (!handed_out.insert(der).second) duplicates++;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(duplicates.load(), 0);
+  EXPECT_EQ(handed_out.size(), std::size_t{kEntries});
+  EXPECT_EQ(nodes_[1]->PoolCounts()->count("ec:p256"), 0u);
+  // Taken entries became key objects every node sees.
+  auto privates = nodes_[1]->FindObjects({{CKA_CLASS, Ulong(CKO_PRIVATE_KEY)}});
+  ASSERT_TRUE(privates.ok());
+  EXPECT_EQ(privates->size(), static_cast<std::size_t>(takes.load()));
 }
 
 TEST(PostgresKeystoreTest, NodesShareTokensLabelsAndSlotIds) {
