@@ -24,16 +24,18 @@ CK_ULONG RandomHandle() {
 namespace {
 
 // ServeToken puts an opened token on slot `id` and loads its objects, with
-// the policy `policy_for` gives the token.
+// the policy `policy_for` gives the token. `location` is where the keystore
+// keeps it; `file` the same when that is a file, else empty.
 template <typename PolicyFor>
-Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::filesystem::path& file,
+Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::string& location,
+                                              const std::filesystem::path& file,
                                               std::unique_ptr<keystore::Token> token,
                                               const PolicyFor& policy_for) {
   TokenPolicy policy = policy_for(*token);
   auto slot = std::make_unique<TokenSlot>(id, file, std::move(token), policy);
   if (Status loaded = slot->LoadObjects(); !loaded.ok()) {
-    return MakeError(loaded.error().code, "token file " + file.string() +
-                                              ": objects unreadable: " + loaded.error().message);
+    return MakeError(loaded.error().code,
+                     "token " + location + ": objects unreadable: " + loaded.error().message);
   }
   return slot;
 }
@@ -46,8 +48,10 @@ Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
 }
 
 Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
-  SIGNET_ASSIGN_OR_RETURN(auto keystore,
-                          keystore::OpenDirectoryKeystore(options.data_dir, options.lock_holder));
+  SIGNET_ASSIGN_OR_RETURN(
+      auto keystore, options.keystore_uri.empty()
+                         ? keystore::OpenDirectoryKeystore(options.data_dir, options.lock_holder)
+                         : keystore::OpenPostgresKeystore(options.keystore_uri));
   SIGNET_ASSIGN_OR_RETURN(auto files, keystore->ListTokens());
   SIGNET_ASSIGN_OR_RETURN(CK_SLOT_ID next_slot_id, keystore->ReadNextSlotId());
   std::unique_ptr<HsmImpl> hsm(new HsmImpl(std::move(options)));
@@ -78,7 +82,9 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
       unavailable(file, stored.error());  // cannot keep its id: not served
       continue;
     }
-    auto slot = ServeToken(id, file, std::move(token),
+    const std::filesystem::path as_file =
+        hsm->keystore_->TokensAreFiles() ? std::filesystem::path(file) : std::filesystem::path();
+    auto slot = ServeToken(id, file.string(), as_file, std::move(token),
                            [&hsm](const keystore::Token& t) { return hsm->PolicyFor(t); });
     if (!slot.ok()) {
       unavailable(file, slot.error());
@@ -247,6 +253,7 @@ Result<HsmImpl::ResolvedObject> HsmImpl::ResolveObject(ClientState& c, const Res
     out.record = it->second.session_record;
   }
   if (out.token_object) {
+    SIGNET_TRY(r.slot->RefreshObjects());
     out.record = r.slot->Get(out.token_id);
     if (out.record == nullptr) return MakeError(CKR_OBJECT_HANDLE_INVALID, "object was destroyed");
   }

@@ -52,7 +52,8 @@ struct SlotDescription {
   CK_ULONG rw_sessions = 0;
 };
 
-// TokenActivity: one served token's identity, file and PIN-check counters
+// TokenActivity: one served token's identity, file (empty for a token of a
+// shared keystore) and PIN-check counters
 // since start (TokenSlot::LoginCounters; index 0 the user, 1 the SO), for
 // the metrics endpoint and its readiness check.
 struct TokenActivity {
@@ -68,6 +69,10 @@ struct TokenActivity {
 
 struct HsmOptions {
   std::filesystem::path data_dir;
+  // keystore_uri: when set, the tokens are those of this PostgreSQL database,
+  // shared with other nodes (keystore::OpenPostgresKeystore), and data_dir
+  // holds no tokens; empty: data_dir's token files.
+  std::string keystore_uri;
   // lock_holder: who holds the data dir's lock ("signetd on SOCKET"),
   // written into the lock file so a second daemon refused names this one
   // (keystore::LockDataDir adds the pid).

@@ -62,8 +62,12 @@ RecordPtr MakeRecord(AttributeMap attributes, bool has_secret) {
 }  // namespace
 
 Status TokenSlot::LoadObjects() {
+  // The generation before the objects: a change in between shows as a
+  // newer generation at the next RefreshObjects.
+  SIGNET_ASSIGN_OR_RETURN(std::int64_t generation, token_->ObjectsGeneration());
   SIGNET_ASSIGN_OR_RETURN(auto stored, token_->ListObjects());
   base::WriterMutexLock lock(&objects_mu_);
+  loaded_generation_ = generation;
   objects_.clear();
   object_bytes_.clear();
   std::size_t bytes = 0;
@@ -85,6 +89,16 @@ Status TokenSlot::LoadObjects() {
   used_objects_ = objects_.size();
   used_bytes_ = bytes;
   return OkStatus();
+}
+
+Status TokenSlot::RefreshObjects() {
+  auto generation = token_->ObjectsGeneration();
+  if (!generation.ok()) return OkStatus();  // unreachable: keep what is here
+  {
+    base::ReaderMutexLock lock(&objects_mu_);
+    if (*generation == loaded_generation_) return OkStatus();
+  }
+  return LoadObjects();
 }
 
 RecordPtr TokenSlot::Get(keystore::ObjectHandle id) const {

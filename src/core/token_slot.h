@@ -48,6 +48,13 @@ class TokenSlot {
   // LoadObjects fills the attribute cache from the database.
   Status LoadObjects() EXCLUDES(objects_mu_, quota_mu_);
 
+  // RefreshObjects reloads the attribute cache when the token's objects
+  // changed since it was loaded (keystore::Token::ObjectsGeneration: only a
+  // token other nodes share ever reports it), so an object made, changed or
+  // destroyed on another node is seen here at the next use. A keystore that
+  // cannot be reached leaves the cache as it is.
+  Status RefreshObjects() EXCLUDES(objects_mu_, quota_mu_);
+
   CK_SLOT_ID id() const { return id_; }
   const std::filesystem::path& file() const { return file_; }
   keystore::Token& token() { return *token_; }
@@ -161,6 +168,8 @@ class TokenSlot {
   // Held (exclusively) across the quota calls of Update, Destroy and Load.
   mutable base::SharedMutex objects_mu_ ACQUIRED_BEFORE(quota_mu_);
   std::map<keystore::ObjectHandle, RecordPtr> objects_ GUARDED_BY(objects_mu_);
+  // loaded_generation_: the token's ObjectsGeneration when objects_ was read.
+  std::int64_t loaded_generation_ GUARDED_BY(objects_mu_) = 0;
 
   mutable base::Mutex login_mu_;
   int user_logins_ GUARDED_BY(login_mu_) = 0;

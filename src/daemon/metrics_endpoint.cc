@@ -260,6 +260,7 @@ std::string ReadinessProblem(const MetricsSources& sources,
     return "data directory " + sources.data_dir.string() + ": " + std::strerror(errno);
   }
   for (const core::TokenActivity& t : tokens) {
+    if (t.file.empty()) continue;  // a shared keystore's token: no file here
     if (std::string problem = TokenFileProblem(t.file); !problem.empty()) {
       return "token file " + t.file.string() + ": " + problem;
     }

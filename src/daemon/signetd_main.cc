@@ -39,6 +39,7 @@ namespace {
 
 struct Args {
   std::string data_dir;
+  std::string keystore;
   std::string socket_path;
   std::string cryptech_socket;
   std::string cryptech_token;
@@ -271,6 +272,7 @@ int Run(const Args& args) {
   }
   signet::core::HsmOptions hsm_options;
   hsm_options.data_dir = args.data_dir;
+  hsm_options.keystore_uri = args.keystore;
   const std::filesystem::path socket_path =
       args.socket_path.empty() ? std::filesystem::path(args.data_dir) / "signetd.sock"
                                : std::filesystem::path(args.socket_path);
@@ -285,7 +287,8 @@ int Run(const Args& args) {
   hsm_options.strict = args.strict;
   auto hsm = signet::core::Hsm::Open(hsm_options);
   if (!hsm.ok()) {
-    Log("cannot open data dir " + args.data_dir + ": " + hsm.error().message);
+    Log("cannot open " + (args.keystore.empty() ? "data dir " + args.data_dir : "the keystore") +
+        ": " + hsm.error().message);
     return 1;
   }
   for (const std::string& serial : args.public_rw_compat) {
@@ -416,6 +419,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("signetd ") + signet::kVersionString);
   app.add_option("--data", args.data_dir, "data directory (one <serial>.token per token)")
       ->required();
+  app.add_option("--keystore", args.keystore,
+                 "serve the tokens of a PostgreSQL database that other signetd nodes share "
+                 "(postgresql://USER@HOST:PORT/DB...; docs/SCALING.md) instead of DATA's token "
+                 "files");
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
   app.add_option("--cryptech-socket", args.cryptech_socket,

@@ -33,6 +33,10 @@ class Keystore {
   // Describe names the keystore for messages ("data directory /var/lib/x").
   virtual std::string Describe() const = 0;
 
+  // TokensAreFiles: whether a token's location is a file path (a data
+  // directory's), which the daemon's readiness check looks at.
+  virtual bool TokensAreFiles() const = 0;
+
   // ListTokens returns every token's location (for a directory, its file's
   // path) in a stable order. The keystore's errors (CKR_DEVICE_ERROR).
   virtual Result<std::vector<std::string>> ListTokens() const = 0;

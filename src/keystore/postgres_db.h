@@ -110,6 +110,9 @@ class PgConnection {
   Result<PgTransaction> Begin();
 
   const std::string& last_sqlstate() const { return last_sqlstate_; }
+  // reachable: whether the connection to the server is up (false after a
+  // failure that lost it, until a statement re-made it).
+  bool reachable() const { return PQstatus(conn_.get()) == CONNECTION_OK; }
   // Describe names the database for messages ("database signet on
   // 127.0.0.1:5432"), never with a password.
   const std::string& Describe() const { return description_; }

@@ -9,10 +9,10 @@
 // - every change is one transaction; a change to the token's objects also
 //   bumps the token's generation in that transaction;
 // - the unwrapped-key cache remembers the generation its keys were read
-//   at; a hit is served only while the database still has that generation,
-//   so a key destroyed or changed on another node is never served from this
-//   node's cache (until the LISTEN connection of docs/SCALING.md lands,
-//   that check is one small query per hit);
+//   at; a hit is served only while the database still has that generation
+//   (one small query per hit), so a key destroyed or changed on another
+//   node is never served from this node's cache; while the database cannot
+//   be reached at all, nothing can change and the cache serves on;
 // - PIN failures count in the database (postgres_pin_records.h), so a
 //   lockout holds on every node;
 // - the label and slot id are read from the database, never cached.
@@ -79,6 +79,7 @@ class PostgresToken final : public Token {
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
                                                        bool* cache_hit) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
+  Result<std::int64_t> ObjectsGeneration() const override EXCLUDES(db_mu_);
   // Key pool: postgres_token_pool.cc.
   Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
                       const AttributeMap& public_attributes) override;

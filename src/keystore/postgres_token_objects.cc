@@ -63,6 +63,11 @@ Result<std::int64_t> PostgresToken::GenerationLocked() const {
   return row.Int64(0, 0);
 }
 
+Result<std::int64_t> PostgresToken::ObjectsGeneration() const {
+  base::MutexLock lock(&db_mu_);
+  return GenerationLocked();
+}
+
 Result<ObjectHandle> PostgresToken::CreateObject(const AttributeMap& attributes,
                                                  const SecureBytes* secret) {
   SIGNET_ASSIGN_OR_RETURN(auto handles, CreateObjects({{attributes, secret}}, nullptr));
@@ -222,10 +227,13 @@ Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle
   if (cache_hit != nullptr) *cache_hit = false;
   if (auto hit = cache_.Lookup(handle)) {
     // Served only while the database still has the generation the cache
-    // was filled at: a change on any node moves it.
+    // was filled at: a change on any node moves it. With the database
+    // unreachable nothing can change, so the cache serves on
+    // (docs/SCALING.md says what a partition means for this).
     base::MutexLock lock(&db_mu_);
-    SIGNET_ASSIGN_OR_RETURN(std::int64_t generation, GenerationLocked());
-    if (generation == cached_generation_) {
+    auto generation = GenerationLocked();
+    if (!generation.ok() && db_->reachable()) return std::move(generation).error();
+    if (!generation.ok() || *generation == cached_generation_) {
       if (cache_hit != nullptr) *cache_hit = true;
       return hit;
     }

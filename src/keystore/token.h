@@ -248,6 +248,14 @@ class Token {
   // cache_stats: counters of the unwrapped-key cache (any thread).
   virtual CacheStats cache_stats() const = 0;
 
+  // ObjectsGeneration: a number that moves whenever the token's objects
+  // change, here or on another node sharing the token (the PostgreSQL
+  // keystore: docs/SCALING.md), so a holder of a copy of the objects knows
+  // when to read them again. A token file is served by one daemon, which
+  // makes every change itself: 0, always. Errors: the keystore's (the
+  // database cannot be reached: keep the copy).
+  virtual Result<std::int64_t> ObjectsGeneration() const { return std::int64_t{0}; }
+
   // --- Key pool (core/key_pool.h). Pool entries are pre-generated key pairs
   // kept in their own table: ListObjects, FindObjects and GetObject never
   // return them. Their private halves are sealed to the token's pool key

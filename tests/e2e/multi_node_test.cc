@@ -1,0 +1,168 @@
+// Several signetd nodes on one PostgreSQL keystore (issue 18;
+// docs/SCALING.md), each a real daemon on its own socket, driven through
+// the client library: a key made on node 1 signs on node 3 at once (the
+// signature checked with the public key node 3 reads back); a key
+// destroyed on node 2 is refused on nodes 1 and 3 at their next use, warm
+// caches included; wrong PINs spread over the three nodes lock the token
+// for all of them.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "crypto/sign.h"
+#include "key_helpers.h"
+#include "postgres_server.h"
+
+namespace signet::e2e {
+namespace {
+
+constexpr int kNodes = 3;
+
+class MultiNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!PostgresInstalled()) GTEST_SKIP() << "PostgreSQL is not installed (scripts/deps.sh)";
+    ASSERT_EQ(server_.Start(), "");
+    // Node 0 first: it makes the token the others then serve.
+    StartNode(0);
+    auto admin = client::Client::Connect({.address = Socket(0)});
+    ASSERT_TRUE(admin.ok()) << admin.error().message;
+    auto info = (*admin)->GetInfo();
+    ASSERT_TRUE(info.ok());
+    ASSERT_FALSE(info->slots.empty());
+    auto made = (*admin)->InitToken(info->slots.back().slot_id, AsBytes(kSoPin), kTokenLabel,
+                                    AsBytes(kUserPin));
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    for (int i = 1; i < kNodes; ++i) StartNode(i);
+  }
+
+  void TearDown() override {
+    for (auto& node : nodes_) {
+      if (node && node->running()) {
+        EXPECT_EQ(node->Terminate(), 0) << node->log();
+      }
+    }
+  }
+
+  std::string Socket(int i) const { return dir_.path() + "/n" + std::to_string(i) + ".sock"; }
+
+  void StartNode(int i) {
+    auto node = std::make_unique<Daemon>();
+    const std::string data = dir_.path() + "/data" + std::to_string(i);
+    ASSERT_EQ(node->Start(data, Socket(i),
+                          {"--keystore", server_.uri(), "--login-delay-base-ms", "0",
+                           "--login-delay-cap-ms", "0"}),
+              "");
+    nodes_.push_back(std::move(node));
+  }
+
+  // Session opens a session on node `i` (logged in as the user unless
+  // `login` is false).
+  Result<UserSession> Session(int i, bool login = true) {
+    UserSession user;
+    SIGNET_ASSIGN_OR_RETURN(user.client, client::Client::Connect({.address = Socket(i)}));
+    SIGNET_ASSIGN_OR_RETURN(client::ServerInfo info, user.client->GetInfo());
+    for (const client::SlotInfo& slot : info.slots) {
+      if (slot.token_present) user.slot = slot.slot_id;
+    }
+    SIGNET_ASSIGN_OR_RETURN(user.session, user.client->OpenSession(user.slot));
+    if (login) SIGNET_TRY(user.client->Login(user.session, CKU_USER, AsBytes(kUserPin)));
+    return user;
+  }
+
+  // Sign signs `message` on `user`'s node with the private key labelled
+  // `label`.
+  static Result<Bytes> Sign(UserSession& user, const std::string& label, ByteView message) {
+    SIGNET_ASSIGN_OR_RETURN(auto keys, FindByLabel(user, label, CKO_PRIVATE_KEY));
+    if (keys.empty()) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no key labelled " + label);
+    return user.client->Sign(user.session, keys.front(), {.type = CKM_ECDSA_SHA256}, message);
+  }
+
+  TempDir dir_;
+  PostgresServer server_;
+  std::vector<std::unique_ptr<Daemon>> nodes_;
+};
+
+const crypto::SignParams kEcdsaSha256{.scheme = crypto::SignScheme::kEcdsa,
+                                      .ecdsa_format = crypto::EcdsaFormat::kRaw};
+
+TEST_F(MultiNodeTest, AKeyMadeOnNodeOneSignsOnNodeThreeAtOnce) {
+  auto one = Session(0);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  auto three = Session(2);
+  ASSERT_TRUE(three.ok()) << three.error().message;
+  // Node 3 has looked at the token's objects before the key exists.
+  ASSERT_TRUE(FindByLabel(*three, "made-on-one", CKO_PRIVATE_KEY)->empty());
+  ASSERT_TRUE(GenerateKeyPair(*one, "ec:p256", "made-on-one", /*token=*/true).ok());
+
+  const Bytes message = ToBytes("signed on node three");
+  auto signature = Sign(*three, "made-on-one", message);
+  ASSERT_TRUE(signature.ok()) << signature.error().message;
+  auto pubs = FindByLabel(*three, "made-on-one", CKO_PUBLIC_KEY);
+  ASSERT_TRUE(pubs.ok());
+  ASSERT_EQ(pubs->size(), 1u);
+  auto pub = ReadPublicKey(*three, pubs->front());
+  ASSERT_TRUE(pub.ok());
+  EXPECT_TRUE(crypto::Verify(*pub, kEcdsaSha256, message, *signature).ok());
+  Bytes other = message;
+  other[0] ^= 1;
+  EXPECT_FALSE(crypto::Verify(*pub, kEcdsaSha256, other, *signature).ok());
+}
+
+TEST_F(MultiNodeTest, AKeyDestroyedOnNodeTwoIsRefusedOnTheOthersWarmCachesIncluded) {
+  std::vector<UserSession> users;
+  for (int i = 0; i < kNodes; ++i) {
+    auto user = Session(i);
+    ASSERT_TRUE(user.ok()) << user.error().message;
+    users.push_back(std::move(*user));
+  }
+  ASSERT_TRUE(GenerateKeyPair(users[0], "ec:p256", "doomed", /*token=*/true).ok());
+  const Bytes message = ToBytes("m");
+  std::vector<client::Handle> handles;
+  for (auto& user : users) {
+    auto keys = FindByLabel(user, "doomed", CKO_PRIVATE_KEY);
+    ASSERT_TRUE(keys.ok());
+    ASSERT_EQ(keys->size(), 1u);
+    handles.push_back(keys->front());
+    for (int warm = 0; warm < 3; ++warm) {
+      ASSERT_TRUE(
+          user.client->Sign(user.session, handles.back(), {.type = CKM_ECDSA_SHA256}, message)
+              .ok());
+    }
+  }
+  ASSERT_TRUE(users[1].client->DestroyObject(users[1].session, handles[1]).ok());
+  for (int i : {0, 2}) {
+    auto refused =
+        users[i].client->Sign(users[i].session, handles[i], {.type = CKM_ECDSA_SHA256}, message);
+    ASSERT_FALSE(refused.ok()) << "node " << i << " still signs with a destroyed key";
+    EXPECT_EQ(refused.error().code, CKR_OBJECT_HANDLE_INVALID) << refused.error().message;
+    EXPECT_TRUE(FindByLabel(users[i], "doomed", CKO_PRIVATE_KEY)->empty());
+  }
+}
+
+TEST_F(MultiNodeTest, WrongPinsSpreadOverTheNodesLockTheTokenForAll) {
+  std::vector<UserSession> users;
+  for (int i = 0; i < kNodes; ++i) {
+    auto user = Session(i, /*login=*/false);
+    ASSERT_TRUE(user.ok()) << user.error().message;
+    users.push_back(std::move(*user));
+  }
+  constexpr int kMaxFailures = 10;  // signetd's default
+  for (int attempt = 0; attempt < kMaxFailures - 1; ++attempt) {
+    UserSession& user = users[attempt % kNodes];
+    EXPECT_EQ(user.client->Login(user.session, CKU_USER, AsBytes("wrong-pin")).error().code,
+              CKR_PIN_INCORRECT)
+        << attempt;
+  }
+  EXPECT_EQ(users[0].client->Login(users[0].session, CKU_USER, AsBytes("wrong-pin")).error().code,
+            CKR_PIN_LOCKED);
+  for (UserSession& user : users) {
+    auto right = user.client->Login(user.session, CKU_USER, AsBytes(kUserPin));
+    ASSERT_FALSE(right.ok());
+    EXPECT_EQ(right.error().code, CKR_PIN_LOCKED) << right.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace signet::e2e
