@@ -1,7 +1,10 @@
 // `signet init`: creates a token. When the daemon serving the chosen
 // tokens answers (see RunningDaemon) it creates the token on the daemon's
 // free slot, usable at once; otherwise it writes the token file into the
-// data directory itself, for a daemon started later.
+// data directory itself, for a daemon started later. With --keystore it
+// creates the token in a PostgreSQL keystore (making its schema when the
+// database has none), for the signetd nodes started on it
+// (docs/SCALING.md).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include "cli/pin_input.h"
 #include "keystore/backup.h"
 #include "keystore/data_dir.h"
+#include "keystore/keystore.h"
 #include "keystore/pin_policy.h"
 #include "keystore/slot_ids.h"
 
@@ -23,6 +27,7 @@ struct InitOptions {
   std::string label;
   std::optional<std::string> so_pin;
   std::uint64_t kdf_n = 0;  // hidden: scrypt N for fast tests; 0 = default
+  std::string keystore;     // a PostgreSQL keystore's URI, or empty
 };
 
 // RunningDaemon: a client of the daemon that serves the chosen tokens, or
@@ -61,7 +66,40 @@ Status InitThroughDaemon(client::Client& client, const InitOptions& options,
   return MakeError(CKR_DEVICE_ERROR, "signetd reports no free slot");
 }
 
+// TokenOptionsFor: the keystore's defaults, with --kdf-n when given.
+Result<keystore::TokenOptions> TokenOptionsFor(const InitOptions& options) {
+  keystore::TokenOptions token_options;
+  if (options.kdf_n != 0) {
+    if ((options.kdf_n & (options.kdf_n - 1)) != 0 || options.kdf_n < 2) {
+      return MakeError(CKR_ARGUMENTS_BAD, "--kdf-n must be a power of two");
+    }
+    token_options.kdf.n = options.kdf_n;
+  }
+  return token_options;
+}
+
+// InitInPostgres creates the token in the PostgreSQL keystore at
+// options.keystore; the database's UNIQUE constraints keep its label and
+// slot id apart from every other token's, whichever node made them.
+Status InitInPostgres(GlobalOptions& global, InitOptions& options) {
+  SIGNET_ASSIGN_OR_RETURN(keystore::TokenOptions token_options, TokenOptionsFor(options));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes so_pin, ReadSecret({&options.so_pin, "--so-pin",
+                                                          "SIGNET_SO_PIN", "SO PIN: ", true}));
+  SIGNET_ASSIGN_OR_RETURN(SecureBytes user_pin,
+                          ReadSecret({&global.pin, "--pin", "SIGNET_PIN", "User PIN: ", true}));
+  SIGNET_TRY(keystore::CheckPinLength(so_pin, "SO PIN"));
+  SIGNET_TRY(keystore::CheckPinLength(user_pin, "user PIN"));
+  SIGNET_ASSIGN_OR_RETURN(auto store, keystore::OpenPostgresKeystore(options.keystore));
+  SIGNET_ASSIGN_OR_RETURN(auto created,
+                          store->CreateToken(options.label, so_pin, user_pin, token_options, {}));
+  const keystore::TokenInfo info = created.second->Info();
+  std::printf("initialised token '%s' (serial %s) in the %s\n", PrintableText(info.label).c_str(),
+              PrintableText(info.serial).c_str(), PrintableText(store->Describe()).c_str());
+  return OkStatus();
+}
+
 Status RunInit(GlobalOptions& global, InitOptions& options) {
+  if (!options.keystore.empty()) return InitInPostgres(global, options);
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<client::Client> daemon, RunningDaemon(global));
   std::string dir = ResolveDataDir(global);
   if (!daemon && dir.empty()) {
@@ -76,13 +114,7 @@ Status RunInit(GlobalOptions& global, InitOptions& options) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes user_pin,
                           ReadSecret({&global.pin, "--pin", "SIGNET_PIN", "User PIN: ", true}));
   if (daemon) return InitThroughDaemon(*daemon, options, so_pin, user_pin);
-  keystore::TokenOptions token_options;
-  if (options.kdf_n != 0) {
-    if ((options.kdf_n & (options.kdf_n - 1)) != 0 || options.kdf_n < 2) {
-      return MakeError(CKR_ARGUMENTS_BAD, "--kdf-n must be a power of two");
-    }
-    token_options.kdf.n = options.kdf_n;
-  }
+  SIGNET_ASSIGN_OR_RETURN(keystore::TokenOptions token_options, TokenOptionsFor(options));
   // The keystore enforces the PIN rules (keystore/pin_policy.h) on the PINs
   // it stores, so this path meets the same rules as signetd's InitToken.
   // They live in the keystore, which this command already links for this
@@ -115,6 +147,9 @@ void AddInitCommand(CLI::App& app, GlobalOptions& global, CommandAction* selecte
   init->add_option("--label", options->label, "Token label (up to 32 characters)")->required();
   init->add_option("--so-pin", options->so_pin,
                    "Security Officer PIN (else SIGNET_SO_PIN, else a prompt)");
+  init->add_option("--keystore", options->keystore,
+                   "Create the token in this PostgreSQL keystore (postgresql://...; "
+                   "docs/SCALING.md), making its schema if needed");
   init->add_option("--kdf-n", options->kdf_n)->group("");  // hidden: tests only
   init->callback([&global, options, selected] {
     *selected = [&global, options] { return RunInit(global, *options); };

@@ -8,6 +8,8 @@
 // sign on from their caches, refuse changes with a clear error, and take
 // changes again once it is back; and the key pool the nodes fill together
 // hands each pooled key to exactly one of 16 clients spread over the nodes.
+// `signet init --keystore` makes the schema and a token on an empty
+// database, which a node then serves.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -281,6 +283,44 @@ TEST_F(MultiNodePoolTest, APooledKeyGoesToExactlyOneOf16ClientsOverThreeNodes) {
     taken += stats->pools.front().taken;
   }
   EXPECT_GE(taken, 8u);
+}
+
+TEST(SignetInitKeystoreTest, MakesTheSchemaAndATokenANodeServes) {
+  if (!PostgresInstalled()) GTEST_SKIP() << "PostgreSQL is not installed (scripts/deps.sh)";
+  PostgresServer server;
+  ASSERT_EQ(server.Start(), "");
+  auto init = [&](const std::string& label) {
+    return RunProgram({BinaryPath("signet"), "init", "--keystore", server.uri(), "--label", label,
+                       "--so-pin", kSoPin, "--pin", kUserPin, "--kdf-n", "1024"});
+  };
+  ProgramResult made = init("from-cli");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_NE(made.out.find("initialised token 'from-cli' (serial "), std::string::npos) << made.out;
+  EXPECT_NE(made.out.find("in the PostgreSQL keystore, database postgres on 127.0.0.1:"),
+            std::string::npos)
+      << made.out;
+  ProgramResult again = init("from-cli");
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+
+  TempDir dir;
+  Daemon node;
+  ASSERT_EQ(node.Start(dir.path() + "/data", dir.path() + "/s.sock", {"--keystore", server.uri()}),
+            "");
+  auto client = client::Client::Connect({.address = dir.path() + "/s.sock"});
+  ASSERT_TRUE(client.ok());
+  auto info = (*client)->GetInfo();
+  ASSERT_TRUE(info.ok());
+  const client::SlotInfo* served = nullptr;
+  for (const auto& slot : info->slots) {
+    if (slot.token_present) served = &slot;
+  }
+  ASSERT_NE(served, nullptr);
+  EXPECT_EQ(served->label.substr(0, 8), "from-cli");
+  auto session = (*client)->OpenSession(served->slot_id);
+  ASSERT_TRUE(session.ok());
+  EXPECT_TRUE((*client)->Login(*session, CKU_USER, AsBytes(kUserPin)).ok());
+  EXPECT_EQ(node.Terminate(), 0) << node.log();
 }
 
 }  // namespace
