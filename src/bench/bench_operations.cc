@@ -37,6 +37,13 @@ bool SameName(std::string_view a, std::string_view b) {
 
 std::span<const BenchOperation> AllBenchOperations() { return kOperations; }
 
+Bytes RawEcPoint(Bytes point) {
+  if (point.size() > 2 && point[0] == 0x04 && point[1] == point.size() - 2) {
+    point.erase(point.begin(), point.begin() + 2);
+  }
+  return point;
+}
+
 const BenchOperation* FindBenchOperation(std::string_view name) {
   for (const BenchOperation& op : kOperations) {
     if (SameName(name, op.id) || SameName(name, op.label)) return &op;

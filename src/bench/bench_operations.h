@@ -39,6 +39,11 @@ struct BenchOperation {
 // AllBenchOperations lists them in table order.
 std::span<const BenchOperation> AllBenchOperations();
 
+// RawEcPoint strips the DER OCTET STRING that CKA_EC_POINT wraps a point
+// in (short form: every point a kDerive operation uses is under 128 bytes);
+// other input comes back as it is.
+Bytes RawEcPoint(Bytes point);
+
 // FindBenchOperation accepts an id or a label (any case); nullptr when no
 // operation has that name.
 const BenchOperation* FindBenchOperation(std::string_view name);

@@ -79,15 +79,6 @@ Result<client::Handle> EnsureKey(UserSession& user, const BenchOperation& op,
   return FirstKey(user, label, cls);
 }
 
-// RawPoint strips the DER OCTET STRING CKA_EC_POINT wraps a point in
-// (short form: every point here is under 128 bytes).
-Bytes RawPoint(Bytes point) {
-  if (point.size() > 2 && point[0] == 0x04 && point[1] == point.size() - 2) {
-    point.erase(point.begin(), point.begin() + 2);
-  }
-  return point;
-}
-
 // Setup: what every client of one operation shares, read-only.
 struct Setup {
   DaemonAccess access;
@@ -195,7 +186,7 @@ Result<WorkerFactory> PrepareDaemonOperation(const DaemonAccess& access, UserSes
       if (values.empty() || values[0].rv != CKR_OK) {
         return MakeError(CKR_KEY_HANDLE_INVALID, peer + " has no point");
       }
-      setup->input = RawPoint(values[0].value);
+      setup->input = RawEcPoint(values[0].value);
       break;
     }
   }

@@ -72,15 +72,6 @@ Status Ensure(Session& s, const BenchOperation& op, const std::string& label, CK
   return cls == CKO_SECRET_KEY ? GenerateSecret(s, op, label) : GeneratePair(s, op, label);
 }
 
-// RawPoint strips the DER OCTET STRING PKCS#11 wraps CKA_EC_POINT in (short
-// form: every point here is under 128 bytes).
-Bytes RawPoint(Bytes point) {
-  if (point.size() > 2 && point[0] == 0x04 && point[1] == point.size() - 2) {
-    point.erase(point.begin(), point.begin() + 2);
-  }
-  return point;
-}
-
 const CK_RSA_PKCS_OAEP_PARAMS kOaep{CKM_SHA_1, CKG_MGF1_SHA1, CKZ_DATA_SPECIFIED, nullptr, 0};
 
 // Setup: what every client of one operation shares, read-only.
@@ -195,7 +186,7 @@ Result<WorkerFactory> PrepareTokenOperation(std::shared_ptr<const Module> module
       const std::string peer = setup->label + "-peer";
       SIGNET_TRY(Ensure(control, op, peer, CKO_PRIVATE_KEY));
       SIGNET_ASSIGN_OR_RETURN(CK_OBJECT_HANDLE peer_pub, KeyHandle(control, peer, CKO_PUBLIC_KEY));
-      setup->input = RawPoint(Attribute(control, peer_pub, CKA_EC_POINT));
+      setup->input = RawEcPoint(Attribute(control, peer_pub, CKA_EC_POINT));
       if (setup->input.empty()) return MakeError(CKR_KEY_HANDLE_INVALID, peer + " has no point");
       break;
     }

@@ -146,37 +146,21 @@ Status PostgresToken::StorePin(UserType user, ByteView pin, ByteView kek) {
 
 Status PostgresToken::Login(UserType user, ByteView pin) {
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, pin));
-  auto shared = std::make_shared<const SecureBytes>(std::move(kek));
-  base::MutexLock lock(&auth_mu_);
-  kek_ = std::move(shared);
-  logged_in_ = user;
+  login_.Set(user, std::move(kek));
   return OkStatus();
 }
 
 void PostgresToken::Logout() {
-  // KEK first, cache second, as SqliteToken::Logout (FetchKey's order).
-  {
-    base::MutexLock lock(&auth_mu_);
-    kek_.reset();
-    logged_in_.reset();
-  }
+  // KEK first, cache second: a FetchKey that read the cache generation
+  // after Clear() then also sees no KEK (see FetchKey).
+  login_.Clear();
   cache_.Clear();
 }
 
-std::shared_ptr<const SecureBytes> PostgresToken::CurrentKek() const {
-  base::MutexLock lock(&auth_mu_);
-  return kek_;
-}
+std::shared_ptr<const SecureBytes> PostgresToken::CurrentKek() const { return login_.Current(); }
 
 Status PostgresToken::InitUserPin(ByteView new_pin) {
-  std::shared_ptr<const SecureBytes> kek;
-  {
-    base::MutexLock lock(&auth_mu_);
-    if (logged_in_ != UserType::kSo || !kek_) {
-      return MakeError(CKR_USER_NOT_LOGGED_IN, "InitUserPin requires the SO to be logged in");
-    }
-    kek = kek_;
-  }
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<const SecureBytes> kek, login_.SoKek());
   SIGNET_TRY(CheckPinLength(new_pin, "PIN"));
   return StorePin(UserType::kUser, new_pin, *kek);
 }
@@ -211,11 +195,7 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(BumpGenerationLocked());
     SIGNET_TRY(txn.Commit());
   }
-  {
-    base::MutexLock lock(&auth_mu_);
-    kek_.reset();
-    logged_in_.reset();
-  }
+  login_.Clear();
   cache_.Clear();
   return OkStatus();
 }

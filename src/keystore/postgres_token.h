@@ -22,8 +22,8 @@
 //   every node fill the same pool (postgres_token_pool.cc).
 //
 // Thread contract: as Token's. db_mu_ serialises the one connection and is
-// held only for SQL, never across scrypt or an unwrap; auth_mu_ guards the
-// login state; the two are never held together.
+// held only for SQL, never across scrypt or an unwrap; the login state is
+// login_'s (KekHolder), under its own lock, never taken with db_mu_ held.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,7 @@
 #include <string>
 
 #include "base/mutex.h"
+#include "keystore/kek_holder.h"
 #include "keystore/key_cache.h"
 #include "keystore/pool_seal.h"
 #include "keystore/postgres_db.h"
@@ -98,7 +99,7 @@ class PostgresToken final : public Token {
   // database and returns the KEK. Takes db_mu_ only around its SQL.
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
-  std::shared_ptr<const SecureBytes> CurrentKek() const EXCLUDES(auth_mu_);
+  std::shared_ptr<const SecureBytes> CurrentKek() const;
   // BumpGenerationLocked: inside the caller's transaction, the token's
   // generation + 1, so every node's cached keys of it stop being served.
   Status BumpGenerationLocked() REQUIRES(db_mu_);
@@ -123,9 +124,7 @@ class PostgresToken final : public Token {
   mutable base::Mutex db_mu_;
   std::unique_ptr<PgConnection> db_ GUARDED_BY(db_mu_);
 
-  mutable base::Mutex auth_mu_;
-  std::shared_ptr<const SecureBytes> kek_ GUARDED_BY(auth_mu_);  // null when logged out
-  std::optional<UserType> logged_in_ GUARDED_BY(auth_mu_);
+  KekHolder login_;
 
   KeyCache cache_;
   // cached_generation_: the token generation the cache's keys were read at

@@ -76,16 +76,10 @@ Result<ObjectHandle> PostgresToken::CreateObject(const AttributeMap& attributes,
 
 Result<std::vector<ObjectHandle>> PostgresToken::CreateObjects(
     const std::vector<NewObject>& objects, const Bytes* unique_label) {
-  if (objects.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to create");
+  SIGNET_ASSIGN_OR_RETURN(bool secrets, CheckNewObjects(objects));
   std::shared_ptr<const SecureBytes> kek;
-  for (const NewObject& object : objects) {
-    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
-    if (object.secret == nullptr) continue;
-    if (!HoldsSecret(FindUlong(object.attributes, CKA_CLASS))) {
-      return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
-    }
-    if (object.secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
-    if (!kek) kek = CurrentKek();
+  if (secrets) {
+    kek = CurrentKek();
     if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
   }
   std::vector<ObjectHandle> handles;

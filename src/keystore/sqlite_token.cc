@@ -304,38 +304,21 @@ Status SqliteToken::Login(UserType user, ByteView pin) {
   // A token from before sealed pools gets its pool key now. The login does
   // not depend on it: without one the pool only waits.
   (void)EnsurePoolSealKey(kek);
-  auto shared = std::make_shared<const SecureBytes>(std::move(kek));
-  base::MutexLock lock(&auth_mu_);
-  kek_ = std::move(shared);
-  logged_in_ = user;
+  login_.Set(user, std::move(kek));
   return OkStatus();
 }
 
 void SqliteToken::Logout() {
   // KEK first, cache second: a FetchKey that read the cache generation
   // after Clear() then also sees no KEK (see FetchKey).
-  {
-    base::MutexLock lock(&auth_mu_);
-    kek_.reset();
-    logged_in_.reset();
-  }
+  login_.Clear();
   cache_.Clear();
 }
 
-std::shared_ptr<const SecureBytes> SqliteToken::CurrentKek() const {
-  base::MutexLock lock(&auth_mu_);
-  return kek_;
-}
+std::shared_ptr<const SecureBytes> SqliteToken::CurrentKek() const { return login_.Current(); }
 
 Status SqliteToken::InitUserPin(ByteView new_pin) {
-  std::shared_ptr<const SecureBytes> kek;
-  {
-    base::MutexLock lock(&auth_mu_);
-    if (logged_in_ != UserType::kSo || !kek_) {
-      return MakeError(CKR_USER_NOT_LOGGED_IN, "InitUserPin requires the SO to be logged in");
-    }
-    kek = kek_;
-  }
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<const SecureBytes> kek, login_.SoKek());
   SIGNET_TRY(CheckPinLength(new_pin, "PIN"));
   return StorePin(UserType::kUser, new_pin, *kek);
 }
@@ -365,10 +348,9 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(relabel.Run());
     SIGNET_TRY(txn.Commit());
   }
+  login_.Clear();
   {
     base::MutexLock lock(&auth_mu_);
-    kek_.reset();
-    logged_in_.reset();
     label_ = std::string(label);
   }
   cache_.Clear();

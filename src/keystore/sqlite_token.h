@@ -2,7 +2,8 @@
 //
 // Layout of the work: db_mu_ serialises every use of the one connection and
 // is held only for SQL (microseconds; never across scrypt, which runs with
-// no lock held). auth_mu_ guards the login state (KEK, who is logged in).
+// no lock held). auth_mu_ guards the label, slot id and pool-key state;
+// login_ (KekHolder) the KEK and who is logged in, under its own lock.
 // The two are never held together. The unwrapped-key cache has its own lock
 // (KeyCache), so a hot FetchKey touches neither of the others.
 //
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "base/mutex.h"
+#include "keystore/kek_holder.h"
 #include "keystore/key_cache.h"
 #include "keystore/pool_seal.h"
 #include "keystore/sqlite_db.h"
@@ -90,7 +92,7 @@ class SqliteToken final : public Token {
   // KEK of a login: from then on the pool fills without one.
   Status EnsurePoolSealKey(const SecureBytes& kek) EXCLUDES(db_mu_, auth_mu_);
   // CurrentKek: the KEK when logged in, else nullptr.
-  std::shared_ptr<const SecureBytes> CurrentKek() const EXCLUDES(auth_mu_);
+  std::shared_ptr<const SecureBytes> CurrentKek() const;
   Result<StoredObject> ReadObjectLocked(ObjectHandle handle) const REQUIRES(db_mu_);
   // InsertObjectLocked inserts an object (and wraps `secret` for its new
   // handle under `kek`) inside the caller's open transaction. REQUIRES:
@@ -125,8 +127,7 @@ class SqliteToken final : public Token {
   std::unique_ptr<Database> db_ GUARDED_BY(db_mu_);
 
   mutable base::Mutex auth_mu_;
-  std::shared_ptr<const SecureBytes> kek_ GUARDED_BY(auth_mu_);  // null when logged out
-  std::optional<UserType> logged_in_ GUARDED_BY(auth_mu_);
+  KekHolder login_;
 
   KeyCache cache_;
 };

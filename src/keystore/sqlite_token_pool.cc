@@ -9,6 +9,7 @@
 #include "keystore/attribute_codec.h"
 #include "keystore/pool_seal.h"
 #include "keystore/sqlite_token.h"
+#include "keystore/token_rules.h"
 
 namespace signet::keystore {
 namespace {
@@ -168,15 +169,12 @@ Result<std::optional<PoolTake>> SqliteToken::TakePoolKey(std::string_view pool,
   if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
   SIGNET_ASSIGN_OR_RETURN(std::optional<PooledKey> key, ClaimPoolEntryLocked(pool, *kek));
   if (!key) return std::optional<PoolTake>();
-  SIGNET_ASSIGN_OR_RETURN(auto attributes, build(key->public_attributes));
-  PoolTake take;
-  take.private_attributes = std::move(attributes.first);
-  take.public_attributes = std::move(attributes.second);
-  // Private first, as for fresh keys; both commit together or not at all.
-  SIGNET_ASSIGN_OR_RETURN(take.private_handle, InsertObjectLocked(take.private_attributes,
-                                                                  &key->private_der, kek.get()));
-  SIGNET_ASSIGN_OR_RETURN(take.public_handle,
-                          InsertObjectLocked(take.public_attributes, nullptr, nullptr));
+  SIGNET_ASSIGN_OR_RETURN(
+      PoolTake take,
+      MakePoolTake(*key, build,
+                   [&](const AttributeMap& attributes, const SecureBytes* secret) REQUIRES(db_mu_) {
+                     return InsertObjectLocked(attributes, secret, kek.get());
+                   }));
   SIGNET_TRY(txn.Commit());
   return std::optional<PoolTake>(std::move(take));
 }

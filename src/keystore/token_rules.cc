@@ -38,6 +38,32 @@ Status CheckNoClearSecrets(const AttributeMap& attributes) {
   return OkStatus();
 }
 
+Result<bool> CheckNewObjects(const std::vector<NewObject>& objects) {
+  if (objects.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no objects to create");
+  bool secrets = false;
+  for (const NewObject& object : objects) {
+    SIGNET_TRY(CheckNoClearSecrets(object.attributes));
+    if (object.secret == nullptr) continue;
+    if (!HoldsSecret(FindUlong(object.attributes, CKA_CLASS))) {
+      return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
+    }
+    if (object.secret->empty()) return MakeError(CKR_ARGUMENTS_BAD, "empty secret value");
+    secrets = true;
+  }
+  return secrets;
+}
+
+Result<PoolTake> MakePoolTake(const PooledKey& key, const PoolObjectsBuilder& build,
+                              const InsertObject& insert) {
+  SIGNET_ASSIGN_OR_RETURN(auto attributes, build(key.public_attributes));
+  PoolTake take;
+  take.private_attributes = std::move(attributes.first);
+  take.public_attributes = std::move(attributes.second);
+  SIGNET_ASSIGN_OR_RETURN(take.private_handle, insert(take.private_attributes, &key.private_der));
+  SIGNET_ASSIGN_OR_RETURN(take.public_handle, insert(take.public_attributes, nullptr));
+  return take;
+}
+
 std::string EscapedLabel(ByteView label) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -4,9 +4,11 @@
 // a label is quoted in an error message. Pure functions, any thread.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "keystore/token.h"
 
@@ -25,6 +27,25 @@ bool HoldsSecret(std::optional<CK_ULONG> object_class);
 // CKA_EXPONENT_1/2, CKA_COEFFICIENT) is among `attributes`: it belongs in
 // the wrapped secret, never in the clear attribute blob.
 Status CheckNoClearSecrets(const AttributeMap& attributes);
+
+// CheckNewObjects applies CreateObjects' rules to `objects` before anything
+// is stored (Token::CreateObjects): CKR_ARGUMENTS_BAD for an empty list or
+// an empty secret, CheckNoClearSecrets for each, CKR_TEMPLATE_INCONSISTENT
+// for a secret on an object that holds none. Returns whether any object
+// carries a secret (and so needs the KEK).
+Result<bool> CheckNewObjects(const std::vector<NewObject>& objects);
+
+// InsertObject stores one object inside the caller's transaction
+// (the backend's InsertObjectLocked, with the KEK bound).
+using InsertObject =
+    std::function<Result<ObjectHandle>(const AttributeMap& attributes, const SecureBytes* secret)>;
+
+// MakePoolTake turns a claimed pool entry into the key pair TakePoolKey
+// stores: the attributes `build` returns, the private key (with its
+// secret) inserted first, then the public one, both through `insert`, so
+// they commit together or not at all. `build`'s error as is.
+Result<PoolTake> MakePoolTake(const PooledKey& key, const PoolObjectsBuilder& build,
+                              const InsertObject& insert);
 
 // EscapedLabel: `label` with bytes outside printable ASCII, the quote and
 // the backslash as \xNN, so an error message cannot forge output lines.
