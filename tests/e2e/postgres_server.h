@@ -27,13 +27,12 @@ class PostgresServer {
   std::string Start();
   ~PostgresServer();
 
-  // Stop / Restart: pg_ctl stop -m fast / start again on the same port.
+  // Stop / StartAgain: pg_ctl stop -m fast / start again on the same port.
   std::string Stop();
   std::string StartAgain();
 
   // uri: postgresql://signet@127.0.0.1:PORT/postgres.
   std::string uri() const;
-  int port() const { return port_; }
 
  private:
   std::string PgCtl(const std::string& action);
