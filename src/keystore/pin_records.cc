@@ -48,6 +48,20 @@ Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin) {
   return std::move(*kek);
 }
 
+Result<SecureBytes> CheckPinWithLockout(ByteView pin, int max_failures, const PinCounter& counter) {
+  SIGNET_ASSIGN_OR_RETURN(PinRecord record, counter.load());
+  if (record.failures >= max_failures) return MakeError(CKR_PIN_LOCKED, "PIN locked");
+  auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
+  if (!kek.ok()) {
+    if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
+    SIGNET_ASSIGN_OR_RETURN(int failures, counter.record_failure());
+    if (failures >= max_failures) return MakeError(CKR_PIN_LOCKED, "PIN incorrect; PIN now locked");
+    return MakeError(CKR_PIN_INCORRECT, "PIN incorrect");
+  }
+  SIGNET_TRY(counter.reset());
+  return std::move(*kek);
+}
+
 Result<PinRecord> LoadPinRecord(Database& db, UserType user) {
   SIGNET_ASSIGN_OR_RETURN(
       Statement stmt,

@@ -9,6 +9,8 @@
 // on any thread without it (they are the slow part).
 #pragma once
 
+#include <functional>
+
 #include "crypto/symmetric.h"
 #include "keystore/sqlite_db.h"
 #include "keystore/token.h"
@@ -40,6 +42,27 @@ Result<PinRecord> SealKek(UserType user, ByteView pin, ByteView kek,
 // OpenKek derives the PIN key and unwraps the KEK. CKR_PIN_INCORRECT when
 // the PIN is wrong. Does not touch the failure counter.
 Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin);
+
+// PinCounter: one backend's reach to one user's PIN record, for
+// CheckPinWithLockout. Each call takes the backend's own lock and commits
+// before it returns.
+//   load:           the record (LoadPinRecord's errors)
+//   record_failure: one more failure; the new count
+//   reset:          the count back to 0 unless it reached the limit, else
+//                   CKR_PIN_LOCKED (ResetPinFailures)
+struct PinCounter {
+  std::function<Result<PinRecord>()> load;
+  std::function<Result<int>()> record_failure;
+  std::function<Status()> reset;
+};
+
+// CheckPinWithLockout: the PIN rule of every token backend. A PIN whose
+// count reached `max_failures` is refused unchecked (CKR_PIN_LOCKED). A
+// wrong one counts, committed before the answer: CKR_PIN_INCORRECT, or
+// CKR_PIN_LOCKED for the attempt that reaches the limit. A right one resets
+// the count and returns the KEK, unless another attempt locked the PIN
+// while this one was in scrypt (which runs with no lock held).
+Result<SecureBytes> CheckPinWithLockout(ByteView pin, int max_failures, const PinCounter& counter);
 
 // LoadPinRecord reads `user`'s record; CKR_USER_PIN_NOT_INITIALIZED when
 // there is none, CKR_DEVICE_ERROR when its KDF cost is implausible.

@@ -109,26 +109,25 @@ TokenInfo PostgresToken::Info() const {
 }
 
 Result<SecureBytes> PostgresToken::CheckPin(UserType user, ByteView pin) {
-  PinRecord record;
-  {
-    base::MutexLock lock(&db_mu_);
-    SIGNET_ASSIGN_OR_RETURN(record, LoadPgPinRecord(*db_, token_id_, user));
-  }
-  if (record.failures >= max_pin_failures_) return MakeError(CKR_PIN_LOCKED, "PIN locked");
-  auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
-  base::MutexLock lock(&db_mu_);
-  if (!kek.ok()) {
-    if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
-    SIGNET_ASSIGN_OR_RETURN(int failures, RecordPgPinFailure(*db_, token_id_, user));
-    if (failures >= max_pin_failures_) {
-      return MakeError(CKR_PIN_LOCKED, "PIN incorrect; PIN now locked");
-    }
-    return MakeError(CKR_PIN_INCORRECT, "PIN incorrect");
-  }
-  // Reset the count, or find that another attempt (on any node) locked the
-  // PIN while this one was in scrypt.
-  SIGNET_TRY(ResetPgPinFailures(*db_, token_id_, user, max_pin_failures_));
-  return std::move(*kek);
+  // Each count changes in one statement (postgres_pin_records.h), so the
+  // rule holds across nodes as on one.
+  return CheckPinWithLockout(pin, max_pin_failures_,
+                             {.load =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return LoadPgPinRecord(*db_, token_id_, user);
+                                  },
+                              .record_failure =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return RecordPgPinFailure(*db_, token_id_, user);
+                                  },
+                              .reset =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return ResetPgPinFailures(*db_, token_id_, user,
+                                                              max_pin_failures_);
+                                  }});
 }
 
 Result<int> PostgresToken::ClearPinFailures(UserType user) {

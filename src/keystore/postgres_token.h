@@ -95,8 +95,9 @@ class PostgresToken final : public Token {
   PostgresToken(std::unique_ptr<PgConnection> db, std::int64_t token_id, std::string serial,
                 int max_pin_failures, const TokenOptions& options);
 
-  // CheckPin verifies `pin` for `user` with failure counting in the
-  // database and returns the KEK. Takes db_mu_ only around its SQL.
+  // CheckPin verifies `pin` for `user` and returns the KEK
+  // (CheckPinWithLockout over the shared PIN records). Takes db_mu_ only
+  // around its SQL.
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
   std::shared_ptr<const SecureBytes> CurrentKek() const;

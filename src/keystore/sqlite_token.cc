@@ -261,26 +261,22 @@ TokenInfo SqliteToken::Info() const {
 }
 
 Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
-  PinRecord record;
-  {
-    base::MutexLock lock(&db_mu_);
-    SIGNET_ASSIGN_OR_RETURN(record, LoadPinRecord(*db_, user));
-  }
-  if (record.failures >= max_pin_failures_) return MakeError(CKR_PIN_LOCKED, "PIN locked");
-  auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
-  base::MutexLock lock(&db_mu_);
-  if (!kek.ok()) {
-    if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
-    SIGNET_ASSIGN_OR_RETURN(int failures, RecordPinFailure(*db_, user));
-    if (failures >= max_pin_failures_) {
-      return MakeError(CKR_PIN_LOCKED, "PIN incorrect; PIN now locked");
-    }
-    return MakeError(CKR_PIN_INCORRECT, "PIN incorrect");
-  }
-  // Reset the counter, or confirm no concurrent attempt locked the PIN while
-  // this one was in scrypt.
-  SIGNET_TRY(ResetPinFailures(*db_, user, max_pin_failures_));
-  return std::move(*kek);
+  return CheckPinWithLockout(pin, max_pin_failures_,
+                             {.load =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return LoadPinRecord(*db_, user);
+                                  },
+                              .record_failure =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return RecordPinFailure(*db_, user);
+                                  },
+                              .reset =
+                                  [&] {
+                                    base::MutexLock lock(&db_mu_);
+                                    return ResetPinFailures(*db_, user, max_pin_failures_);
+                                  }});
 }
 
 Result<int> SqliteToken::ClearPinFailures(UserType user) {

@@ -80,8 +80,9 @@ class SqliteToken final : public Token {
   // OpenCheckedFile is OpenFile without the file name in its errors.
   static Result<std::unique_ptr<SqliteToken>> OpenCheckedFile(const std::filesystem::path& file,
                                                               const TokenOptions& options);
-  // CheckPin verifies `pin` for `user` with failure counting and returns the
-  // KEK. Takes db_mu_ only around its SQL.
+  // CheckPin verifies `pin` for `user` and returns the KEK
+  // (CheckPinWithLockout over this file's PIN records). Takes db_mu_ only
+  // around its SQL.
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   // StorePin seals `kek` under `pin` and stores it (failures reset to 0).
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);

@@ -177,22 +177,16 @@ class PinRecordsTest : public PostgresDbTest {
     return kdf;
   }
 
-  // Attempt is one node's login attempt, as a token checks a PIN: refused
-  // once locked, else the PIN opens the KEK (and resets the count) or
-  // counts a failure.
+  // Attempt is one node's login attempt: the tokens' PIN rule
+  // (keystore::CheckPinWithLockout) over this node's connection.
   CK_RV Attempt(PgConnection& node, std::string_view pin) {
-    auto record = keystore::LoadPgPinRecord(node, token_, keystore::UserType::kUser);
-    if (!record.ok()) return record.error().code;
-    if (record->failures >= kMaxFailures) return CKR_PIN_LOCKED;
-    auto kek = keystore::OpenKek(*record, AsBytes(pin));
-    if (kek.ok()) {
-      auto reset =
-          keystore::ResetPgPinFailures(node, token_, keystore::UserType::kUser, kMaxFailures);
-      return reset.ok() ? CKR_OK : reset.error().code;
-    }
-    auto failures = keystore::RecordPgPinFailure(node, token_, keystore::UserType::kUser);
-    if (!failures.ok()) return failures.error().code;
-    return *failures >= kMaxFailures ? CKR_PIN_LOCKED : CKR_PIN_INCORRECT;
+    const auto user = keystore::UserType::kUser;
+    auto kek = keystore::CheckPinWithLockout(
+        AsBytes(pin), kMaxFailures,
+        {.load = [&] { return keystore::LoadPgPinRecord(node, token_, user); },
+         .record_failure = [&] { return keystore::RecordPgPinFailure(node, token_, user); },
+         .reset = [&] { return keystore::ResetPgPinFailures(node, token_, user, kMaxFailures); }});
+    return kek.ok() ? CKR_OK : kek.error().code;
   }
 
   std::vector<std::unique_ptr<PgConnection>> nodes_;
