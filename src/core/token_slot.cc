@@ -62,9 +62,13 @@ RecordPtr MakeRecord(AttributeMap attributes, bool has_secret) {
 }  // namespace
 
 Status TokenSlot::LoadObjects() {
-  // The generation before the objects: a change in between shows as a
-  // newer generation at the next RefreshObjects.
   SIGNET_ASSIGN_OR_RETURN(std::int64_t generation, token_->ObjectsGeneration());
+  return LoadObjectsAt(generation);
+}
+
+Status TokenSlot::LoadObjectsAt(std::int64_t generation) {
+  // `generation` was read before the objects: a change in between shows as
+  // a newer generation at the next RefreshObjects.
   SIGNET_ASSIGN_OR_RETURN(auto stored, token_->ListObjects());
   base::WriterMutexLock lock(&objects_mu_);
   loaded_generation_ = generation;
@@ -98,7 +102,7 @@ Status TokenSlot::RefreshObjects() {
     base::ReaderMutexLock lock(&objects_mu_);
     if (*generation == loaded_generation_) return OkStatus();
   }
-  return LoadObjects();
+  return LoadObjectsAt(*generation);
 }
 
 RecordPtr TokenSlot::Get(keystore::ObjectHandle id) const {

@@ -148,6 +148,9 @@ class TokenSlot {
 
  private:
   const CK_SLOT_ID id_;
+  // LoadObjectsAt is LoadObjects with the token's ObjectsGeneration already
+  // read (before the objects).
+  Status LoadObjectsAt(std::int64_t generation) EXCLUDES(objects_mu_, quota_mu_);
   // Reserve claims room for `objects` more objects of `bytes` more bytes,
   // or fails with CKR_DEVICE_MEMORY; Release gives room back.
   Status Reserve(std::size_t objects, std::size_t bytes) EXCLUDES(quota_mu_);
