@@ -82,9 +82,7 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
       unavailable(file, stored.error());  // cannot keep its id: not served
       continue;
     }
-    const std::filesystem::path as_file =
-        hsm->keystore_->TokensAreFiles() ? std::filesystem::path(file) : std::filesystem::path();
-    auto slot = ServeToken(id, file.string(), as_file, std::move(token),
+    auto slot = ServeToken(id, file.string(), hsm->keystore_->FileOf(file), std::move(token),
                            [&hsm](const keystore::Token& t) { return hsm->PolicyFor(t); });
     if (!slot.ok()) {
       unavailable(file, slot.error());

@@ -41,9 +41,8 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
     const keystore::TokenInfo info = token->Info();
     const CK_SLOT_ID id = info.slot_id.value_or(free_slot);
     TokenPolicy policy = PolicyFor(*token);
-    auto slot = std::make_unique<TokenSlot>(
-        id, keystore_->TokensAreFiles() ? std::filesystem::path(location) : std::filesystem::path(),
-        std::move(token), policy);
+    auto slot =
+        std::make_unique<TokenSlot>(id, keystore_->FileOf(location), std::move(token), policy);
     SIGNET_TRY(slot->LoadObjects());
     base::WriterMutexLock lock(&slots_mu_);
     slots_.emplace(id, std::move(slot));

@@ -14,7 +14,7 @@ class DirectoryKeystore final : public Keystore {
       : dir_(std::move(dir)), lock_(std::move(lock)) {}
 
   std::string Describe() const override { return "data directory " + dir_.string(); }
-  bool TokensAreFiles() const override { return true; }
+  std::filesystem::path FileOf(const std::string& location) const override { return location; }
 
   Result<std::vector<std::string>> ListTokens() const override {
     SIGNET_ASSIGN_OR_RETURN(auto files, ListTokenFiles(dir_));

@@ -33,9 +33,10 @@ class Keystore {
   // Describe names the keystore for messages ("data directory /var/lib/x").
   virtual std::string Describe() const = 0;
 
-  // TokensAreFiles: whether a token's location is a file path (a data
-  // directory's), which the daemon's readiness check looks at.
-  virtual bool TokensAreFiles() const = 0;
+  // FileOf: the file that holds the token at `location` (a data
+  // directory's tokens), which the daemon's readiness check looks at; empty
+  // when the keystore keeps no token in a file of its own.
+  virtual std::filesystem::path FileOf(const std::string& location) const = 0;
 
   // ListTokens returns every token's location (for a directory, its file's
   // path) in a stable order. The keystore's errors (CKR_DEVICE_ERROR).

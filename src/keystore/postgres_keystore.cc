@@ -17,7 +17,7 @@ class PostgresKeystore final : public Keystore {
       : uri_(std::move(uri)), db_(std::move(db)) {}
 
   std::string Describe() const override { return "PostgreSQL keystore, " + db_->Describe(); }
-  bool TokensAreFiles() const override { return false; }
+  std::filesystem::path FileOf(const std::string&) const override { return {}; }
 
   Result<std::vector<std::string>> ListTokens() const override {
     SIGNET_ASSIGN_OR_RETURN(PgResult rows,
