@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "base/mechanism_table.h"
 #include "base/mutex.h"
 #include "core/object.h"
+#include "core/stable_handles.h"
 #include "crypto/multi_part.h"
 
 namespace signet::core {
@@ -74,6 +76,9 @@ class ClientState {
   std::map<std::pair<CK_SLOT_ID, keystore::ObjectHandle>, CK_OBJECT_HANDLE> token_handles
       GUARDED_BY(mu);
   bool closed GUARDED_BY(mu) = false;  // Disconnect ran: refuse new sessions
+  // stable_handles: set by UseStableHandles; token objects are then
+  // numbered by it, and a handle it gives is recognised on first use.
+  std::optional<StableHandles> stable_handles GUARDED_BY(mu);
   // Who is connected ("unix(pid=.. uid=.. gid=..)", "tcp(addr:port)"), for
   // the audit log; set by the connection before its first request.
   std::string peer;

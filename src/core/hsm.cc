@@ -243,12 +243,21 @@ Result<HsmImpl::ResolvedObject> HsmImpl::ResolveObject(ClientState& c, const Res
   {
     base::MutexLock lock(&c.mu);
     auto it = c.handles.find(o);
-    if (it == c.handles.end() || it->second.slot != r.session.slot) {
+    if (it != c.handles.end() && it->second.slot == r.session.slot) {
+      out.token_object = it->second.token_object;
+      out.token_id = it->second.token_id;
+      out.record = it->second.session_record;
+    } else if (it != c.handles.end() || !c.stable_handles) {
       return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object on this connection");
     }
-    out.token_object = it->second.token_object;
-    out.token_id = it->second.token_id;
-    out.record = it->second.session_record;
+  }
+  if (!out.token_object && out.record == nullptr) {
+    // A stable handle this node has not given out yet: the client had it
+    // from another node (docs/SCALING.md).
+    std::optional<keystore::ObjectHandle> adopted = AdoptStableHandle(c, r, o);
+    if (!adopted) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object on this connection");
+    out.token_object = true;
+    out.token_id = *adopted;
   }
   if (out.token_object) {
     SIGNET_TRY(r.slot->RefreshObjects());
@@ -281,7 +290,12 @@ CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
   auto key = std::make_pair(slot, id);
   auto it = c.token_handles.find(key);
   if (it != c.token_handles.end()) return it->second;
-  CK_OBJECT_HANDLE h = UnusedHandle(c.handles);
+  std::optional<CK_OBJECT_HANDLE> stable;
+  if (c.stable_handles) stable = c.stable_handles->HandleOf(slot, id);
+  // A stable handle already taken (a random one drawn before, 2^-32 odds)
+  // falls back to a random one: that object then does not fail over.
+  const CK_OBJECT_HANDLE h =
+      stable && c.handles.count(*stable) == 0 ? *stable : UnusedHandle(c.handles);
   HandleEntry entry;
   entry.slot = slot;
   entry.token_object = true;
@@ -289,6 +303,29 @@ CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
   c.handles.emplace(h, std::move(entry));
   c.token_handles.emplace(key, h);
   return h;
+}
+
+std::optional<keystore::ObjectHandle> HsmImpl::AdoptStableHandle(ClientState& c, const Resolved& r,
+                                                                 CK_OBJECT_HANDLE o) {
+  std::optional<std::pair<CK_SLOT_ID, keystore::ObjectHandle>> named;
+  {
+    base::MutexLock lock(&c.mu);
+    if (c.stable_handles) named = c.stable_handles->ObjectOf(o);
+  }
+  if (!named || named->first != r.session.slot) return std::nullopt;
+  // Only an object that exists takes an entry, so a client naming handles
+  // at random cannot grow the table past the token's objects.
+  if (!r.slot->RefreshObjects().ok() || r.slot->Get(named->second) == nullptr) return std::nullopt;
+  base::MutexLock lock(&c.mu);
+  if (c.handles.count(o) == 0) {
+    HandleEntry entry;
+    entry.slot = named->first;
+    entry.token_object = true;
+    entry.token_id = named->second;
+    c.handles.emplace(o, std::move(entry));
+    c.token_handles.emplace(*named, o);
+  }
+  return named->second;
 }
 
 Status HsmImpl::CheckTokenWrite(const Resolved& r, bool private_object) const {

@@ -89,6 +89,10 @@ struct HsmOptions {
   // strict: refuse to start when any token file cannot be opened (default:
   // serve the healthy ones and report the rest, see Hsm::Open).
   bool strict = false;
+  // login_ticket_key: the key the nodes of one keystore share to seal
+  // re-login tickets (core/login_ticket.h); empty: no tickets are issued
+  // or accepted.
+  SecureBytes login_ticket_key;
 };
 
 // UnavailableToken: a token file in the data dir that Open could not serve,
@@ -161,6 +165,20 @@ class Hsm {
   virtual Status Login(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user,
                        ByteView pin) = 0;
   virtual Status Logout(ClientState& c, CK_SESSION_HANDLE session) = 0;
+  // IssueLoginTicket seals `pin` into a re-login ticket (core/login_ticket.h)
+  // for the token of `session`, which `c` must be logged in to as `user`
+  // (so the PIN was just found right): CKR_USER_NOT_LOGGED_IN otherwise,
+  // CKR_FUNCTION_NOT_SUPPORTED when the node has no ticket key.
+  virtual Result<Bytes> IssueLoginTicket(ClientState& c, CK_SESSION_HANDLE session,
+                                         CK_USER_TYPE user, ByteView pin) = 0;
+  // LoginWithTicket is Login with the PIN a ticket holds (OpenLoginTicket's
+  // errors first, then Login's).
+  virtual Status LoginWithTicket(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user,
+                                 ByteView ticket) = 0;
+  // UseStableHandles numbers `c`'s token objects from now on with
+  // StableHandles under `key` (core/stable_handles.h). Once per connection:
+  // again with the same key is a no-op, with another CKR_ARGUMENTS_BAD.
+  virtual Status UseStableHandles(ClientState& c, ByteView key) = 0;
   virtual Status InitPin(ClientState& c, CK_SESSION_HANDLE session, ByteView pin) = 0;
   virtual Status SetPin(ClientState& c, CK_SESSION_HANDLE session, ByteView old_pin,
                         ByteView new_pin) = 0;

@@ -35,6 +35,14 @@ namespace signet::core {
 // RandomHandle draws a non-zero 32-bit handle from the DRBG.
 CK_ULONG RandomHandle();
 
+// ToUserType: the keystore's user for a CKU_SO / CKU_USER;
+// CKR_USER_TYPE_INVALID for any other.
+inline Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
+  if (user == CKU_SO) return keystore::UserType::kSo;
+  if (user == CKU_USER) return keystore::UserType::kUser;
+  return MakeError(CKR_USER_TYPE_INVALID, "unknown user type");
+}
+
 // UnusedHandle draws handles until one is not a key of `taken` (one of a
 // ClientState's handle maps). REQUIRES: the lock guarding `taken` (the
 // ClientState's mu) held, so the handle is still free when inserted (the
@@ -86,6 +94,11 @@ class HsmImpl final : public Hsm {
   Result<SessionInfo> GetSessionInfo(ClientState& c, CK_SESSION_HANDLE session) override;
   Status Login(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user, ByteView pin) override;
   Status Logout(ClientState& c, CK_SESSION_HANDLE session) override;
+  Result<Bytes> IssueLoginTicket(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user,
+                                 ByteView pin) override;
+  Status LoginWithTicket(ClientState& c, CK_SESSION_HANDLE session, CK_USER_TYPE user,
+                         ByteView ticket) override;
+  Status UseStableHandles(ClientState& c, ByteView key) override;
   Status InitPin(ClientState& c, CK_SESSION_HANDLE session, ByteView pin) override;
   Status SetPin(ClientState& c, CK_SESSION_HANDLE session, ByteView old_pin,
                 ByteView new_pin) override;
@@ -249,6 +262,11 @@ class HsmImpl final : public Hsm {
   // fresh random one) on first use. Takes c.mu.
   CK_OBJECT_HANDLE HandleForToken(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id)
       EXCLUDES(c.mu);
+  // AdoptStableHandle: when `o` is a stable handle (c.stable_handles) of an
+  // existing object on r's slot, enters it in c's tables and returns the
+  // object; nullopt otherwise. Takes c.mu.
+  std::optional<keystore::ObjectHandle> AdoptStableHandle(ClientState& c, const Resolved& r,
+                                                          CK_OBJECT_HANDLE o) EXCLUDES(c.mu);
   // FindSlot: the slot with id `slot`, or nullptr (the free slot, or past
   // it). Slots are never removed, so the pointer stays valid. Takes
   // slots_mu_ shared.

@@ -5,16 +5,6 @@
 #include "core/hsm_internal.h"
 
 namespace signet::core {
-namespace {
-
-Result<keystore::UserType> ToUserType(CK_USER_TYPE user) {
-  if (user == CKU_SO) return keystore::UserType::kSo;
-  if (user == CKU_USER) return keystore::UserType::kUser;
-  return MakeError(CKR_USER_TYPE_INVALID, "unknown user type");
-}
-
-}  // namespace
-
 Status HsmImpl::ThrottledPinCheck(const ClientState& c, TokenSlot& slot, keystore::UserType user,
                                   const std::function<Status()>& check) {
   // Unlocked reads: peer and peer_identity are set before the first request.

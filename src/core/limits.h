@@ -55,4 +55,9 @@ inline constexpr std::size_t kMaxSeedBytes = SIGNET_MAX_SEED_LEN;
 // (the attribute types, the row, the wrapped key of a loaded key object).
 inline constexpr std::size_t kObjectOverhead = 256;
 
+// kLoginTicketLifetime: how long a re-login ticket (login_ticket.h) lets
+// a module log in again on another node: a month, so a long-running
+// application keeps failing over; the PIN changing voids it sooner.
+inline constexpr std::chrono::hours kLoginTicketLifetime{24 * 30};
+
 }  // namespace signet::core

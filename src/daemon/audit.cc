@@ -235,6 +235,7 @@ bool DescribeAccessRequest(const wire::Request& request, core::ClientState& clie
       out->Text("op", "login");
       out->Text("user", UserName(r->user_type()));
       Slot(out, client, r->session());  // after the user, as the line has always been
+      if (r->ticket() != nullptr) out->Text("by", "ticket");
       return true;
     }
     case RequestBody::LogoutRequest:

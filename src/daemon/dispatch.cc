@@ -106,7 +106,22 @@ Reply GetSessionInfo(Ctx& c, const wire::Request& req) {
 }
 Reply Login(Ctx& c, const wire::Request& req) {
   auto* r = req.body_as_LoginRequest();
-  return FromStatus(c.hsm.Login(c.client, r->session(), r->user_type(), View(r->pin())));
+  if (r->ticket() != nullptr && (r->pin() == nullptr || r->pin()->size() == 0)) {
+    return FromStatus(
+        c.hsm.LoginWithTicket(c.client, r->session(), r->user_type(), View(r->ticket())));
+  }
+  Status login = c.hsm.Login(c.client, r->session(), r->user_type(), View(r->pin()));
+  if (!login.ok() || !r->want_ticket()) return FromStatus(login);
+  // The login stands whether or not a ticket can be made: a node without
+  // the ticket key answers with no body, and the client goes without.
+  Result<Bytes> ticket =
+      c.hsm.IssueLoginTicket(c.client, r->session(), r->user_type(), View(r->pin()));
+  if (!ticket.ok()) return Reply{};
+  return DataReply(c, ticket);
+}
+Reply UseStableHandles(Ctx& c, const wire::Request& req) {
+  return FromStatus(
+      c.hsm.UseStableHandles(c.client, View(req.body_as_UseStableHandlesRequest()->key())));
 }
 Reply Logout(Ctx& c, const wire::Request& req) {
   return FromStatus(c.hsm.Logout(c.client, req.body_as_LogoutRequest()->session()));
@@ -341,6 +356,7 @@ constexpr auto kHandlers = [] {
   set(RequestBody::GetSessionInfoRequest, GetSessionInfo);
   set(RequestBody::LoginRequest, Login);
   set(RequestBody::LogoutRequest, Logout);
+  set(RequestBody::UseStableHandlesRequest, UseStableHandles);
   set(RequestBody::InitTokenRequest, InitToken);
   set(RequestBody::InitPinRequest, InitPin);
   set(RequestBody::SetPinRequest, SetPin);

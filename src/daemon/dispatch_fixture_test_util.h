@@ -72,11 +72,28 @@ class DispatchFixture : public core::HsmFixture {
   using core::HsmFixture::stranger_;
 
   void SetUp() override {
+    login_ticket_key_ = SecureBytes(32, 0x77);  // a node of a shared keystore
     core::HsmFixture::SetUp();
     owner_->peer = "unix:uid=1000,pid=42";
     stranger_->peer = "unix:uid=2000,pid=43";
     admin_->peer = "unix:uid=0,pid=1";
     view_.connections = &connections_;
+  }
+
+  void TearDown() override {
+    for (auto& c : peers_) hsm_->Disconnect(*c);
+    peers_.clear();
+    core::HsmFixture::TearDown();
+  }
+
+  // Peer: another connection of the owner's uid (as from another node's
+  // client), disconnected at TearDown.
+  std::shared_ptr<core::ClientState> Peer() {
+    auto c = hsm_->NewClient();
+    c->peer_identity = owner_->peer_identity;
+    c->peer = "unix:uid=1000,pid=44";
+    peers_.push_back(c);
+    return c;
   }
 
   // Run dispatches the request whose body `build(fbb)` returns, for
@@ -210,6 +227,7 @@ class DispatchFixture : public core::HsmFixture {
   }
 
   std::atomic<std::size_t> connections_{3};
+  std::vector<std::shared_ptr<core::ClientState>> peers_;
   ServerView view_;
   std::uint64_t last_id_ = 1000;
 };

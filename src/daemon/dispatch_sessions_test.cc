@@ -142,7 +142,7 @@ void GetSessionInfoRefused(DispatchFixture& t) {
 
 // ---------------------------------------------------------------- login, token, PINs
 
-void LoginOk(DispatchFixture& t) {
+void LoginWithPinOk(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.Session(*t.owner_);
   Ran ran = t.Run(RequestBody::LoginRequest, [&](auto& fbb) {
     return wire::CreateLoginRequest(fbb, s, CKU_USER, t.Bytes(fbb, kUserPin));
@@ -151,7 +151,7 @@ void LoginOk(DispatchFixture& t) {
   EXPECT_EQ(ran.route, Route::kWorker);
   EXPECT_EQ(t.hsm_->GetSessionInfo(*t.owner_, s)->state, CKS_RW_USER_FUNCTIONS);
 }
-void LoginRefused(DispatchFixture& t) {
+void LoginWithPinRefused(DispatchFixture& t) {
   CK_SESSION_HANDLE s = t.Session(*t.owner_);
   Ran ran = t.Run(RequestBody::LoginRequest, [&](auto& fbb) {
     return wire::CreateLoginRequest(fbb, s, CKU_USER, t.Bytes(fbb, "wrong-pin-5678"));
@@ -159,6 +159,64 @@ void LoginRefused(DispatchFixture& t) {
   ExpectRefused(ran, CKR_PIN_INCORRECT,
                 "audit op=login user=user slot=0 result=CKR_PIN_INCORRECT" + kOwnerTail);
   EXPECT_EQ(ran.log.find("wrong-pin"), std::string::npos) << "a PIN reached the log";
+}
+
+// A login that asks for a ticket gets one from a node with the ticket key
+// (dispatch_fixture_test_util.h gives the fixture's Hsm one); logging in
+// by that ticket is audited as such.
+void LoginByTicketOk(DispatchFixture& t) {
+  std::shared_ptr<core::ClientState> issuer = t.Peer(), other_node = t.Peer();
+  CK_SESSION_HANDLE s = t.Session(*issuer);
+  Ran issued = t.Run(
+      RequestBody::LoginRequest,
+      [&](auto& fbb) {
+        return wire::CreateLoginRequest(fbb, s, CKU_USER, t.Bytes(fbb, kUserPin), true);
+      },
+      issuer.get());
+  ASSERT_EQ(issued.rv(), CKR_OK);
+  ASSERT_EQ(issued.response->body_type(), wire::ResponseBody::DataResponse);
+  auto* data = issued.response->body_as_DataResponse()->data();
+  const std::string ticket(data->begin(), data->end());
+  CK_SESSION_HANDLE other = t.Session(*other_node);
+  Ran ran = t.Run(
+      RequestBody::LoginRequest,
+      [&](auto& fbb) {
+        return wire::CreateLoginRequest(fbb, other, CKU_USER, 0, false, t.Bytes(fbb, ticket));
+      },
+      other_node.get());
+  EXPECT_EQ(ran.rv(), CKR_OK) << ran.message();
+  EXPECT_NE(ran.audit.find("op=login user=user slot=0 by=ticket result=CKR_OK"), std::string::npos)
+      << ran.audit;
+}
+void LoginByTicketRefused(DispatchFixture& t) {
+  CK_SESSION_HANDLE s = t.Session(*t.owner_);
+  Ran ran = t.Run(RequestBody::LoginRequest, [&](auto& fbb) {
+    return wire::CreateLoginRequest(fbb, s, CKU_USER, 0, false, t.Bytes(fbb, "not a ticket"));
+  });
+  ExpectRefused(ran, CKR_PIN_INCORRECT,
+                "audit op=login user=user slot=0 by=ticket result=CKR_PIN_INCORRECT" + kOwnerTail);
+}
+
+void LoginOk(DispatchFixture& t) {
+  LoginWithPinOk(t);
+  LoginByTicketOk(t);
+}
+void LoginRefused(DispatchFixture& t) {
+  LoginWithPinRefused(t);
+  LoginByTicketRefused(t);
+}
+
+void UseStableHandlesOk(DispatchFixture& t) {
+  Ran ran = t.Run(RequestBody::UseStableHandlesRequest, [&](auto& fbb) {
+    return wire::CreateUseStableHandlesRequest(fbb, t.Bytes(fbb, std::string(32, 'k')));
+  });
+  EXPECT_EQ(ran.rv(), CKR_OK) << ran.message();
+}
+void UseStableHandlesRefused(DispatchFixture& t) {
+  Ran ran = t.Run(RequestBody::UseStableHandlesRequest, [&](auto& fbb) {
+    return wire::CreateUseStableHandlesRequest(fbb, t.Bytes(fbb, "short"));
+  });
+  EXPECT_EQ(ran.rv(), CKR_ARGUMENTS_BAD);
 }
 
 void LogoutOk(DispatchFixture& t) {
@@ -260,6 +318,7 @@ ScenarioTable SessionScenarios() {
       {RequestBody::CloseAllSessionsRequest, {CloseAllSessionsOk, CloseAllSessionsRefused}},
       {RequestBody::GetSessionInfoRequest, {GetSessionInfoOk, GetSessionInfoRefused}},
       {RequestBody::LoginRequest, {LoginOk, LoginRefused}},
+      {RequestBody::UseStableHandlesRequest, {UseStableHandlesOk, UseStableHandlesRefused}},
       {RequestBody::LogoutRequest, {LogoutOk, LogoutRefused}},
       {RequestBody::InitTokenRequest, {InitTokenOk, InitTokenRefused}},
       {RequestBody::InitPinRequest, {InitPinOk, InitPinRefused}},

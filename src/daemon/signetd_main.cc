@@ -29,6 +29,7 @@
 #include "crypto/self_test.h"
 #include "daemon/audit_log.h"
 #include "daemon/log.h"
+#include "daemon/login_ticket_key.h"
 #include "daemon/metrics_endpoint.h"
 #include "daemon/metrics_http.h"
 #include "daemon/process_hardening.h"
@@ -40,6 +41,7 @@ namespace {
 struct Args {
   std::string data_dir;
   std::string keystore;
+  std::string login_ticket_key;
   std::string socket_path;
   std::string cryptech_socket;
   std::string cryptech_token;
@@ -285,6 +287,14 @@ int Run(const Args& args) {
       std::min(hsm_options.limits.max_held_per_operation, args.server.max_frame_size - 4096);
   hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
   hsm_options.strict = args.strict;
+  if (!args.login_ticket_key.empty()) {
+    auto key = signet::daemon::ReadLoginTicketKey(args.login_ticket_key);
+    if (!key.ok()) {
+      Log(key.error().message);
+      return 2;
+    }
+    hsm_options.login_ticket_key = std::move(*key);
+  }
   auto hsm = signet::core::Hsm::Open(hsm_options);
   if (!hsm.ok()) {
     Log("cannot open " + (args.keystore.empty() ? "data dir " + args.data_dir : "the keystore") +
@@ -423,6 +433,10 @@ int main(int argc, char** argv) {
                  "serve the tokens of a PostgreSQL database that other signetd nodes share "
                  "(postgresql://USER@HOST:PORT/DB...; docs/SCALING.md) instead of DATA's token "
                  "files");
+  app.add_option("--login-ticket-key", args.login_ticket_key,
+                 "FILE of 64 hex digits that every node of a shared keystore holds: logins "
+                 "then come with re-login tickets the PKCS#11 module fails over with "
+                 "(docs/SCALING.md)");
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
   app.add_option("--cryptech-socket", args.cryptech_socket,

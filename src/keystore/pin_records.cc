@@ -1,5 +1,7 @@
 #include "keystore/pin_records.h"
 
+#include "keystore/pin_memo.h"
+
 namespace signet::keystore {
 namespace {
 
@@ -51,6 +53,12 @@ Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin) {
 Result<SecureBytes> CheckPinWithLockout(ByteView pin, int max_failures, const PinCounter& counter) {
   SIGNET_ASSIGN_OR_RETURN(PinRecord record, counter.load());
   if (record.failures >= max_failures) return MakeError(CKR_PIN_LOCKED, "PIN locked");
+  if (counter.memo != nullptr) {
+    if (std::optional<SecureBytes> kek = counter.memo->Recall(record, pin)) {
+      SIGNET_TRY(counter.reset());
+      return std::move(*kek);
+    }
+  }
   auto kek = OpenKek(record, pin);  // scrypt: the slow part, no lock held
   if (!kek.ok()) {
     if (kek.error().code != CKR_PIN_INCORRECT) return std::move(kek).error();
@@ -59,6 +67,7 @@ Result<SecureBytes> CheckPinWithLockout(ByteView pin, int max_failures, const Pi
     return MakeError(CKR_PIN_INCORRECT, "PIN incorrect");
   }
   SIGNET_TRY(counter.reset());
+  if (counter.memo != nullptr) counter.memo->Remember(record, pin, *kek);
   return std::move(*kek);
 }
 

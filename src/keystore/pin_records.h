@@ -43,6 +43,8 @@ Result<PinRecord> SealKek(UserType user, ByteView pin, ByteView kek,
 // the PIN is wrong. Does not touch the failure counter.
 Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin);
 
+class PinMemo;
+
 // PinCounter: one backend's reach to one user's PIN record, for
 // CheckPinWithLockout. Each call takes the backend's own lock and commits
 // before it returns.
@@ -50,10 +52,12 @@ Result<SecureBytes> OpenKek(const PinRecord& record, ByteView pin);
 //   record_failure: one more failure; the new count
 //   reset:          the count back to 0 unless it reached the limit, else
 //                   CKR_PIN_LOCKED (ResetPinFailures)
+//   memo:           the token's PinMemo (pin_memo.h), or nullptr
 struct PinCounter {
   std::function<Result<PinRecord>()> load;
   std::function<Result<int>()> record_failure;
   std::function<Status()> reset;
+  PinMemo* memo = nullptr;
 };
 
 // CheckPinWithLockout: the PIN rule of every token backend. A PIN whose
@@ -61,7 +65,9 @@ struct PinCounter {
 // wrong one counts, committed before the answer: CKR_PIN_INCORRECT, or
 // CKR_PIN_LOCKED for the attempt that reaches the limit. A right one resets
 // the count and returns the KEK, unless another attempt locked the PIN
-// while this one was in scrypt (which runs with no lock held).
+// while this one was in scrypt (which runs with no lock held). A PIN the
+// memo recalls for this very record skips scrypt; one scrypt confirms is
+// remembered.
 Result<SecureBytes> CheckPinWithLockout(ByteView pin, int max_failures, const PinCounter& counter);
 
 // LoadPinRecord reads `user`'s record; CKR_USER_PIN_NOT_INITIALIZED when

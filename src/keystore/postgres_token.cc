@@ -127,7 +127,8 @@ Result<SecureBytes> PostgresToken::CheckPin(UserType user, ByteView pin) {
                                     base::MutexLock lock(&db_mu_);
                                     return ResetPgPinFailures(*db_, token_id_, user,
                                                               max_pin_failures_);
-                                  }});
+                                  },
+                              .memo = &pin_memo_});
 }
 
 Result<int> PostgresToken::ClearPinFailures(UserType user) {
@@ -153,6 +154,7 @@ void PostgresToken::Logout() {
   // KEK first, cache second: a FetchKey that read the cache generation
   // after Clear() then also sees no KEK (see FetchKey).
   login_.Clear();
+  pin_memo_.Forget();
   cache_.Clear();
 }
 
@@ -195,6 +197,7 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(txn.Commit());
   }
   login_.Clear();
+  pin_memo_.Forget();
   cache_.Clear();
   return OkStatus();
 }

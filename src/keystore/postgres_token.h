@@ -33,6 +33,7 @@
 #include "base/mutex.h"
 #include "keystore/kek_holder.h"
 #include "keystore/key_cache.h"
+#include "keystore/pin_memo.h"
 #include "keystore/pool_seal.h"
 #include "keystore/postgres_db.h"
 #include "keystore/token.h"
@@ -126,6 +127,7 @@ class PostgresToken final : public Token {
   std::unique_ptr<PgConnection> db_ GUARDED_BY(db_mu_);
 
   KekHolder login_;
+  PinMemo pin_memo_;  // forgotten with login_ (Logout)
 
   KeyCache cache_;
   // cached_generation_: the token generation the cache's keys were read at

@@ -276,7 +276,8 @@ Result<SecureBytes> SqliteToken::CheckPin(UserType user, ByteView pin) {
                                   [&] {
                                     base::MutexLock lock(&db_mu_);
                                     return ResetPinFailures(*db_, user, max_pin_failures_);
-                                  }});
+                                  },
+                              .memo = &pin_memo_});
 }
 
 Result<int> SqliteToken::ClearPinFailures(UserType user) {
@@ -308,6 +309,7 @@ void SqliteToken::Logout() {
   // KEK first, cache second: a FetchKey that read the cache generation
   // after Clear() then also sees no KEK (see FetchKey).
   login_.Clear();
+  pin_memo_.Forget();
   cache_.Clear();
 }
 
@@ -345,6 +347,7 @@ Status SqliteToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(txn.Commit());
   }
   login_.Clear();
+  pin_memo_.Forget();
   {
     base::MutexLock lock(&auth_mu_);
     label_ = std::string(label);

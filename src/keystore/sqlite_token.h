@@ -14,6 +14,7 @@
 #include "base/mutex.h"
 #include "keystore/kek_holder.h"
 #include "keystore/key_cache.h"
+#include "keystore/pin_memo.h"
 #include "keystore/pool_seal.h"
 #include "keystore/sqlite_db.h"
 #include "keystore/token.h"
@@ -129,6 +130,7 @@ class SqliteToken final : public Token {
 
   mutable base::Mutex auth_mu_;
   KekHolder login_;
+  PinMemo pin_memo_;  // forgotten with login_ (Logout)
 
   KeyCache cache_;
 };
