@@ -197,7 +197,10 @@ struct ServerStats {
 // ConnectOptions: where the daemon is and how to reach it.
 struct ConnectOptions {
   // address: a Unix socket path ("/run/signet/signetd.sock" or
-  // "unix:/path") or "tcp://host:port" (always TLS 1.3).
+  // "unix:/path") or "tcp://host:port" (always TLS 1.3); or several,
+  // comma-separated, for the nodes of one shared keystore: Connect then
+  // goes to one that answers, spreading connections over them and passing
+  // over a node that failed within the last second (docs/SCALING.md).
   std::string address;
   // TLS files (TCP only). Empty tls_ca_file: the system trust store.
   // tls_cert_file / tls_key_file: the client certificate, when the daemon
@@ -266,6 +269,9 @@ class Client {
   Result<Pending<void>> SendCloseAllSessions(CK_SLOT_ID slot);
   Result<Pending<SessionInfo>> SendGetSessionInfo(Handle session);
   Result<Pending<void>> SendLogin(Handle session, CK_USER_TYPE user, ByteView pin);
+  Result<Pending<Bytes>> SendLoginForTicket(Handle session, CK_USER_TYPE user, ByteView pin);
+  Result<Pending<void>> SendLoginWithTicket(Handle session, CK_USER_TYPE user, ByteView ticket);
+  Result<Pending<void>> SendUseStableHandles(ByteView key);
   Result<Pending<void>> SendLogout(Handle session);
   Result<Pending<InitTokenResult>> SendInitToken(CK_SLOT_ID slot, ByteView so_pin,
                                                  std::string_view label, ByteView user_pin);
@@ -338,6 +344,25 @@ class Client {
   Status Login(Handle session, CK_USER_TYPE user, ByteView pin) {
     return Call(SendLogin(session, user, pin));
   }
+  // LoginForTicket is Login that also asks for a re-login ticket: a node of
+  // a shared keystore started with --login-ticket-key returns one (empty:
+  // the node gives none). LoginWithTicket logs in on any node holding the
+  // same key with it instead of the PIN: CKR_PIN_INCORRECT for a ticket not
+  // of this token and user, CKR_PIN_EXPIRED past its expiry, then Login's
+  // errors (a PIN changed since fails as a wrong PIN does). Keep tickets in
+  // memory only and wipe them when done, as the PKCS#11 module does
+  // (docs/SCALING.md "The PIN trade-off").
+  Result<Bytes> LoginForTicket(Handle session, CK_USER_TYPE user, ByteView pin) {
+    return Call(SendLoginForTicket(session, user, pin));
+  }
+  Status LoginWithTicket(Handle session, CK_USER_TYPE user, ByteView ticket) {
+    return Call(SendLoginWithTicket(session, user, ticket));
+  }
+  // UseStableHandles: from now on this connection's token-object handles
+  // are the same on every node for a client holding the same 32-byte `key`
+  // (a handle from one node then names the same object on another).
+  // Once per connection.
+  Status UseStableHandles(ByteView key) { return Call(SendUseStableHandles(key)); }
   Status Logout(Handle session) { return Call(SendLogout(session)); }
   // InitToken creates a token on the free slot (or re-initialises a token
   // slot); a non-empty user_pin also sets the user PIN at once.
@@ -469,9 +494,16 @@ class Client {
   // in_flight: requests sent whose replies were not yet waited for.
   std::size_t in_flight() const;
 
+  // address: the one address of ConnectOptions::address this connection
+  // went to.
+  const std::string& address() const { return address_; }
+
  private:
   class Impl;
   explicit Client(std::unique_ptr<Impl> impl);
+  // ConnectOne opens a connection to the one daemon at `address`.
+  static Result<std::unique_ptr<Impl>> ConnectOne(const ConnectOptions& options,
+                                                  const std::string& address);
 
   template <typename T>
   Result<T> Call(Result<Pending<T>> pending) {
@@ -483,6 +515,7 @@ class Client {
   Result<std::shared_ptr<const ReplyFrame>> WaitReply(std::uint64_t id);
 
   std::unique_ptr<Impl> impl_;
+  std::string address_;
 };
 
 }  // namespace signet::client

@@ -7,13 +7,15 @@
 #include <cstring>
 
 #include "client/client_impl.h"
+#include "client/node_choice.h"
 #include "client/ring_attach.h"
 #include "client/socket_stream.h"
 
 namespace signet::client {
 
-Result<std::unique_ptr<Client>> Client::Connect(const ConnectOptions& options) {
-  SIGNET_ASSIGN_OR_RETURN(Endpoint endpoint, ParseEndpoint(options.address));
+Result<std::unique_ptr<Client::Impl>> Client::ConnectOne(const ConnectOptions& options,
+                                                         const std::string& address) {
+  SIGNET_ASSIGN_OR_RETURN(Endpoint endpoint, ParseEndpoint(address));
   if (endpoint.kind == Endpoint::Kind::kUnix && options.shared_memory) {
     SIGNET_ASSIGN_OR_RETURN(int fd, ConnectUnix(endpoint.path));
     Result<std::unique_ptr<proto::ring::ClientRing>> ring =
@@ -23,14 +25,33 @@ Result<std::unique_ptr<Client>> Client::Connect(const ConnectOptions& options) {
       return std::move(ring).error();
     }
     auto stream = std::make_unique<SocketStream>(fd, options.timeout);
-    return std::unique_ptr<Client>(new Client(
-        std::make_unique<Impl>(std::move(stream), std::move(ring).value(), fd, options.timeout)));
+    return std::make_unique<Impl>(std::move(stream), std::move(ring).value(), fd, options.timeout);
   }
   TlsSettings tls{options.tls_ca_file, options.tls_cert_file, options.tls_key_file,
                   options.tls_server_name};
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream,
                           ConnectStream(endpoint, tls, options.timeout));
-  return std::unique_ptr<Client>(new Client(std::make_unique<Impl>(std::move(stream))));
+  return std::make_unique<Impl>(std::move(stream));
+}
+
+Result<std::unique_ptr<Client>> Client::Connect(const ConnectOptions& options) {
+  const std::vector<std::string> addresses = SplitAddresses(options.address);
+  if (addresses.empty()) return MakeError(CKR_ARGUMENTS_BAD, "no daemon address given");
+  for (const std::string& address : addresses) SIGNET_TRY(ParseEndpoint(address));
+  std::string failures;
+  for (const std::string& address : ConnectOrder(addresses)) {
+    Result<std::unique_ptr<Impl>> impl = ConnectOne(options, address);
+    if (impl.ok()) {
+      MarkNodeUp(address);
+      std::unique_ptr<Client> client(new Client(std::move(impl).value()));
+      client->address_ = address;
+      return client;
+    }
+    MarkNodeDown(address);
+    if (addresses.size() == 1) return std::move(impl).error();
+    failures += (failures.empty() ? "" : "; ") + address + ": " + impl.error().message;
+  }
+  return MakeError(CKR_DEVICE_ERROR, "no node answered (" + failures + ")");
 }
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -20,6 +20,14 @@ Result<void> DecodeStatus(const ReplyFrame& frame) {
   return OkStatus();
 }
 
+Result<Bytes> DecodeLoginTicket(const ReplyFrame& frame) {
+  const wire::Response& response = frame.response();
+  if (response.rv() != CKR_OK) return frame.ToError();
+  const wire::DataResponse* body = response.body_as_DataResponse();
+  if (body == nullptr || body->data() == nullptr) return Bytes();
+  return Bytes(body->data()->begin(), body->data()->end());
+}
+
 Result<Handle> DecodeSession(const ReplyFrame& frame) {
   SIGNET_ASSIGN_OR_RETURN(auto body, ReplyBody<wire::SessionResponse>(frame));
   return Handle{body->session()};

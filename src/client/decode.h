@@ -10,6 +10,9 @@
 namespace signet::client {
 
 Result<void> DecodeStatus(const ReplyFrame& frame);
+// DecodeLoginTicket: a login's re-login ticket; empty when the node gave
+// none (it has no ticket key).
+Result<Bytes> DecodeLoginTicket(const ReplyFrame& frame);
 Result<Handle> DecodeSession(const ReplyFrame& frame);
 Result<Handle> DecodeObject(const ReplyFrame& frame);
 Result<std::vector<Handle>> DecodeObjects(const ReplyFrame& frame);

@@ -49,6 +49,32 @@ Result<Pending<void>> Client::SendLogin(Handle session, CK_USER_TYPE user, ByteV
   return request.Enqueue(RequestBody::LoginRequest, body.Union(), DecodeStatus, /*secret=*/true);
 }
 
+Result<Pending<Bytes>> Client::SendLoginForTicket(Handle session, CK_USER_TYPE user, ByteView pin) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto body = wire::CreateLoginRequest(fbb, session, user, EncodeBytes(fbb, pin),
+                                       /*want_ticket=*/true);
+  return request.Enqueue(RequestBody::LoginRequest, body.Union(), DecodeLoginTicket,
+                         /*secret=*/true);
+}
+
+Result<Pending<void>> Client::SendLoginWithTicket(Handle session, CK_USER_TYPE user,
+                                                  ByteView ticket) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto body = wire::CreateLoginRequest(fbb, session, user, /*pin=*/0, /*want_ticket=*/false,
+                                       EncodeBytes(fbb, ticket));
+  return request.Enqueue(RequestBody::LoginRequest, body.Union(), DecodeStatus, /*secret=*/true);
+}
+
+Result<Pending<void>> Client::SendUseStableHandles(ByteView key) {
+  Impl::Request request = impl_->NewRequest();
+  auto& fbb = request.builder();
+  auto body = wire::CreateUseStableHandlesRequest(fbb, EncodeBytes(fbb, key));
+  return request.Enqueue(RequestBody::UseStableHandlesRequest, body.Union(), DecodeStatus,
+                         /*secret=*/true);
+}
+
 Result<Pending<void>> Client::SendLogout(Handle session) {
   Impl::Request request = impl_->NewRequest();
   auto& fbb = request.builder();

@@ -30,6 +30,7 @@ std::string* KeyField(const std::string& key, ModuleConfig& config) {
       {"tls_server_name", &ModuleConfig::tls_server_name},
       {"timeout", &ModuleConfig::timeout},
       {"shared_memory", &ModuleConfig::shared_memory},
+      {"failover", &ModuleConfig::failover},
   };
   for (const Row& row : kRows) {
     if (key == row.key) return &(config.*row.field);
@@ -87,6 +88,9 @@ Result<ModuleConfig> LoadModuleConfig() {
   }
   if (config.shared_memory != "yes" && config.shared_memory != "no") {
     return MakeError(CKR_DEVICE_ERROR, "shared_memory must be yes or no");
+  }
+  if (config.failover != "yes" && config.failover != "no") {
+    return MakeError(CKR_DEVICE_ERROR, "failover must be yes or no");
   }
   if (config.timeout.empty() ||
       config.timeout.find_first_not_of("0123456789") != std::string::npos ||

@@ -67,7 +67,10 @@ Status CheckKey(ModuleState& state, Session& s, client::Handle key,
     return KeyFits(it->second, mech);
   }
   const CK_ATTRIBUTE_TYPE types[] = {CKA_KEY_TYPE, rules.key_usage, CKA_ALLOWED_MECHANISMS};
-  Result<std::vector<client::AttributeValue>> got = s.conn->GetAttributeValue(s.remote, key, types);
+  Result<std::vector<client::AttributeValue>> got =
+      Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+        return conn.GetAttributeValue(remote, key, types);
+      });
   if (!got.ok()) return MakeError(KeyHandleRv(got.error().code), got.error().message);
   if (got->size() != 3) return MakeError(CKR_DEVICE_ERROR, "short attribute answer");
   const std::optional<CK_ULONG> key_type = UlongFromBytes((*got)[0].value);
@@ -117,24 +120,27 @@ CK_RV InitOp(CK_SESSION_HANDLE handle, OpKind kind, CK_MECHANISM_PTR mechanism,
 
 // Execute runs a one-shot request for `kind` over `data`, or ends the
 // daemon's multi-part operation when one was started.
-Result<SecureBytes> Execute(Session& s, OpKind kind, const Operation& op, ByteView data)
-    REQUIRES(s.mu) {
+Result<SecureBytes> Execute(ModuleState& state, Session& s, OpKind kind, const Operation& op,
+                            ByteView data) REQUIRES(s.mu) {
   Result<client::Bytes> out = [&]() -> Result<client::Bytes> {
     s.mu.AssertHeld();  // called right here, under Execute's s.mu
     if (op.streaming) return s.conn->StreamFinal(s.remote, kind);
-    switch (kind) {
-      case OpKind::kSign:
-        return s.conn->Sign(s.remote, op.key, op.mechanism, data);
-      case OpKind::kDigest:
-        return s.conn->Digest(s.remote, op.mechanism, data);
-      case OpKind::kEncrypt:
-        return s.conn->Encrypt(s.remote, op.key, op.mechanism, data);
-      case OpKind::kDecrypt:
-        return s.conn->Decrypt(s.remote, op.key, op.mechanism, data);
-      case OpKind::kVerify:
-        break;
-    }
-    return MakeError(CKR_GENERAL_ERROR, "no one-shot output for verify");
+    // One request over the whole input: safe to repeat on another node.
+    return Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+      switch (kind) {
+        case OpKind::kSign:
+          return conn.Sign(remote, op.key, op.mechanism, data);
+        case OpKind::kDigest:
+          return conn.Digest(remote, op.mechanism, data);
+        case OpKind::kEncrypt:
+          return conn.Encrypt(remote, op.key, op.mechanism, data);
+        case OpKind::kDecrypt:
+          return conn.Decrypt(remote, op.key, op.mechanism, data);
+        case OpKind::kVerify:
+          break;
+      }
+      return Result<client::Bytes>(MakeError(CKR_GENERAL_ERROR, "no one-shot output for verify"));
+    });
   }();
   if (!out.ok()) return MakeError(KeyHandleRv(out.error().code), out.error().message);
   SecureBytes secure(out->begin(), out->end());
@@ -172,8 +178,8 @@ std::size_t FinalOutputBound(const Operation& op, OpKind kind) {
 // `kept` tells RunOpCall the caller only learnt the length. A length query
 // on the daemon's multi-part operation answers its bound and leaves the
 // operation going (more Updates may follow).
-CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR out,
-             CK_ULONG_PTR out_len, bool& kept) REQUIRES(s.mu) {
+CK_RV Finish(ModuleState& state, Session& s, OpKind kind, Operation& op, ByteView data,
+             CK_BYTE_PTR out, CK_ULONG_PTR out_len, bool& kept) REQUIRES(s.mu) {
   if (out_len == nullptr) return CKR_ARGUMENTS_BAD;
   if (op.streaming && !op.output && out == nullptr) {
     *out_len = FinalOutputBound(op, kind);
@@ -181,7 +187,7 @@ CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR 
     return CKR_OK;
   }
   if (!op.output) {
-    Result<SecureBytes> result = Execute(s, kind, op, data);
+    Result<SecureBytes> result = Execute(state, s, kind, op, data);
     if (!result.ok()) return result.error().code;
     op.output = std::move(*result);
   }
@@ -192,12 +198,12 @@ CK_RV Finish(Session& s, OpKind kind, Operation& op, ByteView data, CK_BYTE_PTR 
 
 CK_RV SinglePart(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, CK_ULONG data_len,
                  CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kSingle, [&](Operation& op, bool& kept) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && data_len != 0) return CKR_ARGUMENTS_BAD;
-      return Finish(s, kind, op, ToView(data, data_len), out, out_len, kept);
+      return Finish(state, s, kind, op, ToView(data, data_len), out, out_len, kept);
     });
   });
 }
@@ -271,21 +277,23 @@ CK_RV UpdateWithOutput(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR data, 
 }
 
 CK_RV Final(CK_SESSION_HANDLE handle, OpKind kind, CK_BYTE_PTR out, CK_ULONG_PTR out_len) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     return RunOpCall(s.op(kind), OpCall::kFinal, [&](Operation& op, bool& kept) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
-      return Finish(s, kind, op, op.buffered, out, out_len, kept);
+      return Finish(state, s, kind, op, op.buffered, out, out_len, kept);
     });
   });
 }
 
 // VerifyWith checks `signature` over `data` (RunOpCall then ends the
 // operation: verification has no length query).
-CK_RV VerifyWith(Session& s, const Operation& op, ByteView data, CK_BYTE_PTR signature,
-                 CK_ULONG sig_len) REQUIRES(s.mu) {
+CK_RV VerifyWith(ModuleState& state, Session& s, const Operation& op, ByteView data,
+                 CK_BYTE_PTR signature, CK_ULONG sig_len) REQUIRES(s.mu) {
   if (signature == nullptr && sig_len != 0) return CKR_ARGUMENTS_BAD;
-  Status ok = s.conn->Verify(s.remote, op.key, op.mechanism, data, ToView(signature, sig_len));
+  Status ok = Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+    return conn.Verify(remote, op.key, op.mechanism, data, ToView(signature, sig_len));
+  });
   return ok.ok() ? CKR_OK : KeyHandleRv(ok.error().code);
 }
 
@@ -310,12 +318,12 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key
 }
 CK_RV C_Verify(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
                CK_ULONG sig_len) {
-  return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(h, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kSingle, [&](Operation& op, bool&) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
       if (data == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
-      return VerifyWith(s, op, ToView(data, len), sig, sig_len);
+      return VerifyWith(state, s, op, ToView(data, len), sig, sig_len);
     });
   });
 }
@@ -323,7 +331,7 @@ CK_RV C_VerifyUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len) {
   return Update(h, OpKind::kVerify, data, len);
 }
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
-  return WithSession(h, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(h, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     return RunOpCall(s.op(OpKind::kVerify), OpCall::kFinal, [&](Operation& op, bool&) -> CK_RV {
       s.mu.AssertHeld();  // RunOpCall calls it at once
@@ -333,7 +341,7 @@ CK_RV C_VerifyFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG sig_len) {
             s.conn->StreamFinal(s.remote, OpKind::kVerify, ToView(sig, sig_len));
         return done.ok() ? CKR_OK : KeyHandleRv(done.error().code);
       }
-      return VerifyWith(s, op, op.buffered, sig, sig_len);
+      return VerifyWith(state, s, op, op.buffered, sig, sig_len);
     });
   });
 }

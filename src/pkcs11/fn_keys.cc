@@ -124,12 +124,15 @@ CK_RV C_SeedRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR seed, CK_ULONG seed_len
 }
 
 CK_RV C_GenerateRandom(CK_SESSION_HANDLE handle, CK_BYTE_PTR out, CK_ULONG len) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (out == nullptr && len != 0) return CKR_ARGUMENTS_BAD;
     for (CK_ULONG done = 0; done < len;) {
       const std::size_t want = std::min<std::size_t>(kRandomChunk, len - done);
-      Result<client::Bytes> chunk = s.conn->GenerateRandom(s.remote, want);
+      Result<client::Bytes> chunk =
+          Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+            return conn.GenerateRandom(remote, want);
+          });
       if (!chunk.ok()) return chunk.error().code;
       if (chunk->size() != want) return CKR_DEVICE_ERROR;
       std::memcpy(out + done, chunk->data(), want);

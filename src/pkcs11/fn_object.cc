@@ -122,12 +122,14 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object) {
 // (wrapped key, attribute encoding) says nothing useful about token memory
 // to an application, and a real figure would need a new request.
 CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ULONG_PTR size) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (size == nullptr) return CKR_ARGUMENTS_BAD;
     const CK_ATTRIBUTE_TYPE types[] = {CKA_CLASS};
     Result<std::vector<client::AttributeValue>> found =
-        s.conn->GetAttributeValue(s.remote, object, types);
+        Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+          return conn.GetAttributeValue(remote, object, types);
+        });
     if (!found.ok()) return found.error().code;
     *size = CK_UNAVAILABLE_INFORMATION;
     return CKR_OK;
@@ -136,13 +138,15 @@ CK_RV C_GetObjectSize(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object, CK_ULON
 
 CK_RV C_GetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
                           CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (tmpl == nullptr && count != 0) return CKR_ARGUMENTS_BAD;
     std::vector<CK_ATTRIBUTE_TYPE> types(count);
     for (CK_ULONG i = 0; i < count; ++i) types[i] = tmpl[i].type;
     Result<std::vector<client::AttributeValue>> answers =
-        s.conn->GetAttributeValue(s.remote, object, types);
+        Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+          return conn.GetAttributeValue(remote, object, types);
+        });
     if (!answers.ok()) return answers.error().code;
     if (answers->size() != count) return CKR_DEVICE_ERROR;  // the daemon broke the protocol
     CK_RV rv = CKR_OK;
@@ -173,12 +177,15 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE handle, CK_OBJECT_HANDLE object,
 }
 
 CK_RV C_FindObjectsInit(CK_SESSION_HANDLE handle, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (s.find.active) return CKR_OPERATION_ACTIVE;
     Result<client::Template> attrs = ToTemplate(tmpl, count);
     if (!attrs.ok()) return attrs.error().code;
-    Result<std::vector<client::Handle>> found = s.conn->FindObjects(s.remote, *attrs);
+    Result<std::vector<client::Handle>> found =
+        Repeatable(state, s, [&](client::Client& conn, client::Handle remote) {
+          return conn.FindObjects(remote, *attrs);
+        });
     if (!found.ok()) return found.error().code;
     s.find = FindState{true, std::move(*found), 0};
     return CKR_OK;

@@ -62,6 +62,8 @@ CK_RV C_CloseSession(CK_SESSION_HANDLE handle) {
     base::MutexLock lock(&session->mu);
     CloseSessionLocked(*session);
     state.InvalidateKeyChecks();  // its session objects are gone
+    // The slot's last session ends the application's login there (§5.6).
+    if (state.sessions().OnSlot(session->slot).empty()) state.ForgetLogin(session->slot);
     return CKR_OK;
   });
 }
@@ -84,15 +86,19 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slot) {
       s->conn.reset();
     }
     state.InvalidateKeyChecks();
+    state.ForgetLogin(slot);
     return CKR_OK;
   });
 }
 
 CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (info == nullptr) return CKR_ARGUMENTS_BAD;
-    Result<client::SessionInfo> remote = s.conn->GetSessionInfo(s.remote);
+    Result<client::SessionInfo> remote =
+        Repeatable(state, s, [&](client::Client& conn, client::Handle remote_session) {
+          return conn.GetSessionInfo(remote_session);
+        });
     if (!remote.ok()) return remote.error().code;
     info->slotID = s.slot;
     info->state = remote->state;
@@ -104,7 +110,7 @@ CK_RV C_GetSessionInfo(CK_SESSION_HANDLE handle, CK_SESSION_INFO_PTR info) {
 
 CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
               CK_ULONG pin_len) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad (above)
     // A context-specific login authorises the signature or decryption this
@@ -113,7 +119,15 @@ CK_RV C_Login(CK_SESSION_HANDLE handle, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
         s.op(OpKind::kDecrypt).phase == OpPhase::kIdle) {
       return CKR_OPERATION_NOT_INITIALIZED;
     }
-    return RvOf(s.conn->Login(s.remote, user, ToView(pin, pin_len)));
+    if (user == CKU_CONTEXT_SPECIFIC || !state.failover()) {
+      return RvOf(s.conn->Login(s.remote, user, ToView(pin, pin_len)));
+    }
+    // With several nodes the login comes with a re-login ticket, which the
+    // application's sessions use to log in again on another node.
+    Result<client::Bytes> ticket = s.conn->LoginForTicket(s.remote, user, ToView(pin, pin_len));
+    if (!ticket.ok()) return ticket.error().code;
+    state.RememberLogin(s.conn.get(), s.slot, user, *ticket);
+    return CKR_OK;
   });
 }
 
@@ -122,6 +136,7 @@ CK_RV C_Logout(CK_SESSION_HANDLE handle) {
     s.mu.AssertHeld();
     const Status done = s.conn->Logout(s.remote);
     state.InvalidateKeyChecks();  // private keys are out of reach now
+    state.ForgetLogin(s.slot);
     return RvOf(done);
   });
 }
@@ -136,10 +151,14 @@ CK_RV C_InitPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR pin, CK_ULONG pin_len)
 
 CK_RV C_SetPIN(CK_SESSION_HANDLE handle, CK_UTF8CHAR_PTR old_pin, CK_ULONG old_len,
                CK_UTF8CHAR_PTR new_pin, CK_ULONG new_len) {
-  return WithSession(handle, [&](ModuleState&, Session& s) -> CK_RV {
+  return WithSession(handle, [&](ModuleState& state, Session& s) -> CK_RV {
     s.mu.AssertHeld();
     if (old_pin == nullptr || new_pin == nullptr) return CKR_ARGUMENTS_BAD;  // no PIN pad
-    return RvOf(s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len)));
+    const Status done =
+        s.conn->SetPin(s.remote, ToView(old_pin, old_len), ToView(new_pin, new_len));
+    // The ticket holds the old PIN, which would now count as a wrong one.
+    if (done.ok()) state.DropTicket(s.slot);
+    return RvOf(done);
   });
 }
 

@@ -1,12 +1,16 @@
 #include "pkcs11/module_state.h"
 
 #include <pthread.h>
+#include <string.h>
+#include <sys/random.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <new>
 
 #include "base/rv_names.h"
+#include "client/node_choice.h"
 
 namespace signet::pkcs11 {
 namespace {
@@ -48,7 +52,17 @@ CK_RV CheckInitArgs(const CK_C_INITIALIZE_ARGS* args) {
 
 }  // namespace
 
-ModuleState::ModuleState(Result<ModuleConfig> config) : config_(std::move(config)) {}
+ModuleState::ModuleState(Result<ModuleConfig> config) : config_(std::move(config)) {
+  if (!config_.ok()) return;
+  node_count_ = std::max<std::size_t>(1, client::SplitAddresses(config_->socket).size());
+  failover_ = node_count_ > 1 && config_->failover == "yes";
+  if (failover_) {
+    handle_key_ = SecureBytes(32);
+    // A getrandom failure leaves the key all zero: handles stay stable,
+    // only less unpredictable. (No OpenSSL in the module: pkcs11/CMakeLists.txt.)
+    (void)getrandom(handle_key_.data(), handle_key_.size(), 0);
+  }
+}
 
 ModuleState::~ModuleState() = default;
 
@@ -68,7 +82,15 @@ Result<std::shared_ptr<client::Client>> ModuleState::Conn() {
     return client::Client::Connect(options);
   }();
   if (made.ok()) {
+    if (failover_) {
+      // So a handle from this node names the same object on the next one.
+      if (Status stable = (*made)->UseStableHandles(handle_key_); !stable.ok()) {
+        std::fprintf(stderr, "signet-pkcs11: %s cannot keep object handles across nodes: %s\n",
+                     (*made)->address().c_str(), DescribeError(stable.error()).c_str());
+      }
+    }
     conn_ = std::move(*made);
+    conn_logins_.clear();
     return conn_;
   }
   if (!warned_.exchange(true)) {
@@ -84,9 +106,61 @@ void ModuleState::DropConn(const client::Client* dead) {
     base::MutexLock lock(&conn_mu_);
     if (conn_.get() != dead) return;
     old = std::move(conn_);
+    conn_logins_.clear();
     mechanisms_.reset();  // a restarted daemon may offer another list
   }
   InvalidateKeyChecks();
+}
+
+bool ModuleState::Stale(const client::Client* conn) const {
+  base::MutexLock lock(&conn_mu_);
+  return conn_.get() != conn;
+}
+
+void ModuleState::RememberLogin(const client::Client* conn, CK_SLOT_ID slot, CK_USER_TYPE user,
+                                client::Bytes& ticket) {
+  base::MutexLock lock(&conn_mu_);
+  Login& login = logins_[slot];
+  login.user = user;
+  login.ticket = SecureBytes(ticket.begin(), ticket.end());
+  if (!ticket.empty()) explicit_bzero(ticket.data(), ticket.size());
+  if (conn_.get() == conn) conn_logins_.insert(slot);
+}
+
+void ModuleState::ForgetLogin(CK_SLOT_ID slot) {
+  base::MutexLock lock(&conn_mu_);
+  logins_.erase(slot);  // SecureBytes wipes the ticket
+  conn_logins_.erase(slot);
+}
+
+void ModuleState::DropTicket(CK_SLOT_ID slot) {
+  base::MutexLock lock(&conn_mu_);
+  if (auto it = logins_.find(slot); it != logins_.end()) it->second.ticket = SecureBytes();
+}
+
+Status ModuleState::RestoreLogin(client::Client& conn, client::Handle remote, CK_SLOT_ID slot) {
+  Login login;
+  {
+    base::MutexLock lock(&conn_mu_);
+    auto it = logins_.find(slot);
+    if (it == logins_.end() || (conn_.get() == &conn && conn_logins_.count(slot) != 0)) {
+      return OkStatus();
+    }
+    login.user = it->second.user;
+    login.ticket = it->second.ticket;
+  }
+  if (login.ticket.empty()) {
+    return MakeError(CKR_USER_NOT_LOGGED_IN,
+                     "the node died and the application's login cannot follow it (the node gave "
+                     "no re-login ticket: signetd --login-ticket-key)");
+  }
+  Status done = conn.LoginWithTicket(remote, login.user, login.ticket);
+  // Another session of the application may have logged this connection
+  // in meanwhile: that is the state wanted.
+  if (!done.ok() && done.error().code != CKR_USER_ALREADY_LOGGED_IN) return done;
+  base::MutexLock lock(&conn_mu_);
+  if (conn_.get() == &conn) conn_logins_.insert(slot);
+  return OkStatus();
 }
 
 Result<client::ServerInfo> ModuleState::GetInfo() {
@@ -128,6 +202,8 @@ void ModuleState::Shutdown() {
   std::shared_ptr<client::Client> old;  // closing it ends the daemon's sessions
   base::MutexLock lock(&conn_mu_);
   old = std::move(conn_);
+  logins_.clear();  // SecureBytes wipes the tickets
+  conn_logins_.clear();
 }
 
 std::shared_ptr<ModuleState> CurrentState() {

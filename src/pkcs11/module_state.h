@@ -22,12 +22,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/mutex.h"
+#include "base/secure_bytes.h"
 #include "pkcs11/config.h"
 #include "pkcs11/session_table.h"
 #include "signet/client.hpp"
@@ -52,9 +55,38 @@ class ModuleState {
 
   // DropConn forgets `dead` (if it is still the current connection) after a
   // call on it failed because the daemon is gone, so the next Conn()
-  // reconnects (e.g. to a restarted daemon). Sessions opened on `dead` keep
-  // it and keep failing until closed.
+  // reconnects (e.g. to a restarted daemon, or another node). Without
+  // failover, sessions opened on `dead` keep it and keep failing until
+  // closed; with it, they move (session_ops.h RestoreSession).
   void DropConn(const client::Client* dead) EXCLUDES(conn_mu_);
+
+  // ---- Failover (docs/SCALING.md "Clients that use every node")
+
+  // failover: the config lists several nodes and allows moving sessions
+  // between them. Fixed at C_Initialize.
+  bool failover() const { return failover_; }
+  // node_count: how many addresses the config lists.
+  std::size_t node_count() const { return node_count_; }
+  // Stale: `conn` is no longer the application's connection (a call on it
+  // found its node gone).
+  bool Stale(const client::Client* conn) const EXCLUDES(conn_mu_);
+  // RememberLogin keeps the application's login on `slot` as `user` and its
+  // re-login ticket (empty when the node gave none), and notes that `conn`
+  // is logged in there. Wipes `ticket`.
+  void RememberLogin(const client::Client* conn, CK_SLOT_ID slot, CK_USER_TYPE user,
+                     client::Bytes& ticket) EXCLUDES(conn_mu_);
+  // ForgetLogin drops (and wipes) what RememberLogin kept for `slot`:
+  // C_Logout, the slot's last session closed.
+  void ForgetLogin(CK_SLOT_ID slot) EXCLUDES(conn_mu_);
+  // DropTicket keeps the login but wipes its ticket (the PIN inside is no
+  // longer the token's: C_SetPIN).
+  void DropTicket(CK_SLOT_ID slot) EXCLUDES(conn_mu_);
+  // RestoreLogin logs `conn` in on `slot` (through its session `remote`)
+  // with the kept ticket, once per connection; OK when the application is
+  // not logged in there. CKR_USER_NOT_LOGGED_IN when it is but holds no
+  // ticket; LoginWithTicket's errors otherwise.
+  Status RestoreLogin(client::Client& conn, client::Handle remote, CK_SLOT_ID slot)
+      EXCLUDES(conn_mu_);
 
   // key_generation changes whenever a key check cached by a session may
   // have become wrong for the whole application (object destroyed or
@@ -84,9 +116,22 @@ class ModuleState {
   std::atomic<bool> warned_{false};
   std::atomic<std::uint64_t> key_generation_{1};
 
-  base::Mutex conn_mu_;
+  bool failover_ = false;
+  std::size_t node_count_ = 1;
+  // handle_key_: this application's key for stable object handles
+  // (Client::UseStableHandles), random per C_Initialize.
+  SecureBytes handle_key_;
+
+  mutable base::Mutex conn_mu_;
   std::shared_ptr<client::Client> conn_ GUARDED_BY(conn_mu_);
   std::optional<std::vector<client::MechanismInfo>> mechanisms_ GUARDED_BY(conn_mu_);
+  struct Login {
+    CK_USER_TYPE user = CKU_USER;
+    SecureBytes ticket;
+  };
+  std::map<CK_SLOT_ID, Login> logins_ GUARDED_BY(conn_mu_);
+  // The slots conn_ is logged in to; emptied whenever conn_ changes.
+  std::set<CK_SLOT_ID> conn_logins_ GUARDED_BY(conn_mu_);
 };
 
 // IsDaemonGone: `rv` says the connection to the daemon is lost.

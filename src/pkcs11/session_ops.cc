@@ -14,4 +14,24 @@ void CloseSessionLocked(Session& session) {
   }
 }
 
+Status RestoreSession(ModuleState& state, Session& session) {
+  SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<client::Client> conn, state.Conn());
+  Result<client::Handle> remote = conn->OpenSession(session.slot, session.flags);
+  if (!remote.ok()) {
+    if (IsDaemonGone(remote.error().code)) state.DropConn(conn.get());
+    return remote.error();
+  }
+  if (Status login = state.RestoreLogin(*conn, *remote, session.slot); !login.ok()) {
+    (void)conn->CloseSession(*remote);
+    if (IsDaemonGone(login.error().code)) state.DropConn(conn.get());
+    return login;
+  }
+  session.conn = std::move(conn);
+  session.remote = *remote;
+  for (Operation& op : session.ops) {
+    if (op.streaming) op = Operation{};  // its state died with the node
+  }
+  return OkStatus();
+}
+
 }  // namespace signet::pkcs11

@@ -20,12 +20,54 @@ namespace signet::pkcs11 {
 // removed from the table.
 void CloseSessionLocked(Session& session) REQUIRES(session.mu);
 
+// RestoreSession moves `session` to the application's connection (a node
+// that answers, ModuleState::Conn): a new daemon session with the same
+// slot and flags, logged in again when the application is
+// (ModuleState::RestoreLogin). Operations the dead node kept for it are
+// gone; the module's own state (buffered input, found objects, object
+// handles, which are stable across nodes) carries over. REQUIRES:
+// failover on, session.mu held.
+Status RestoreSession(ModuleState& state, Session& session) REQUIRES(session.mu);
+
+// Repeatable runs call(client::Client&, client::Handle remote) -> Result<T>,
+// a request that is safe to repeat (sign, verify, encrypt, decrypt,
+// digest, find, get attributes, random). When it fails because the node
+// is gone and failover is on, the session moves to another node and the
+// call runs there, once per node at most. What cannot be repeated there
+// becomes CKR_DEVICE_REMOVED: no node answering, a login that cannot
+// follow, and an object handle the new node does not know (a session
+// object, which died with its node).
+template <typename Call>
+auto Repeatable(ModuleState& state, Session& s, Call&& call) REQUIRES(s.mu)
+    -> decltype(call(*s.conn, s.remote)) {
+  auto result = call(*s.conn, s.remote);
+  if (result.ok() || !IsDaemonGone(result.error().code) || !state.failover()) return result;
+  for (std::size_t attempt = 0; attempt < state.node_count(); ++attempt) {
+    state.DropConn(s.conn.get());
+    if (Status moved = RestoreSession(state, s); !moved.ok()) {
+      if (IsDaemonGone(moved.error().code)) continue;  // that node is gone too
+      return MakeError(CKR_DEVICE_REMOVED, moved.error().message);
+    }
+    result = call(*s.conn, s.remote);
+    if (result.ok()) return result;
+    const CK_RV rv = result.error().code;
+    if (rv == CKR_OBJECT_HANDLE_INVALID || rv == CKR_KEY_HANDLE_INVALID) {
+      return MakeError(CKR_DEVICE_REMOVED, "the object died with the node that failed");
+    }
+    if (!IsDaemonGone(rv)) return result;
+  }
+  return MakeError(CKR_DEVICE_REMOVED, "no node of the keystore answered");
+}
+
 // WithSession runs body(ModuleState&, Session&) -> CK_RV for the session
 // `handle` under its lock, inside Guard. CKR_CRYPTOKI_NOT_INITIALIZED,
 // CKR_SESSION_HANDLE_INVALID or CKR_SESSION_CLOSED (closed by another
 // thread meanwhile) come first. When the body fails because the daemon is
 // gone, the application's connection is dropped (ModuleState::DropConn) so
-// later sessions reconnect. The body runs with session.mu held; clang's
+// later sessions reconnect; with failover the call then answers
+// CKR_DEVICE_REMOVED, and a session whose node is gone moves to another
+// (RestoreSession) before its next call's body runs. The body runs with
+// session.mu held; clang's
 // thread-safety analysis cannot carry a held lock into a lambda, so a body
 // that touches the session's members says so first: s.mu.AssertHeld().
 template <typename Body>
@@ -37,8 +79,14 @@ CK_RV WithSession(CK_SESSION_HANDLE handle, Body&& body) {
     if (session == nullptr) return CKR_SESSION_HANDLE_INVALID;
     base::MutexLock lock(&session->mu);
     if (session->closed) return CKR_SESSION_CLOSED;
+    if (state->failover() && session->conn != nullptr && state->Stale(session->conn.get())) {
+      if (!RestoreSession(*state, *session).ok()) return CKR_DEVICE_REMOVED;
+    }
     const CK_RV rv = body(*state, *session);
-    if (IsDaemonGone(rv) && session->conn != nullptr) state->DropConn(session->conn.get());
+    if (IsDaemonGone(rv) && session->conn != nullptr) {
+      state->DropConn(session->conn.get());
+      if (state->failover()) return CKR_DEVICE_REMOVED;
+    }
     return rv;
   });
 }
