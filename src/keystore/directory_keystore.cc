@@ -1,9 +1,11 @@
 // DirectoryKeystore (keystore.h): a data directory of SQLite token files.
 #include <system_error>
 
+#include "keystore/backup.h"
 #include "keystore/data_dir.h"
 #include "keystore/keystore.h"
 #include "keystore/slot_ids.h"
+#include "keystore/sqlite_token_records.h"
 
 namespace signet::keystore {
 namespace {
@@ -36,6 +38,35 @@ class DirectoryKeystore final : public Keystore {
                             CreateTokenOnNewSlot(dir_, label, so_pin, user_pin, options, others));
     std::string location = TokenFilePath(dir_, token->Info().serial).string();
     return std::make_pair(std::move(location), std::move(token));
+  }
+
+  Result<TokenRecords> ReadTokenRecords(const std::string& location) const override {
+    return ReadTokenFileRecords(location);
+  }
+
+  Result<std::string> CreateTokenFromRecords(const TokenRecords& records,
+                                             const RewrapSecret& rewrap) override {
+    // The serial names the file: one that is not a serial could name a
+    // path outside the directory.
+    if (!IsTokenSerial(records.serial)) {
+      return MakeError(CKR_ARGUMENTS_BAD, "'" + records.serial + "' is not a token serial");
+    }
+    SIGNET_ASSIGN_OR_RETURN(std::vector<TokenInfo> others, PeekDirectoryTokens(dir_));
+    SIGNET_TRY(CheckTokenLabelFree(records.label, others));
+    const std::filesystem::path file = TokenFilePath(dir_, records.serial);
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(file, ec))) {
+      return MakeError(CKR_ARGUMENTS_BAD,
+                       "token " + records.serial + " is already in " + dir_.string());
+    }
+    // A slot id another token has goes: the daemon gives the token a new
+    // one when it opens it (PlanSlotIds).
+    TokenRecords placed = records;
+    for (const TokenInfo& other : others) {
+      if (placed.slot_id && other.slot_id == placed.slot_id) placed.slot_id.reset();
+    }
+    SIGNET_TRY(CreateTokenFileFromRecords(file, placed, rewrap));
+    return file.string();
   }
 
   Result<CK_SLOT_ID> ReadNextSlotId() const override { return keystore::ReadNextSlotId(dir_); }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "keystore/token.h"
+#include "keystore/token_records.h"
 
 namespace signet::keystore {
 
@@ -54,6 +55,23 @@ class Keystore {
   virtual Result<std::pair<std::string, std::unique_ptr<Token>>> CreateToken(
       std::string_view label, ByteView so_pin, ByteView user_pin, const TokenOptions& options,
       const std::vector<TokenInfo>& others) = 0;
+
+  // ReadTokenRecords: the token at `location` (one ListTokens gave) as
+  // stored, read in one snapshot, without opening it as a Token: nothing is
+  // written, not even a schema migration (token_records.h). CKR_TOKEN_NOT_
+  // RECOGNIZED when it is not a readable token; the keystore's errors.
+  virtual Result<TokenRecords> ReadTokenRecords(const std::string& location) const = 0;
+
+  // CreateTokenFromRecords stores `records` as a new token with their label,
+  // serial, PIN records (failure counts as they are) and objects, each
+  // object's wrapped value replaced by what `rewrap` makes of it for its new
+  // handle, and `records.pool_key`; the slot id is kept unless another
+  // token has it (then a new one, as CreateToken). All or nothing: one
+  // transaction, or a file removed again. CKR_ARGUMENTS_BAD when a token of
+  // the keystore has the label or the serial; `rewrap`'s error as is.
+  // Returns the new token's location.
+  virtual Result<std::string> CreateTokenFromRecords(const TokenRecords& records,
+                                                     const RewrapSecret& rewrap) = 0;
 
   // ReadNextSlotId / WriteNextSlotId: the next slot id to hand out (0 when
   // none was ever stored). CKR_DEVICE_ERROR when it cannot be read or kept.

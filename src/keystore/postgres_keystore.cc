@@ -6,6 +6,7 @@
 #include "keystore/keystore.h"
 #include "keystore/postgres_schema.h"
 #include "keystore/postgres_token.h"
+#include "keystore/postgres_token_records.h"
 #include "keystore/slot_ids.h"
 
 namespace signet::keystore {
@@ -55,6 +56,15 @@ class PostgresKeystore final : public Keystore {
     SIGNET_TRY(token->SetSlotId(static_cast<CK_SLOT_ID>(row.Int64(0, 0))));
     std::string serial = token->Info().serial;
     return std::make_pair(std::move(serial), std::unique_ptr<Token>(std::move(token)));
+  }
+
+  Result<TokenRecords> ReadTokenRecords(const std::string& location) const override {
+    return ReadPgTokenRecords(*db_, location);
+  }
+
+  Result<std::string> CreateTokenFromRecords(const TokenRecords& records,
+                                             const RewrapSecret& rewrap) override {
+    return InsertPgTokenRecords(*db_, records, rewrap);
   }
 
   Result<CK_SLOT_ID> ReadNextSlotId() const override {

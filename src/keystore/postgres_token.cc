@@ -38,10 +38,7 @@ Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(const std::string& 
     SIGNET_ASSIGN_OR_RETURN(token_id, InsertPgToken(*db, serial, label, options.max_pin_failures));
     SIGNET_TRY(StorePgPinRecord(*db, token_id, so));
     if (user) SIGNET_TRY(StorePgPinRecord(*db, token_id, *user));
-    SIGNET_TRY(
-        db->Run("INSERT INTO signet_pool_seal_keys (token_id, public_key, wrapped_private) "
-                "VALUES ($1, $2, $3)",
-                {token_id, ByteView(pool_key.public_der), ByteView(pool_key.wrapped_private)}));
+    SIGNET_TRY(StorePgPoolSealKey(*db, token_id, pool_key));
     SIGNET_TRY(txn.Commit());
   }
   return std::unique_ptr<PostgresToken>(new PostgresToken(

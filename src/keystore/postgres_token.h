@@ -40,6 +40,19 @@
 
 namespace signet::keystore {
 
+// InsertPgObjectRow inserts an object's row for token `token_id` (its
+// attributes, and the search columns they fill) without a wrapped value,
+// inside the caller's transaction, and returns its new handle.
+Result<ObjectHandle> InsertPgObjectRow(PgConnection& db, std::int64_t token_id,
+                                       const AttributeMap& attributes);
+
+// StorePgWrappedValue sets object `handle`'s wrapped value (object_wrap.h:
+// made for that handle).
+Status StorePgWrappedValue(PgConnection& db, ObjectHandle handle, ByteView wrapped);
+
+// StorePgPoolSealKey inserts or replaces token `token_id`'s pool key.
+Status StorePgPoolSealKey(PgConnection& db, std::int64_t token_id, const PoolSealKey& key);
+
 class PostgresToken final : public Token {
  public:
   // Create makes a token in the keystore at `uri` (its schema must be

@@ -50,6 +50,25 @@ Result<StoredObject> ObjectFromRow(const PgResult& rows, int row) {
 
 }  // namespace
 
+Result<ObjectHandle> InsertPgObjectRow(PgConnection& db, std::int64_t token_id,
+                                       const AttributeMap& attributes) {
+  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db.Query(
+          "INSERT INTO signet_objects (token_id, class, key_type, label, id, attributes) "
+          "VALUES ($1, $2, $3, $4, $5, $6) RETURNING handle",
+          {token_id, ColumnValue(attributes, kSearchColumns[0]),
+           ColumnValue(attributes, kSearchColumns[1]), ColumnValue(attributes, kSearchColumns[2]),
+           ColumnValue(attributes, kSearchColumns[3]), ByteView(encoded)}));
+  return row.Int64(0, 0);
+}
+
+Status StorePgWrappedValue(PgConnection& db, ObjectHandle handle, ByteView wrapped) {
+  return db.Run("UPDATE signet_objects SET wrapped_value = $2 WHERE handle = $1",
+                {handle, wrapped});
+}
+
 Status PostgresToken::BumpGenerationLocked() {
   return db_->Run("UPDATE signet_tokens SET generation = generation + 1 WHERE token_id = $1",
                   {token_id_});
@@ -114,22 +133,13 @@ Status PostgresToken::CheckLabelFreeLocked(ByteView label) const {
 Result<ObjectHandle> PostgresToken::InsertObjectLocked(const AttributeMap& attributes,
                                                        const SecureBytes* secret,
                                                        const SecureBytes* kek) {
-  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
-  SIGNET_ASSIGN_OR_RETURN(
-      PgResult row,
-      db_->Query(
-          "INSERT INTO signet_objects (token_id, class, key_type, label, id, attributes) "
-          "VALUES ($1, $2, $3, $4, $5, $6) RETURNING handle",
-          {token_id_, ColumnValue(attributes, kSearchColumns[0]),
-           ColumnValue(attributes, kSearchColumns[1]), ColumnValue(attributes, kSearchColumns[2]),
-           ColumnValue(attributes, kSearchColumns[3]), ByteView(encoded)}));
-  const ObjectHandle handle = row.Int64(0, 0);
+  SIGNET_ASSIGN_OR_RETURN(const ObjectHandle handle,
+                          InsertPgObjectRow(*db_, token_id_, attributes));
   // The handle is bound into the wrap, so it is wrapped once the row
   // exists; both statements commit together.
   if (secret != nullptr) {
     SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapObjectSecret(*kek, handle, *secret));
-    SIGNET_TRY(db_->Run("UPDATE signet_objects SET wrapped_value = $2 WHERE handle = $1",
-                        {handle, ByteView(wrapped)}));
+    SIGNET_TRY(StorePgWrappedValue(*db_, handle, wrapped));
   }
   return handle;
 }

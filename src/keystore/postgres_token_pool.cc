@@ -10,12 +10,16 @@
 
 namespace signet::keystore {
 
-Status PostgresToken::StorePoolSealKeyLocked(const PoolSealKey& key) {
-  return db_->Run(
+Status StorePgPoolSealKey(PgConnection& db, std::int64_t token_id, const PoolSealKey& key) {
+  return db.Run(
       "INSERT INTO signet_pool_seal_keys (token_id, public_key, wrapped_private) "
       "VALUES ($1, $2, $3) ON CONFLICT (token_id) DO UPDATE SET "
       "public_key = EXCLUDED.public_key, wrapped_private = EXCLUDED.wrapped_private",
-      {token_id_, ByteView(key.public_der), ByteView(key.wrapped_private)});
+      {token_id, ByteView(key.public_der), ByteView(key.wrapped_private)});
+}
+
+Status PostgresToken::StorePoolSealKeyLocked(const PoolSealKey& key) {
+  return StorePgPoolSealKey(*db_, token_id_, key);
 }
 
 bool PostgresToken::CanFillPool() const {

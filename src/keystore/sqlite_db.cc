@@ -113,8 +113,17 @@ Status Transaction::Commit() {
 }
 
 Result<std::unique_ptr<Database>> Database::Open(const std::filesystem::path& file) {
+  return OpenWith(file, SQLITE_OPEN_READWRITE);
+}
+
+Result<std::unique_ptr<Database>> Database::OpenReadOnly(const std::filesystem::path& file) {
+  return OpenWith(file, SQLITE_OPEN_READONLY);
+}
+
+Result<std::unique_ptr<Database>> Database::OpenWith(const std::filesystem::path& file,
+                                                     int access) {
   sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  int flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
   std::unique_ptr<Database> db(new Database(raw));  // owns raw even on failure
   if (rc != SQLITE_OK) return SqliteError(rc, "open " + file.string(), raw);

@@ -93,6 +93,11 @@ class Database {
   // is left to the caller (see ConfigureDurability).
   static Result<std::unique_ptr<Database>> Open(const std::filesystem::path& file);
 
+  // OpenReadOnly opens `file` as Open does, but read-only: no statement on
+  // the connection can change the file (a token copied elsewhere,
+  // token_records.h, stays exactly as it was).
+  static Result<std::unique_ptr<Database>> OpenReadOnly(const std::filesystem::path& file);
+
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();
@@ -119,6 +124,9 @@ class Database {
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
+  // OpenWith: Open and OpenReadOnly, `access` SQLITE_OPEN_READWRITE or
+  // SQLITE_OPEN_READONLY.
+  static Result<std::unique_ptr<Database>> OpenWith(const std::filesystem::path& file, int access);
   sqlite3* db_;
 };
 

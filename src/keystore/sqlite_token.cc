@@ -32,10 +32,8 @@ Result<std::string> NewTokenSerial() {
   return ToHex(raw);
 }
 
-namespace {
-
-Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
-                  int max_pin_failures) {
+Status InsertTokenMeta(Database& db, std::string_view label, std::string_view serial,
+                       int max_pin_failures) {
   SIGNET_ASSIGN_OR_RETURN(
       Statement stmt,
       db.Prepare("INSERT INTO token_meta (id, label, serial, max_pin_failures, created_unix) "
@@ -46,6 +44,8 @@ Status InsertMeta(Database& db, std::string_view label, std::string_view serial,
   SIGNET_TRY(stmt.Bind(4, static_cast<std::int64_t>(std::time(nullptr))));
   return stmt.Run();
 }
+
+namespace {
 
 // InitialiseFile writes schema, metadata, both PIN records and the pool key
 // in one transaction into the empty database at `file`.
@@ -58,7 +58,7 @@ Result<std::unique_ptr<Database>> InitialiseFile(const std::filesystem::path& fi
   SIGNET_TRY(db->ConfigureDurability());
   SIGNET_ASSIGN_OR_RETURN(Transaction txn, db->Begin());
   SIGNET_TRY(MigrateSchema(*db));
-  SIGNET_TRY(InsertMeta(*db, label, serial, max_pin_failures));
+  SIGNET_TRY(InsertTokenMeta(*db, label, serial, max_pin_failures));
   SIGNET_TRY(StorePinRecord(*db, so));
   if (user != nullptr) SIGNET_TRY(StorePinRecord(*db, *user));
   SIGNET_TRY(StorePoolSealKey(*db, pool_key));

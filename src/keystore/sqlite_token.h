@@ -28,6 +28,20 @@ Result<std::string> NewTokenSerial();
 // transaction.
 Status StorePoolSealKey(Database& db, const PoolSealKey& key);
 
+// InsertTokenMeta writes a new token file's metadata row (label, serial,
+// PIN failure limit, creation time) inside the caller's open transaction.
+Status InsertTokenMeta(Database& db, std::string_view label, std::string_view serial,
+                       int max_pin_failures);
+
+// InsertObjectRow inserts an object's row (its attributes, and the search
+// columns they fill) without a wrapped value, inside the caller's open
+// transaction, and returns its new handle.
+Result<ObjectHandle> InsertObjectRow(Database& db, const AttributeMap& attributes);
+
+// StoreWrappedValue sets object `handle`'s wrapped value (object_wrap.h:
+// made for that handle) inside the caller's open transaction.
+Status StoreWrappedValue(Database& db, ObjectHandle handle, ByteView wrapped);
+
 class SqliteToken final : public Token {
  public:
   // CreateFile makes a token at `file` (created 0600, must not exist) with

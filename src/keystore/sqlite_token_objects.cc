@@ -10,14 +10,6 @@
 namespace signet::keystore {
 namespace {
 
-Status StoreWrapped(Database& db, ObjectHandle handle, ByteView wrapped) {
-  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
-                          db.Prepare("UPDATE objects SET wrapped_value = ?1 WHERE handle = ?2"));
-  SIGNET_TRY(stmt.Bind(1, wrapped));
-  SIGNET_TRY(stmt.Bind(2, handle));
-  return stmt.Run();
-}
-
 Result<StoredObject> ObjectFromRow(const Statement& stmt) {
   StoredObject object;
   object.handle = stmt.ColumnInt64(0);
@@ -79,6 +71,24 @@ constexpr const char* kSelectObject =
 
 }  // namespace
 
+Status StoreWrappedValue(Database& db, ObjectHandle handle, ByteView wrapped) {
+  SIGNET_ASSIGN_OR_RETURN(Statement stmt,
+                          db.Prepare("UPDATE objects SET wrapped_value = ?1 WHERE handle = ?2"));
+  SIGNET_TRY(stmt.Bind(1, wrapped));
+  SIGNET_TRY(stmt.Bind(2, handle));
+  return stmt.Run();
+}
+
+Result<ObjectHandle> InsertObjectRow(Database& db, const AttributeMap& attributes) {
+  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
+  SIGNET_ASSIGN_OR_RETURN(Statement insert,
+                          db.Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
+                                     "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  SIGNET_TRY(BindObjectColumns(insert, attributes, encoded));
+  SIGNET_TRY(insert.Run());
+  return db.LastInsertRowId();
+}
+
 Result<ObjectHandle> SqliteToken::CreateObject(const AttributeMap& attributes,
                                                const SecureBytes* secret) {
   SIGNET_ASSIGN_OR_RETURN(auto handles, CreateObjects({{attributes, secret}}, nullptr));
@@ -128,18 +138,12 @@ Result<ObjectHandle> SqliteToken::InsertObjectLocked(const AttributeMap& attribu
   if (secret != nullptr && !HoldsSecret(FindUlong(attributes, CKA_CLASS))) {
     return MakeError(CKR_TEMPLATE_INCONSISTENT, "only private and secret keys hold a secret");
   }
-  SIGNET_ASSIGN_OR_RETURN(Bytes encoded, EncodeAttributes(attributes));
-  SIGNET_ASSIGN_OR_RETURN(
-      Statement insert, db_->Prepare("INSERT INTO objects (class, key_type, label, id, attributes) "
-                                     "VALUES (?1, ?2, ?3, ?4, ?5)"));
-  SIGNET_TRY(BindObjectColumns(insert, attributes, encoded));
-  SIGNET_TRY(insert.Run());
-  ObjectHandle handle = db_->LastInsertRowId();
+  SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle, InsertObjectRow(*db_, attributes));
   // The handle is bound into the wrap, so it is wrapped once the row exists;
   // both statements commit together.
   if (secret != nullptr) {
     SIGNET_ASSIGN_OR_RETURN(Bytes wrapped, WrapObjectSecret(*kek, handle, *secret));
-    SIGNET_TRY(StoreWrapped(*db_, handle, wrapped));
+    SIGNET_TRY(StoreWrappedValue(*db_, handle, wrapped));
   }
   return handle;
 }
