@@ -30,6 +30,9 @@ void AddTokenCommands(CLI::App& app, GlobalOptions& global, CommandAction* selec
 void AddBackupCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // transport-key, trust-key, export-key, import-key: moving keys between tokens.
 void AddMigrateCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
+// migrate-keystore: copy a token between a data directory and a PostgreSQL
+// keystore (offline; keystore/token_migration.h).
+void AddMigrateKeystoreCommand(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // audit verify (offline, signetd's audit log files).
 void AddAuditCommands(CLI::App& app, GlobalOptions& global, CommandAction* selected);
 // admin unlock-so (offline, data directory).

@@ -114,6 +114,7 @@ int RunSignet(int argc, char** argv) {
   AddAuditCommands(app, global, &action);
   AddBackupCommands(app, global, &action);
   AddMigrateCommands(app, global, &action);
+  AddMigrateKeystoreCommand(app, global, &action);
   AddHealthCommand(app, global, &action);
   // `signet bench ...`: the benchmark suite, run after parsing so the global
   // --socket/--pin/--token options are known.
