@@ -10,7 +10,9 @@
 // filled on one node, claimed by 16 threads over three nodes, each entry
 // handed out exactly once. The keystore
 // around them (keystore.h, OpenPostgresKeystore): nodes share the tokens,
-// their labels and one slot-id counter.
+// their labels and one slot-id counter; a token copied in
+// (keystore/token_migration.h) is stored whole or not at all, on a slot id
+// of its own, its secrets rewrapped for their new handles.
 #include "keystore/postgres_token.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +26,7 @@
 #include "crypto/keys.h"
 #include "keystore/keystore.h"
 #include "keystore/postgres_schema.h"
+#include "keystore/token_migration.h"
 #include "postgres_server.h"
 
 namespace signet::e2e {
@@ -346,6 +349,64 @@ TEST(PostgresKeystoreTest, NodesShareTokensLabelsAndSlotIds) {
     EXPECT_EQ((*opened)->Info().label, "beta");
   }
   EXPECT_EQ(nodes[0]->OpenToken("0000000000000000", Options()).error().code, CKR_TOKEN_NOT_PRESENT);
+}
+
+TEST(PostgresKeystoreTest, ACopiedTokenIsStoredWholeOrNotAtAll) {
+  if (!PostgresInstalled()) GTEST_SKIP() << "PostgreSQL is not installed (scripts/deps.sh)";
+  PostgresServer server;
+  ASSERT_EQ(server.Start(), "");
+  auto store = keystore::OpenPostgresKeystore(server.uri());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto alpha = (*store)->CreateToken("alpha", AsBytes(kSoPin), AsBytes(kUserPin), Options(), {});
+  ASSERT_TRUE(alpha.ok()) << alpha.error().message;
+  ASSERT_TRUE(alpha->second->Login(UserType::kUser, AsBytes(kUserPin)).ok());
+  const SecureBytes first(32, 0x11), second(32, 0x22);
+  for (const SecureBytes* secret : {&first, &second}) {
+    ASSERT_TRUE(
+        alpha->second
+            ->CreateObject({{CKA_CLASS, Ulong(CKO_SECRET_KEY)}, {CKA_KEY_TYPE, Ulong(CKK_AES)}},
+                           secret)
+            .ok());
+  }
+
+  // Read back as a copy of its own under another label and serial.
+  auto copy = keystore::ReadUnlockedToken(**store, "alpha", UserType::kUser, AsBytes(kUserPin));
+  ASSERT_TRUE(copy.ok()) << copy.error().message;
+  ASSERT_EQ(copy->records.objects.size(), 2u);
+  copy->records.label = "beta";
+  copy->records.serial = "00000000000000be";
+  // The second secret does not unwrap: the first was already stored in
+  // the transaction, which rolls back whole.
+  Bytes& wrapped = *copy->records.objects.back().wrapped_value;
+  wrapped.back() ^= 1;
+  auto failed = keystore::WriteUnlockedToken(**store, *copy);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, CKR_WRAPPED_KEY_INVALID);
+  EXPECT_EQ((*store)->ListTokens()->size(), 1u);
+
+  wrapped.back() ^= 1;
+  auto copied = keystore::WriteUnlockedToken(**store, *copy);
+  ASSERT_TRUE(copied.ok()) << copied.error().message;
+  EXPECT_EQ(copied->location, "00000000000000be");
+  EXPECT_EQ(copied->secrets, 2u);
+  auto beta = (*store)->OpenToken(copied->location, Options());
+  ASSERT_TRUE(beta.ok()) << beta.error().message;
+  EXPECT_EQ((*beta)->Info().label, "beta");
+  EXPECT_EQ((*beta)->Info().slot_id, CK_SLOT_ID{1});  // alpha has 0
+  EXPECT_EQ(*(*store)->ReadNextSlotId(), 2u);
+  ASSERT_TRUE((*beta)->Login(UserType::kSo, AsBytes(kSoPin)).ok());
+  auto objects = (*beta)->ListObjects();
+  ASSERT_TRUE(objects.ok());
+  ASSERT_EQ(objects->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_NE((*objects)[i].handle, copy->records.objects[i].handle);
+    auto key = (*beta)->FetchKey((*objects)[i].handle, nullptr);
+    ASSERT_TRUE(key.ok()) << key.error().message;
+    EXPECT_EQ((*key)->value, i == 0 ? first : second);
+  }
+  // Its serial is now taken.
+  copy->records.label = "gamma";
+  EXPECT_EQ(keystore::WriteUnlockedToken(**store, *copy).error().code, CKR_ARGUMENTS_BAD);
 }
 
 }  // namespace
