@@ -1,6 +1,7 @@
 // DirectoryKeystore (keystore.h): a data directory of SQLite token files.
 #include <system_error>
 
+#include "base/printable.h"
 #include "keystore/backup.h"
 #include "keystore/data_dir.h"
 #include "keystore/keystore.h"
@@ -49,7 +50,8 @@ class DirectoryKeystore final : public Keystore {
     // The serial names the file: one that is not a serial could name a
     // path outside the directory.
     if (!IsTokenSerial(records.serial)) {
-      return MakeError(CKR_ARGUMENTS_BAD, "'" + records.serial + "' is not a token serial");
+      return MakeError(CKR_ARGUMENTS_BAD,
+                       "'" + PrintableText(records.serial) + "' is not a token serial");
     }
     SIGNET_ASSIGN_OR_RETURN(std::vector<TokenInfo> others, PeekDirectoryTokens(dir_));
     SIGNET_TRY(CheckTokenLabelFree(records.label, others));
