@@ -39,14 +39,15 @@ class KeystoreMigrationTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
   // Migrate runs `signet migrate-keystore --from FROM --to TO --label L`
-  // with `pin_args` (the PIN flags).
+  // with `pin_args` (the PIN flags) and `so_pin_env` as SIGNET_SO_PIN.
   ProgramResult Migrate(const std::string& from, const std::string& to,
                         const std::vector<std::string>& pin_args,
-                        const std::string& label = kTokenLabel) {
+                        const std::string& so_pin_env = "") {
     std::vector<std::string> argv = {
-        BinaryPath("signet"), "migrate-keystore", "--from", from, "--to", to, "--label", label};
+        BinaryPath("signet"), "migrate-keystore", "--from", from, "--to", to, "--label",
+        kTokenLabel};
     argv.insert(argv.end(), pin_args.begin(), pin_args.end());
-    return RunProgram(argv, {{"SIGNET_PIN", ""}, {"SIGNET_SO_PIN", ""}});
+    return RunProgram(argv, {{"SIGNET_PIN", ""}, {"SIGNET_SO_PIN", so_pin_env}});
   }
 
   // SignetAt runs the CLI against the daemon on `socket` as the user, on
@@ -188,8 +189,8 @@ TEST_F(KeystoreMigrationTest, ATokenFileMovesIntoPostgresAndBackAndSignsWithTheS
   ExpectServes(Path("node.sock"), ciphertext);
   ASSERT_EQ(node.Terminate(), 0) << node.log();
 
-  // Back, opened with the SO PIN this time.
-  ProgramResult back = Migrate(server_.uri(), Path("back"), {"--so-pin", kSoPin});
+  // Back, opened with the SO PIN this time (from the environment).
+  ProgramResult back = Migrate(server_.uri(), Path("back"), {"--so"}, kSoPin);
   ASSERT_EQ(back.exit_code, 0) << back.err;
   Daemon restored;
   ASSERT_EQ(restored.Start(Path("back"), Path("back.sock")), "");
