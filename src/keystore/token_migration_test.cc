@@ -3,7 +3,8 @@
 // rewrapped for its new handle, which differs from the old one here);
 // a wrong or locked PIN is refused and counts nothing in the source; a
 // secret that does not unwrap leaves no token file behind; a taken label
-// is refused.
+// is refused; a token file of an older schema is read as it is, not
+// migrated.
 #include "keystore/token_migration.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "keystore/data_dir.h"
 #include "keystore/keystore.h"
 #include "keystore/keystore_test_util.h"
+#include "keystore/sqlite_db.h"
 
 namespace signet::keystore {
 namespace {
@@ -136,6 +138,36 @@ TEST_F(TokenMigrationTest, ATakenLabelOrSerialIsRefused) {
   EXPECT_EQ(twice.error().code, CKR_ARGUMENTS_BAD);
   EXPECT_NE(twice.error().message.find("is already in"), std::string::npos)
       << twice.error().message;
+}
+
+TEST_F(TokenMigrationTest, AnOlderTokenFileIsReadWithoutMigratingIt) {
+  // Schema version 2: no slot id, no pool key (schema.cc).
+  {
+    auto db = Database::Open(source_);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("DROP TABLE pool_seal_key; ALTER TABLE token_meta DROP COLUMN slot_id; "
+                           "PRAGMA user_version=2")
+                    .ok());
+  }
+  auto token = ReadUnlockedToken(*from_, "moved", UserType::kUser, Pin(kUser));
+  ASSERT_TRUE(token.ok()) << token.error().message;
+  EXPECT_FALSE(token->records.slot_id.has_value());
+  auto db = Database::Open(source_);
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(*(*db)->PragmaInt("user_version"), 2);
+  db->reset();
+
+  auto to = OpenDirectoryKeystore(tmp_.path() / "to", "test");
+  ASSERT_TRUE(to.ok());
+  ASSERT_TRUE(WriteUnlockedToken(**to, *token).ok());
+  auto copy = OpenCopy(tmp_.path() / "to");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_TRUE(copy->CanFillPool());
+  ASSERT_TRUE(copy->Login(UserType::kUser, Pin(kUser)).ok());
+  auto key = copy->FetchKey(1);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  EXPECT_EQ((*key)->value, secret_);
 }
 
 }  // namespace
