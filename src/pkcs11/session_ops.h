@@ -7,6 +7,7 @@
 #include <p11-kit/pkcs11.h>
 
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "pkcs11/guard.h"
@@ -37,10 +38,9 @@ Status RestoreSession(ModuleState& state, Session& session) REQUIRES(session.mu)
 // becomes CKR_DEVICE_REMOVED: no node answering, a login that cannot
 // follow, and an object handle the new node does not know (a session
 // object, which died with its node).
-template <typename Call>
-auto Repeatable(ModuleState& state, Session& s, Call&& call) REQUIRES(s.mu)
-    -> decltype(call(*s.conn, s.remote)) {
-  auto result = call(*s.conn, s.remote);
+template <typename Call, typename R = std::invoke_result_t<Call&, client::Client&, client::Handle>>
+R Repeatable(ModuleState& state, Session& s, Call&& call) REQUIRES(s.mu) {
+  R result = call(*s.conn, s.remote);
   if (result.ok() || !IsDaemonGone(result.error().code) || !state.failover()) return result;
   for (std::size_t attempt = 0; attempt < state.node_count(); ++attempt) {
     state.DropConn(s.conn.get());
