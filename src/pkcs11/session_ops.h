@@ -67,9 +67,9 @@ R Repeatable(ModuleState& state, Session& s, Call&& call) REQUIRES(s.mu) {
 // later sessions reconnect; with failover the call then answers
 // CKR_DEVICE_REMOVED, and a session whose node is gone moves to another
 // (RestoreSession) before its next call's body runs. The body runs with
-// session.mu held; clang's
-// thread-safety analysis cannot carry a held lock into a lambda, so a body
-// that touches the session's members says so first: s.mu.AssertHeld().
+// session.mu held; clang's thread-safety analysis cannot carry a held lock
+// into a lambda, so a body that touches the session's members says so
+// first: s.mu.AssertHeld().
 template <typename Body>
 CK_RV WithSession(CK_SESSION_HANDLE handle, Body&& body) {
   return Guard([&]() -> CK_RV {
