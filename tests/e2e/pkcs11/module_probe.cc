@@ -9,7 +9,6 @@
 // for pkcs11_transport_test to check (and verify with OpenSSL). Exit 0 on
 // success; otherwise 1 with the failing call and its CK_RV on stderr.
 // usage: pkcs11_module_probe MODULE PIN MESSAGE
-#include <dlfcn.h>
 #include <p11-kit/pkcs11.h>
 
 #include <cstdio>
@@ -18,8 +17,13 @@
 #include <vector>
 
 #include "base/hex.h"
+#include "plain_app.h"
 
 namespace {
+
+using signet::e2e::Check;
+using signet::e2e::LoadModule;
+using signet::e2e::UserSessionOnFirstToken;
 
 bool OpenSslLoaded() {
   std::ifstream maps("/proc/self/maps");
@@ -33,40 +37,13 @@ bool OpenSslLoaded() {
   return false;
 }
 
-bool Check(const char* what, CK_RV rv) {
-  if (rv == CKR_OK) return true;
-  std::fprintf(stderr, "%s failed: CK_RV 0x%lx\n", what, static_cast<unsigned long>(rv));
-  return false;
-}
-
 int Run(const char* module, const std::string& pin, const std::string& message) {
-  void* library = dlopen(module, RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
-  auto get_list = reinterpret_cast<CK_C_GetFunctionList>(dlsym(library, "C_GetFunctionList"));
-  CK_FUNCTION_LIST_PTR p11 = nullptr;
-  if (get_list == nullptr || !Check("C_GetFunctionList", get_list(&p11))) return 1;
-  CK_C_INITIALIZE_ARGS args = {};
-  args.flags = CKF_OS_LOCKING_OK;
-  if (!Check("C_Initialize", p11->C_Initialize(&args))) return 1;
+  CK_FUNCTION_LIST_PTR p11 = LoadModule(module);
+  if (p11 == nullptr) return 1;
   std::printf("openssl_loaded_at_init=%s\n", OpenSslLoaded() ? "yes" : "no");
-
-  // The first slot's token (the last slot holds the uninitialised one).
-  CK_ULONG count = 0;
-  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, nullptr, &count))) return 1;
-  std::vector<CK_SLOT_ID> slots(count);
-  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, slots.data(), &count))) return 1;
-  if (count == 0) return Check("C_GetSlotList (no token)", CKR_TOKEN_NOT_PRESENT) ? 0 : 1;
-  const CK_SLOT_ID slot = slots[0];
+  CK_SLOT_ID slot = 0;
   CK_SESSION_HANDLE session = CK_INVALID_HANDLE;
-  if (!Check("C_OpenSession", p11->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nullptr,
-                                                 nullptr, &session)) ||
-      !Check("C_Login",
-             p11->C_Login(session, CKU_USER,
-                          reinterpret_cast<CK_UTF8CHAR_PTR>(const_cast<char*>(pin.data())),
-                          pin.size()))) {
+  if (!UserSessionOnFirstToken(p11, CKF_SERIAL_SESSION | CKF_RW_SESSION, pin, &slot, &session)) {
     return 1;
   }
 

@@ -9,7 +9,6 @@
 // Exit 0 when the set-up worked; otherwise 1 with the failing call on
 // stderr.
 // usage: pkcs11_sign_load MODULE PIN LABEL THREADS SECONDS
-#include <dlfcn.h>
 #include <p11-kit/pkcs11.h>
 #include <unistd.h>
 
@@ -22,20 +21,19 @@
 
 #include "base/hex.h"
 #include "base/secure_bytes.h"
+#include "plain_app.h"
 
 namespace {
+
+using signet::e2e::Check;
+using signet::e2e::LoadModule;
+using signet::e2e::UserSessionOnFirstToken;
 
 using Clock = std::chrono::system_clock;
 
 long long NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
       .count();
-}
-
-bool Check(const char* what, CK_RV rv) {
-  if (rv == CKR_OK) return true;
-  std::fprintf(stderr, "%s failed: CK_RV 0x%lx\n", what, static_cast<unsigned long>(rv));
-  return false;
 }
 
 struct Call {
@@ -78,30 +76,10 @@ std::vector<Call> SignLoop(CK_FUNCTION_LIST_PTR p11, CK_SLOT_ID slot, CK_OBJECT_
 
 int Run(const char* module, const std::string& pin, const std::string& label, int threads,
         int seconds) {
-  void* library = dlopen(module, RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return 1;
-  }
-  auto get_list = reinterpret_cast<CK_C_GetFunctionList>(dlsym(library, "C_GetFunctionList"));
-  CK_FUNCTION_LIST_PTR p11 = nullptr;
-  if (get_list == nullptr || !Check("C_GetFunctionList", get_list(&p11))) return 1;
-  CK_C_INITIALIZE_ARGS args = {};
-  args.flags = CKF_OS_LOCKING_OK;
-  if (!Check("C_Initialize", p11->C_Initialize(&args))) return 1;
-  CK_ULONG count = 0;
-  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, nullptr, &count))) return 1;
-  std::vector<CK_SLOT_ID> slots(count);
-  if (!Check("C_GetSlotList", p11->C_GetSlotList(CK_TRUE, slots.data(), &count))) return 1;
-  if (count == 0) return Check("C_GetSlotList (no token)", CKR_TOKEN_NOT_PRESENT) ? 0 : 1;
-  const CK_SLOT_ID slot = slots[0];
+  CK_FUNCTION_LIST_PTR p11 = LoadModule(module);
+  CK_SLOT_ID slot = 0;
   CK_SESSION_HANDLE session = CK_INVALID_HANDLE;
-  if (!Check("C_OpenSession",
-             p11->C_OpenSession(slot, CKF_SERIAL_SESSION, nullptr, nullptr, &session)) ||
-      !Check("C_Login",
-             p11->C_Login(session, CKU_USER,
-                          reinterpret_cast<CK_UTF8CHAR_PTR>(const_cast<char*>(pin.data())),
-                          pin.size()))) {
+  if (p11 == nullptr || !UserSessionOnFirstToken(p11, CKF_SERIAL_SESSION, pin, &slot, &session)) {
     return 1;
   }
   CK_OBJECT_CLASS private_key = CKO_PRIVATE_KEY;
