@@ -11,10 +11,14 @@
 //     printed for docs/PERFORMANCE.md);
 //   - a key the killed node acknowledged just before signs elsewhere;
 //   - restarted, the node takes new connections again.
+// And in one application, after its node died: a change answers
+// CKR_DEVICE_REMOVED, then reads and signatures go on with the handles it
+// already held, on another node, logged in again.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <future>
 #include <map>
 #include <sstream>
@@ -25,6 +29,7 @@
 #include "base/hex.h"
 #include "ec_verify.h"
 #include "module_fixture.h"
+#include "plain_app.h"
 
 namespace signet::e2e {
 namespace {
@@ -243,6 +248,80 @@ TEST_F(FailoverTest, SixteenModuleClientsSurviveANodeKilledUnderLoad) {
     ++reached[user->client->address()];
   }
   EXPECT_EQ(reached[Socket(victim)], 1) << "the restarted node takes no load";
+}
+
+// ConnectionsPerNode: how many connections each node has open (each
+// count includes the probe's own).
+std::vector<std::uint64_t> ConnectionsPerNode(const std::vector<std::string>& sockets) {
+  std::vector<std::uint64_t> counts;
+  for (const std::string& socket : sockets) {
+    auto probe = client::Client::Connect({.address = socket});
+    auto stats = probe.ok() ? (*probe)->GetStats() : Result<client::ServerStats>(probe.error());
+    counts.push_back(stats.ok() ? stats->connections : 0);
+  }
+  return counts;
+}
+
+TEST_F(FailoverTest, AfterItsNodeDiesAnApplicationsChangeIsRefusedAndItsReadsGoOn) {
+  const std::vector<std::string> sockets = {Socket(0), Socket(1), Socket(2)};
+  const std::vector<std::uint64_t> before = ConnectionsPerNode(sockets);
+  setenv("SIGNET_SOCKET", AllNodes().c_str(), 1);
+  CK_FUNCTION_LIST_PTR p11 = LoadModule(ModulePath().c_str());
+  ASSERT_NE(p11, nullptr);
+  CK_SLOT_ID slot = 0;
+  CK_SESSION_HANDLE session = CK_INVALID_HANDLE;
+  ASSERT_TRUE(
+      UserSessionOnFirstToken(p11, CKF_SERIAL_SESSION | CKF_RW_SESSION, kUserPin, &slot, &session));
+  const std::vector<std::uint64_t> after = ConnectionsPerNode(sockets);
+  int node = -1;
+  for (int i = 0; i < kNodes; ++i) {
+    if (after[i] > before[i]) node = i;
+  }
+  ASSERT_GE(node, 0) << "the module's node not found";
+
+  auto find_key = [&](CK_OBJECT_HANDLE* key) {
+    CK_OBJECT_CLASS private_key = CKO_PRIVATE_KEY;
+    CK_ATTRIBUTE match[] = {{CKA_CLASS, &private_key, sizeof private_key},
+                            {CKA_LABEL, const_cast<char*>(kLoadKey), std::strlen(kLoadKey)}};
+    CK_ULONG found = 0;
+    CK_RV rv = p11->C_FindObjectsInit(session, match, 2);
+    if (rv != CKR_OK) return rv;
+    rv = p11->C_FindObjects(session, key, 1, &found);
+    p11->C_FindObjectsFinal(session);
+    return rv == CKR_OK && found != 1 ? CKR_GENERAL_ERROR : rv;
+  };
+  CK_OBJECT_HANDLE key = CK_INVALID_HANDLE;
+  ASSERT_EQ(find_key(&key), CKR_OK);
+
+  nodes_[node]->Kill();
+
+  // A change is not repeated: the application hears the node went away.
+  CK_MECHANISM aes_gen = {CKM_AES_KEY_GEN, nullptr, 0};
+  CK_ULONG length = 32;
+  CK_BBOOL yes = CK_TRUE;
+  CK_ATTRIBUTE aes[] = {{CKA_VALUE_LEN, &length, sizeof length}, {CKA_TOKEN, &yes, sizeof yes}};
+  CK_OBJECT_HANDLE made = CK_INVALID_HANDLE;
+  EXPECT_EQ(p11->C_GenerateKey(session, &aes_gen, aes, 2, &made), CKR_DEVICE_REMOVED);
+
+  // The same session then goes on, on another node, logged in again: the
+  // key is found under the handle the application already had, and signs.
+  CK_OBJECT_HANDLE again = CK_INVALID_HANDLE;
+  ASSERT_EQ(find_key(&again), CKR_OK);
+  EXPECT_EQ(again, key) << "object handles are not the same on every node";
+  CK_MECHANISM ecdsa = {CKM_ECDSA_SHA256, nullptr, 0};
+  std::string message = "signed after the failover";
+  CK_BYTE signature[64];
+  CK_ULONG signature_length = sizeof signature;
+  ASSERT_EQ(p11->C_SignInit(session, &ecdsa, key), CKR_OK);
+  ASSERT_EQ(p11->C_Sign(session, reinterpret_cast<CK_BYTE_PTR>(message.data()), message.size(),
+                        signature, &signature_length),
+            CKR_OK);
+  EXPECT_TRUE(VerifyEcdsaP256(public_pem_, ToBytes(message),
+                              Bytes(signature, signature + signature_length)));
+  CK_SESSION_INFO info{};
+  ASSERT_EQ(p11->C_GetSessionInfo(session, &info), CKR_OK);
+  EXPECT_EQ(info.state, CKS_RW_USER_FUNCTIONS);
+  EXPECT_EQ(p11->C_Finalize(nullptr), CKR_OK);
 }
 
 }  // namespace
