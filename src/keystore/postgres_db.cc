@@ -1,5 +1,6 @@
 #include "keystore/postgres_db.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -23,7 +24,11 @@ std::string OneLine(const char* message) {
   return text;
 }
 
+std::atomic<std::uint64_t> statements_sent{0};
+
 }  // namespace
+
+std::uint64_t PgStatementsSent() { return statements_sent.load(std::memory_order_relaxed); }
 
 std::int64_t PgResult::Int64(int row, int column) const {
   if (IsNull(row, column)) return 0;
@@ -109,6 +114,7 @@ Result<PgResult> PgConnection::Query(std::string_view sql, std::span<const PgVal
     ++i;
   }
   const std::string statement(sql);
+  statements_sent.fetch_add(1, std::memory_order_relaxed);
   PGresult* raw = PQexecParams(conn_.get(), statement.c_str(), static_cast<int>(n), nullptr,
                                values.data(), lengths.data(), formats.data(), 0);
   PgResult result(raw);
@@ -128,6 +134,7 @@ Status PgConnection::Run(std::string_view sql, std::initializer_list<PgValue> pa
 
 Status PgConnection::Exec(std::string_view sql) {
   const std::string text(sql);
+  statements_sent.fetch_add(1, std::memory_order_relaxed);
   PgResult result(PQexec(conn_.get(), text.c_str()));
   PGresult* raw = result.result_.get();
   if (raw == nullptr || PQresultStatus(raw) != PGRES_COMMAND_OK) {

@@ -28,6 +28,10 @@
 
 namespace signet::keystore {
 
+// PgStatementsSent: how many statements every PgConnection of the process
+// has sent so far (any thread; the tests count a node's queries with it).
+std::uint64_t PgStatementsSent();
+
 // PgValue: one statement parameter: SQL NULL, an integer, text, or bytes
 // (bytea). Bytes are borrowed: they must outlive the call that sends them.
 using PgValue = std::variant<std::monostate, std::int64_t, std::string_view, ByteView>;

@@ -1,6 +1,8 @@
 // PostgresKeystore (keystore.h): the tokens of a PostgreSQL database that
 // several signetd nodes share (issue 18; docs/SCALING.md). A token's
-// location is its serial; each token gets its own connection.
+// location is its serial; each token gets its own connection, and all of
+// them share the node's one listening connection (postgres_listener.h),
+// which the keystore owns and stops when it goes.
 #include <algorithm>
 
 #include "keystore/keystore.h"
@@ -15,7 +17,9 @@ namespace {
 class PostgresKeystore final : public Keystore {
  public:
   PostgresKeystore(std::string uri, std::unique_ptr<PgConnection> db)
-      : uri_(std::move(uri)), db_(std::move(db)) {}
+      : uri_(std::move(uri)),
+        db_(std::move(db)),
+        listener_(std::make_shared<PostgresListener>(uri_)) {}
 
   std::string Describe() const override { return "PostgreSQL keystore, " + db_->Describe(); }
   std::filesystem::path FileOf(const std::string&) const override { return {}; }
@@ -30,7 +34,7 @@ class PostgresKeystore final : public Keystore {
 
   Result<std::unique_ptr<Token>> OpenToken(const std::string& location,
                                            const TokenOptions& options) override {
-    SIGNET_ASSIGN_OR_RETURN(auto token, PostgresToken::Open(uri_, location, options));
+    SIGNET_ASSIGN_OR_RETURN(auto token, PostgresToken::Open(uri_, location, options, listener_));
     return std::unique_ptr<Token>(std::move(token));
   }
 
@@ -44,8 +48,8 @@ class PostgresKeystore final : public Keystore {
     for (const TokenInfo& other : others) {
       if (other.slot_id) after_others = std::max(after_others, *other.slot_id + 1);
     }
-    SIGNET_ASSIGN_OR_RETURN(auto token,
-                            PostgresToken::Create(uri_, label, so_pin, user_pin, options));
+    SIGNET_ASSIGN_OR_RETURN(
+        auto token, PostgresToken::Create(uri_, label, so_pin, user_pin, options, listener_));
     // The id is taken from the shared counter in one statement, so two
     // nodes creating tokens at once never get the same one.
     SIGNET_ASSIGN_OR_RETURN(
@@ -81,6 +85,9 @@ class PostgresKeystore final : public Keystore {
  private:
   const std::string uri_;
   std::unique_ptr<PgConnection> db_;  // the keystore's own (listing, slot ids)
+  // listener_: shared with every token opened here, which may outlive the
+  // keystore; the last of them stops its thread.
+  const std::shared_ptr<PostgresListener> listener_;
 };
 
 }  // namespace

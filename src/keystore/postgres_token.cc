@@ -11,10 +11,9 @@
 
 namespace signet::keystore {
 
-Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(const std::string& uri,
-                                                             std::string_view label,
-                                                             ByteView so_pin, ByteView user_pin,
-                                                             const TokenOptions& options) {
+Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(
+    const std::string& uri, std::string_view label, ByteView so_pin, ByteView user_pin,
+    const TokenOptions& options, std::shared_ptr<PostgresListener> listener) {
   SIGNET_TRY(CheckTokenLabel(label));
   if (so_pin.empty()) return MakeError(CKR_ARGUMENTS_BAD, "SO PIN must not be empty");
   SIGNET_TRY(CheckPinLength(so_pin, "SO PIN"));
@@ -41,13 +40,14 @@ Result<std::unique_ptr<PostgresToken>> PostgresToken::Create(const std::string& 
     SIGNET_TRY(StorePgPoolSealKey(*db, token_id, pool_key));
     SIGNET_TRY(txn.Commit());
   }
-  return std::unique_ptr<PostgresToken>(new PostgresToken(
-      std::move(db), token_id, std::move(serial), options.max_pin_failures, options));
+  return std::unique_ptr<PostgresToken>(
+      new PostgresToken(std::move(db), token_id, std::move(serial), options.max_pin_failures,
+                        options, std::move(listener)));
 }
 
-Result<std::unique_ptr<PostgresToken>> PostgresToken::Open(const std::string& uri,
-                                                           std::string_view serial,
-                                                           const TokenOptions& options) {
+Result<std::unique_ptr<PostgresToken>> PostgresToken::Open(
+    const std::string& uri, std::string_view serial, const TokenOptions& options,
+    std::shared_ptr<PostgresListener> listener) {
   SIGNET_ASSIGN_OR_RETURN(auto db, PgConnection::Connect(uri));
   SIGNET_ASSIGN_OR_RETURN(
       PgResult row,
@@ -63,16 +63,18 @@ Result<std::unique_ptr<PostgresToken>> PostgresToken::Open(const std::string& ur
     return MakeError(CKR_TOKEN_NOT_RECOGNIZED,
                      name + ": damaged: SO PIN record: " + so.error().message);
   }
-  return std::unique_ptr<PostgresToken>(
-      new PostgresToken(std::move(db), token_id, std::string(serial), max_failures, options));
+  return std::unique_ptr<PostgresToken>(new PostgresToken(
+      std::move(db), token_id, std::string(serial), max_failures, options, std::move(listener)));
 }
 
 PostgresToken::PostgresToken(std::unique_ptr<PgConnection> db, std::int64_t token_id,
-                             std::string serial, int max_pin_failures, const TokenOptions& options)
+                             std::string serial, int max_pin_failures, const TokenOptions& options,
+                             std::shared_ptr<PostgresListener> listener)
     : token_id_(token_id),
       serial_(std::move(serial)),
       max_pin_failures_(max_pin_failures),
       options_(options),
+      listener_(std::move(listener)),
       db_(std::move(db)),
       cache_(options.key_cache_capacity) {}
 
@@ -190,8 +192,7 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
       }
       return relabel;
     }
-    SIGNET_TRY(BumpGenerationLocked());
-    SIGNET_TRY(txn.Commit());
+    SIGNET_TRY(CommitChangeLocked(txn));
   }
   login_.Clear();
   pin_memo_.Forget();

@@ -8,11 +8,18 @@
 // Across nodes:
 // - every change is one transaction; a change to the token's objects also
 //   bumps the token's generation in that transaction;
+// - that transaction also sends NOTIFY signet_keystore,
+//   '<token_id>:<generation>' (delivered at commit, never for a rolled-back
+//   change);
 // - the unwrapped-key cache remembers the generation its keys were read
-//   at; a hit is served only while the database still has that generation
-//   (one small query per hit), so a key destroyed or changed on another
-//   node is never served from this node's cache; while the database cannot
-//   be reached at all, nothing can change and the cache serves on;
+//   at; a hit is served only while that is the newest generation the node
+//   knows: its listener's (postgres_listener.h, no query) while the
+//   listening connection is up, the database's (one small query per hit)
+//   when there is no listener or its connection is broken; so a key
+//   destroyed or changed on another node is not served from this node's
+//   cache once the notification came (docs/SECURITY.md states the window);
+//   while the database cannot be reached at all, nothing can change and
+//   the cache serves on;
 // - PIN failures count in the database (postgres_pin_records.h), so a
 //   lockout holds on every node;
 // - the label and slot id are read from the database, never cached.
@@ -36,6 +43,7 @@
 #include "keystore/pin_memo.h"
 #include "keystore/pool_seal.h"
 #include "keystore/postgres_db.h"
+#include "keystore/postgres_listener.h"
 #include "keystore/token.h"
 
 namespace signet::keystore {
@@ -61,17 +69,18 @@ class PostgresToken final : public Token {
   // Token::Create. CKR_ARGUMENTS_BAD for a label outside 1-32 bytes or one
   // another token of the keystore has; CKR_PIN_LEN_RANGE for PINs the rules
   // refuse; CKR_DEVICE_ERROR when the database fails (nothing is left).
-  static Result<std::unique_ptr<PostgresToken>> Create(const std::string& uri,
-                                                       std::string_view label, ByteView so_pin,
-                                                       ByteView user_pin,
-                                                       const TokenOptions& options);
+  // `listener` (may be null: ask the database every time) is the node's
+  // LISTEN connection, shared by its tokens.
+  static Result<std::unique_ptr<PostgresToken>> Create(
+      const std::string& uri, std::string_view label, ByteView so_pin, ByteView user_pin,
+      const TokenOptions& options, std::shared_ptr<PostgresListener> listener = nullptr);
 
-  // Open opens the token with `serial` on its own connection.
-  // CKR_TOKEN_NOT_PRESENT when the keystore has no such token;
-  // CKR_DEVICE_ERROR when the database cannot be reached.
-  static Result<std::unique_ptr<PostgresToken>> Open(const std::string& uri,
-                                                     std::string_view serial,
-                                                     const TokenOptions& options);
+  // Open opens the token with `serial` on its own connection, `listener`
+  // as for Create. CKR_TOKEN_NOT_PRESENT when the keystore has no such
+  // token; CKR_DEVICE_ERROR when the database cannot be reached.
+  static Result<std::unique_ptr<PostgresToken>> Open(
+      const std::string& uri, std::string_view serial, const TokenOptions& options,
+      std::shared_ptr<PostgresListener> listener = nullptr);
 
   TokenInfo Info() const override;
   Status Login(UserType user, ByteView pin) override;
@@ -94,7 +103,9 @@ class PostgresToken final : public Token {
   Result<std::shared_ptr<const UnwrappedKey>> FetchKey(ObjectHandle handle,
                                                        bool* cache_hit) override;
   CacheStats cache_stats() const override { return cache_.stats(); }
+  // ObjectsGeneration: the listener's, with no query, while it listens.
   Result<std::int64_t> ObjectsGeneration() const override EXCLUDES(db_mu_);
+  Result<std::int64_t> ObjectsGenerationNow() const override EXCLUDES(db_mu_);
   // Key pool: postgres_token_pool.cc.
   Status StorePoolKey(std::string_view pool, const SecureBytes& private_der,
                       const AttributeMap& public_attributes) override;
@@ -107,7 +118,8 @@ class PostgresToken final : public Token {
 
  private:
   PostgresToken(std::unique_ptr<PgConnection> db, std::int64_t token_id, std::string serial,
-                int max_pin_failures, const TokenOptions& options);
+                int max_pin_failures, const TokenOptions& options,
+                std::shared_ptr<PostgresListener> listener);
 
   // CheckPin verifies `pin` for `user` and returns the KEK
   // (CheckPinWithLockout over the shared PIN records). Takes db_mu_ only
@@ -115,9 +127,12 @@ class PostgresToken final : public Token {
   Result<SecureBytes> CheckPin(UserType user, ByteView pin) EXCLUDES(db_mu_);
   Status StorePin(UserType user, ByteView pin, ByteView kek) EXCLUDES(db_mu_);
   std::shared_ptr<const SecureBytes> CurrentKek() const;
-  // BumpGenerationLocked: inside the caller's transaction, the token's
-  // generation + 1, so every node's cached keys of it stop being served.
-  Status BumpGenerationLocked() REQUIRES(db_mu_);
+  // CommitChangeLocked ends `txn`, a change to the token's objects: the
+  // token's generation + 1 and its NOTIFY inside it, so every node's cached
+  // keys of the token stop being served; then it waits (briefly) for the
+  // listener to hear it.
+  Status CommitChangeLocked(PgTransaction& txn) REQUIRES(db_mu_);
+  // GenerationLocked asks the database (and tells the listener).
   Result<std::int64_t> GenerationLocked() const REQUIRES(db_mu_);
   Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes, const SecureBytes* secret,
                                           const SecureBytes* kek) REQUIRES(db_mu_);
@@ -135,6 +150,7 @@ class PostgresToken final : public Token {
   const std::string serial_;
   const int max_pin_failures_;
   const TokenOptions options_;
+  const std::shared_ptr<PostgresListener> listener_;  // null: none
 
   mutable base::Mutex db_mu_;
   std::unique_ptr<PgConnection> db_ GUARDED_BY(db_mu_);

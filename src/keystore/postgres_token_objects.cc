@@ -1,5 +1,6 @@
 // PostgresToken: objects and key fetching (see postgres_token.h).
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ PgValue ColumnValue(const AttributeMap& attributes, const SearchColumn& column) 
   return it == attributes.end() ? PgValue() : PgValue(ByteView(it->second));
 }
 
+// kAwaitNotified: how long a change waits for its own notification to come
+// back on the listening connection (it takes well under a millisecond on a
+// healthy one; a broken one returns at once).
+constexpr std::chrono::milliseconds kAwaitNotified{100};
+
 constexpr const char* kSelectObject =
     "SELECT handle, attributes, wrapped_value IS NOT NULL FROM signet_objects WHERE token_id = $1";
 
@@ -69,9 +75,19 @@ Status StorePgWrappedValue(PgConnection& db, ObjectHandle handle, ByteView wrapp
                 {handle, wrapped});
 }
 
-Status PostgresToken::BumpGenerationLocked() {
-  return db_->Run("UPDATE signet_tokens SET generation = generation + 1 WHERE token_id = $1",
-                  {token_id_});
+Status PostgresToken::CommitChangeLocked(PgTransaction& txn) {
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db_->Query("WITH bumped AS (UPDATE signet_tokens SET generation = generation + 1 "
+                 "WHERE token_id = $1 RETURNING token_id, generation) "
+                 "SELECT generation, pg_notify('signet_keystore', "
+                 "token_id::text || ':' || generation::text) FROM bumped",
+                 {token_id_}));
+  if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+  const std::int64_t generation = row.Int64(0, 0);
+  SIGNET_TRY(txn.Commit());
+  if (listener_) listener_->AwaitNotified(token_id_, generation, kAwaitNotified);
+  return OkStatus();
 }
 
 Result<std::int64_t> PostgresToken::GenerationLocked() const {
@@ -79,10 +95,19 @@ Result<std::int64_t> PostgresToken::GenerationLocked() const {
       PgResult row,
       db_->Query("SELECT generation FROM signet_tokens WHERE token_id = $1", {token_id_}));
   if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+  if (listener_) listener_->Note(token_id_, row.Int64(0, 0));
   return row.Int64(0, 0);
 }
 
 Result<std::int64_t> PostgresToken::ObjectsGeneration() const {
+  if (listener_) {
+    if (std::optional<std::int64_t> known = listener_->Generation(token_id_)) return *known;
+  }
+  base::MutexLock lock(&db_mu_);
+  return GenerationLocked();
+}
+
+Result<std::int64_t> PostgresToken::ObjectsGenerationNow() const {
   base::MutexLock lock(&db_mu_);
   return GenerationLocked();
 }
@@ -113,8 +138,7 @@ Result<std::vector<ObjectHandle>> PostgresToken::CreateObjects(
                             InsertObjectLocked(object.attributes, object.secret, kek.get()));
     handles.push_back(handle);
   }
-  SIGNET_TRY(BumpGenerationLocked());
-  SIGNET_TRY(txn.Commit());
+  SIGNET_TRY(CommitChangeLocked(txn));
   return handles;
 }
 
@@ -196,8 +220,7 @@ Status PostgresToken::UpdateAttributes(ObjectHandle handle, const AttributeMap& 
                   ColumnValue(object.attributes, kSearchColumns[1]),
                   ColumnValue(object.attributes, kSearchColumns[2]),
                   ColumnValue(object.attributes, kSearchColumns[3]), ByteView(encoded)}));
-    SIGNET_TRY(BumpGenerationLocked());
-    SIGNET_TRY(txn.Commit());
+    SIGNET_TRY(CommitChangeLocked(txn));
   }
   cache_.Erase(handle);
   return OkStatus();
@@ -219,8 +242,7 @@ Status PostgresToken::DestroyObjects(const std::vector<ObjectHandle>& handles) {
       // transaction rolls back and nothing is deleted.
       if (gone.rows() == 0) return MakeError(CKR_OBJECT_HANDLE_INVALID, "no such object");
     }
-    SIGNET_TRY(BumpGenerationLocked());
-    SIGNET_TRY(txn.Commit());
+    SIGNET_TRY(CommitChangeLocked(txn));
   }
   for (ObjectHandle handle : handles) cache_.Erase(handle);
   return OkStatus();
@@ -230,16 +252,25 @@ Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle
                                                                     bool* cache_hit) {
   if (cache_hit != nullptr) *cache_hit = false;
   if (auto hit = cache_.Lookup(handle)) {
-    // Served only while the database still has the generation the cache
-    // was filled at: a change on any node moves it. With the database
-    // unreachable nothing can change, so the cache serves on
-    // (docs/SCALING.md says what a partition means for this).
+    // Served only while the generation the cache was filled at is the
+    // newest this node knows: the listener's while it listens, else the
+    // database's. With the database unreachable nothing can change, so the
+    // cache serves on (docs/SCALING.md says what a partition means for this).
+    std::optional<std::int64_t> known;
+    if (listener_) known = listener_->Generation(token_id_);
     base::MutexLock lock(&db_mu_);
-    auto generation = GenerationLocked();
-    if (!generation.ok() && db_->reachable()) return std::move(generation).error();
-    if (!generation.ok() || *generation == cached_generation_) {
-      if (cache_hit != nullptr) *cache_hit = true;
-      return hit;
+    if (known) {
+      if (*known == cached_generation_) {
+        if (cache_hit != nullptr) *cache_hit = true;
+        return hit;
+      }
+    } else {
+      auto generation = GenerationLocked();
+      if (!generation.ok() && db_->reachable()) return std::move(generation).error();
+      if (!generation.ok() || *generation == cached_generation_) {
+        if (cache_hit != nullptr) *cache_hit = true;
+        return hit;
+      }
     }
   }
   // Generation before KEK: pairs with Logout's KEK-then-Clear order, so a
@@ -261,6 +292,7 @@ Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle
                    {token_id_, handle}));
     if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
     const std::int64_t generation = row.Int64(0, 0);
+    if (listener_) listener_->Note(token_id_, generation);
     if (generation != cached_generation_) {
       // Keys read at an older generation may be stale: all go.
       cache_.Clear();

@@ -107,8 +107,7 @@ Result<std::optional<PoolTake>> PostgresToken::TakePoolKey(std::string_view pool
                    [&](const AttributeMap& attributes, const SecureBytes* secret) REQUIRES(db_mu_) {
                      return InsertObjectLocked(attributes, secret, kek.get());
                    }));
-  SIGNET_TRY(BumpGenerationLocked());
-  SIGNET_TRY(txn.Commit());
+  SIGNET_TRY(CommitChangeLocked(txn));
   return std::optional<PoolTake>(std::move(take));
 }
 

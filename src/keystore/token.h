@@ -256,6 +256,14 @@ class Token {
   // database cannot be reached: keep the copy).
   virtual Result<std::int64_t> ObjectsGeneration() const { return std::int64_t{0}; }
 
+  // ObjectsGenerationNow is ObjectsGeneration asked of the keystore itself,
+  // never answered from what this node last heard of other nodes' changes
+  // (the PostgreSQL keystore's LISTEN connection: a notification may be a
+  // moment behind the commit). For uses that are rarer than a signature
+  // (finding objects), so that an object made on another node is found at
+  // once.
+  virtual Result<std::int64_t> ObjectsGenerationNow() const { return ObjectsGeneration(); }
+
   // --- Key pool (core/key_pool.h). Pool entries are pre-generated key pairs
   // kept in their own table: ListObjects, FindObjects and GetObject never
   // return them. Their private halves are sealed to the token's pool key
