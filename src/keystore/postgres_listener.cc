@@ -116,6 +116,10 @@ int PostgresListener::Listen() {
     Disconnect();
     return -1;
   }
+  // The server's word on a connection it ends ("terminating connection")
+  // is not printed on the daemon's stderr: the tokens just ask again.
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
   // LISTEN first, then the generations: a change committed after LISTEN is
   // notified, one committed before is in what the SELECT reads.
   PGresult* listen = PQexec(conn_, (std::string("LISTEN ") + kChannel).c_str());
