@@ -315,8 +315,7 @@ std::optional<keystore::ObjectHandle> HsmImpl::AdoptStableHandle(ClientState& c,
   if (!named || named->first != r.session.slot) return std::nullopt;
   // Only an object that exists takes an entry, so a client naming handles
   // at random cannot grow the table past the token's objects.
-  if (!r.slot->RefreshObjects(TokenSlot::Ask::kKeystore).ok() ||
-      r.slot->Get(named->second) == nullptr) {
+  if (!r.slot->RefreshObjects().ok() || r.slot->Get(named->second) == nullptr) {
     return std::nullopt;
   }
   base::MutexLock lock(&c.mu);

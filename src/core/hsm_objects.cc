@@ -277,7 +277,7 @@ Result<std::vector<CK_OBJECT_HANDLE>> HsmImpl::FindObjects(ClientState& c, CK_SE
   };
   // Asked of the keystore: an object made on another node a moment ago is
   // found even before its notification came.
-  SIGNET_TRY(r.slot->RefreshObjects(TokenSlot::Ask::kKeystore));
+  SIGNET_TRY(r.slot->RefreshObjects());
   for (const auto& [id, rec] : r.slot->Snapshot()) {
     if (max_count != 0 && out.size() >= max_count) break;
     if (visible(*rec)) out.push_back(HandleForToken(c, r.slot->id(), id));

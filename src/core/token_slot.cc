@@ -95,9 +95,8 @@ Status TokenSlot::LoadObjectsAt(std::int64_t generation) {
   return OkStatus();
 }
 
-Status TokenSlot::RefreshObjects(Ask ask) {
-  auto generation =
-      ask == Ask::kKeystore ? token_->ObjectsGenerationNow() : token_->ObjectsGeneration();
+Status TokenSlot::RefreshObjects() {
+  auto generation = token_->ObjectsGenerationNow();
   if (!generation.ok()) return OkStatus();  // unreachable: keep what is here
   {
     base::ReaderMutexLock lock(&objects_mu_);

@@ -48,17 +48,15 @@ class TokenSlot {
   // LoadObjects fills the attribute cache from the database.
   Status LoadObjects() EXCLUDES(objects_mu_, quota_mu_);
 
-  // Ask: where RefreshObjects takes the token's generation from: kKnown,
-  // what the node has heard (a use of a handle it knows); kKeystore, the
-  // keystore itself (Token::ObjectsGenerationNow: finding objects).
-  enum class Ask { kKnown, kKeystore };
-
   // RefreshObjects reloads the attribute cache when the token's objects
-  // changed since it was loaded (keystore::Token::ObjectsGeneration: only a
-  // token other nodes share ever reports it), so an object made, changed or
-  // destroyed on another node is seen here at the next use. A keystore that
-  // cannot be reached leaves the cache as it is.
-  Status RefreshObjects(Ask ask = Ask::kKnown) EXCLUDES(objects_mu_, quota_mu_);
+  // changed since it was loaded, asking the keystore itself
+  // (keystore::Token::ObjectsGenerationNow: only a token other nodes share
+  // ever reports one), so an object made, changed or destroyed on another
+  // node is seen here at the next use, and the key cache's check after it
+  // (FetchKey, answered from the LISTEN connection) is as fresh as this
+  // read: one query per use. A keystore that cannot be reached leaves the
+  // cache as it is.
+  Status RefreshObjects() EXCLUDES(objects_mu_, quota_mu_);
 
   CK_SLOT_ID id() const { return id_; }
   const std::filesystem::path& file() const { return file_; }
