@@ -19,9 +19,11 @@ struct Marks {
   std::map<std::string, Clock::time_point> down_since GUARDED_BY(mu);
 };
 
+// TheMarks: a function-local static, not a leaked pointer: the PKCS#11
+// module holding it may be dlclose()d, which must free it.
 Marks& TheMarks() {
-  static Marks* marks = new Marks();  // never destroyed: used from atexit paths too
-  return *marks;
+  static Marks marks;
+  return marks;
 }
 
 // NextStart: the rotating position, starting at random in each process.
