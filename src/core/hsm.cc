@@ -284,6 +284,22 @@ Result<std::shared_ptr<const keystore::UnwrappedKey>> HsmImpl::FetchSecret(
   return key;
 }
 
+namespace {
+
+// EnterTokenHandleLocked makes `h` `c`'s handle for token object `id` of
+// `slot` (HandleForToken's new handles, AdoptStableHandle's adopted ones).
+void EnterTokenHandleLocked(ClientState& c, CK_SLOT_ID slot, keystore::ObjectHandle id,
+                            CK_OBJECT_HANDLE h) REQUIRES(c.mu) {
+  HandleEntry entry;
+  entry.slot = slot;
+  entry.token_object = true;
+  entry.token_id = id;
+  c.handles.emplace(h, std::move(entry));
+  c.token_handles.emplace(std::make_pair(slot, id), h);
+}
+
+}  // namespace
+
 CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
                                          keystore::ObjectHandle id) {
   base::MutexLock lock(&c.mu);
@@ -296,12 +312,7 @@ CK_OBJECT_HANDLE HsmImpl::HandleForToken(ClientState& c, CK_SLOT_ID slot,
   // falls back to a random one: that object then does not fail over.
   const CK_OBJECT_HANDLE h =
       stable && c.handles.count(*stable) == 0 ? *stable : UnusedHandle(c.handles);
-  HandleEntry entry;
-  entry.slot = slot;
-  entry.token_object = true;
-  entry.token_id = id;
-  c.handles.emplace(h, std::move(entry));
-  c.token_handles.emplace(key, h);
+  EnterTokenHandleLocked(c, slot, id, h);
   return h;
 }
 
@@ -319,14 +330,7 @@ std::optional<keystore::ObjectHandle> HsmImpl::AdoptStableHandle(ClientState& c,
     return std::nullopt;
   }
   base::MutexLock lock(&c.mu);
-  if (c.handles.count(o) == 0) {
-    HandleEntry entry;
-    entry.slot = named->first;
-    entry.token_object = true;
-    entry.token_id = named->second;
-    c.handles.emplace(o, std::move(entry));
-    c.token_handles.emplace(*named, o);
-  }
+  if (c.handles.count(o) == 0) EnterTokenHandleLocked(c, named->first, named->second, o);
   return named->second;
 }
 
