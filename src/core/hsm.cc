@@ -21,26 +21,17 @@ CK_ULONG RandomHandle() {
   }
 }
 
-namespace {
-
-// ServeToken puts an opened token on slot `id` and loads its objects, with
-// the policy `policy_for` gives the token. `location` is where the keystore
-// keeps it; `file` the same when that is a file, else empty.
-template <typename PolicyFor>
-Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::string& location,
-                                              const std::filesystem::path& file,
-                                              std::unique_ptr<keystore::Token> token,
-                                              const PolicyFor& policy_for) {
-  TokenPolicy policy = policy_for(*token);
-  auto slot = std::make_unique<TokenSlot>(id, file, std::move(token), policy);
+Result<std::unique_ptr<TokenSlot>> HsmImpl::ServeToken(
+    CK_SLOT_ID id, const std::string& location, std::unique_ptr<keystore::Token> token) const {
+  TokenPolicy policy = PolicyFor(*token);
+  auto slot =
+      std::make_unique<TokenSlot>(id, keystore_->FileOf(location), std::move(token), policy);
   if (Status loaded = slot->LoadObjects(); !loaded.ok()) {
     return MakeError(loaded.error().code,
                      "token " + location + ": objects unreadable: " + loaded.error().message);
   }
   return slot;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Hsm>> Hsm::Open(HsmOptions options) {
   SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<HsmImpl> hsm, HsmImpl::Open(std::move(options)));
@@ -82,8 +73,7 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
       unavailable(file, stored.error());  // cannot keep its id: not served
       continue;
     }
-    auto slot = ServeToken(id, file.string(), hsm->keystore_->FileOf(file), std::move(token),
-                           [&hsm](const keystore::Token& t) { return hsm->PolicyFor(t); });
+    auto slot = hsm->ServeToken(id, file.string(), std::move(token));
     if (!slot.ok()) {
       unavailable(file, slot.error());
       continue;
@@ -98,8 +88,10 @@ Result<std::unique_ptr<HsmImpl>> HsmImpl::Open(HsmOptions options) {
     SIGNET_TRY(hsm->keystore_->WriteNextSlotId(plan.next));
   }
   {
-    // No other thread sees the Hsm yet: the lock is uncontended, and keeps
-    // slots_ written only under slots_mu_.
+    // No other thread sees the Hsm yet: the locks are uncontended, and keep
+    // served_ and slots_ written only under them.
+    base::MutexLock init_lock(&hsm->init_mu_);
+    hsm->served_.insert(files.begin(), files.end());
     base::WriterMutexLock lock(&hsm->slots_mu_);
     hsm->slots_ = std::move(slots);
     hsm->next_slot_id_ = plan.next;

@@ -134,6 +134,13 @@ class Hsm {
   virtual void EnableRsaSplit(Scheduler* pool) = 0;
 
   virtual std::vector<SlotDescription> Slots() const = 0;
+  // ServeNewTokens serves the tokens that other daemons added to a shared
+  // keystore (keystore::Keystore::Shared) since this one looked, each on
+  // the slot id stored with it, so the free slot moves past them; nothing
+  // for a data directory. When the keystore cannot be read now, the slots
+  // stay as they are until the next look. GetInfo (C_GetSlotList) calls it,
+  // and so does opening a session on a slot this daemon does not serve.
+  virtual void ServeNewTokens() = 0;
   // unavailable_tokens: the token files Open could not serve (fixed at Open).
   virtual const std::vector<UnavailableToken>& unavailable_tokens() const = 0;
   // counters: the per-phase timings (GetStats).

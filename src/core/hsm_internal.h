@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,7 @@ class HsmImpl final : public Hsm {
   void Disconnect(ClientState& c) override EXCLUDES(c.mu);
   void EnableRsaSplit(Scheduler* pool) override;
   std::vector<SlotDescription> Slots() const override EXCLUDES(slots_mu_);
+  void ServeNewTokens() override EXCLUDES(init_mu_, slots_mu_);
   const std::vector<UnavailableToken>& unavailable_tokens() const override;
   PhaseCounters& counters() override;
   keystore::CacheStats CacheTotals() const override EXCLUDES(slots_mu_);
@@ -271,6 +273,10 @@ class HsmImpl final : public Hsm {
   // it). Slots are never removed, so the pointer stays valid. Takes
   // slots_mu_ shared.
   TokenSlot* FindSlot(CK_SLOT_ID slot) const EXCLUDES(slots_mu_);
+  // FindOrServeSlot: FindSlot, and when it finds none, FindSlot again after
+  // ServeNewTokens (a client that moved from another node may name a token
+  // made there after this daemon looked).
+  TokenSlot* FindOrServeSlot(CK_SLOT_ID slot) EXCLUDES(init_mu_, slots_mu_);
   // AllSlots: every slot served, in slot id order (the key pool's view).
   std::vector<TokenSlot*> AllSlots() const EXCLUDES(slots_mu_);
   // ImportObject is CreateObject; `value_is_pkcs8` (UnwrapKey) reads a
@@ -284,6 +290,10 @@ class HsmImpl final : public Hsm {
  private:
   explicit HsmImpl(HsmOptions options);
   TokenPolicy PolicyFor(const keystore::Token& token) const;
+  // ServeToken makes the slot `id` for an opened token and loads its
+  // objects. `location` is where the keystore keeps it.
+  Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::string& location,
+                                                std::unique_ptr<keystore::Token> token) const;
   // ForgetSessionObjectLocked gives a removed session object's share of the
   // connection's limits back.
   static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) REQUIRES(c.mu);
@@ -320,8 +330,11 @@ class HsmImpl final : public Hsm {
   std::map<CK_SLOT_ID, std::unique_ptr<TokenSlot>> slots_ GUARDED_BY(slots_mu_);
   CK_SLOT_ID next_slot_id_ GUARDED_BY(slots_mu_) = 0;
   std::vector<UnavailableToken> unavailable_;  // written only by Open
-  // init_mu_ serialises InitToken, which takes slots_mu_ under it.
+  // init_mu_ serialises InitToken and ServeNewTokens, which take slots_mu_
+  // under it, and every use of keystore_ after Open.
   base::Mutex init_mu_ ACQUIRED_BEFORE(slots_mu_);
+  // served_: the keystore locations of the tokens on slots_ or unavailable_.
+  std::set<std::string> served_ GUARDED_BY(init_mu_);
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};
   PhaseCounters counters_;

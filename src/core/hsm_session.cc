@@ -44,7 +44,7 @@ Result<CK_SESSION_HANDLE> HsmImpl::OpenSession(ClientState& c, CK_SLOT_ID slot_i
   if ((flags & CKF_SERIAL_SESSION) == 0) {
     return MakeError(CKR_SESSION_PARALLEL_NOT_SUPPORTED, "CKF_SERIAL_SESSION must be set");
   }
-  TokenSlot* slot = FindSlot(slot_id);
+  TokenSlot* slot = FindOrServeSlot(slot_id);
   if (slot == nullptr) return MissingSlotError(slot_id);
   bool rw = (flags & CKF_RW_SESSION) != 0;
   base::MutexLock lock(&c.mu);

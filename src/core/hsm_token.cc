@@ -1,5 +1,8 @@
 // HsmImpl::InitToken (PKCS#11 §5.5 C_InitToken): create a token on the free
-// slot, or re-initialise an existing one.
+// slot, or re-initialise an existing one; ServeNewTokens: serve the tokens
+// other daemons created in a shared keystore.
+#include <algorithm>
+
 #include "core/hsm_internal.h"
 #include "keystore/pin_policy.h"
 #include "keystore/slot_ids.h"
@@ -40,10 +43,9 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
     auto& [location, token] = created;
     const keystore::TokenInfo info = token->Info();
     const CK_SLOT_ID id = info.slot_id.value_or(free_slot);
-    TokenPolicy policy = PolicyFor(*token);
-    auto slot =
-        std::make_unique<TokenSlot>(id, keystore_->FileOf(location), std::move(token), policy);
-    SIGNET_TRY(slot->LoadObjects());
+    served_.insert(location);
+    SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<TokenSlot> slot,
+                            ServeToken(id, location, std::move(token)));
     base::WriterMutexLock lock(&slots_mu_);
     slots_.emplace(id, std::move(slot));
     next_slot_id_ = std::max(next_slot_id_, id + 1);
@@ -68,6 +70,34 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
   }
   SIGNET_TRY(slot->LoadObjects());
   return std::make_pair(slot_id, slot->token().Info().serial);
+}
+
+void HsmImpl::ServeNewTokens() {
+  if (!keystore_->Shared()) return;
+  base::MutexLock init_lock(&init_mu_);
+  Result<std::vector<std::string>> locations = keystore_->ListTokens();
+  if (!locations.ok()) return;  // the database is away: the slots known go on
+  for (const std::string& location : *locations) {
+    if (served_.count(location) != 0) continue;
+    auto token = keystore_->OpenToken(location, options_.token_options);
+    // Not readable yet, or kept without a slot id (one is given at the
+    // next start, as to every such token): looked for again next time.
+    if (!token.ok() || !(*token)->Info().slot_id) continue;
+    const CK_SLOT_ID id = *(*token)->Info().slot_id;
+    if (FindSlot(id) != nullptr) continue;  // the database's UNIQUE slot id forbids it
+    auto slot = ServeToken(id, location, std::move(*token));
+    if (!slot.ok()) continue;
+    served_.insert(location);
+    base::WriterMutexLock lock(&slots_mu_);
+    slots_.emplace(id, std::move(*slot));
+    next_slot_id_ = std::max(next_slot_id_, id + 1);
+  }
+}
+
+TokenSlot* HsmImpl::FindOrServeSlot(CK_SLOT_ID slot_id) {
+  if (TokenSlot* slot = FindSlot(slot_id)) return slot;
+  ServeNewTokens();
+  return FindSlot(slot_id);
 }
 
 }  // namespace signet::core

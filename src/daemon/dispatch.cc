@@ -59,6 +59,7 @@ Reply ObjectReply(Ctx& c, const Result<CK_OBJECT_HANDLE>& h) {
 // --- handlers (R: the request table type)
 
 Reply GetInfo(Ctx& c, const wire::Request&) {
+  c.hsm.ServeNewTokens();
   std::vector<fb::Offset<wire::SlotInfo>> slots;
   for (const core::SlotDescription& s : c.hsm.Slots()) {
     slots.push_back(wire::CreateSlotInfo(c.fbb, s.id, s.token_present, c.fbb.CreateString(s.label),

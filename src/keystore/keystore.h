@@ -11,8 +11,8 @@
 // share.
 //
 // Thread contract: the daemon calls these from one thread at a time (start
-// up, and C_InitToken under the Hsm's init lock); the Tokens they return
-// follow Token's own contract.
+// up, and C_InitToken and the look for new tokens under the Hsm's init
+// lock); the Tokens they return follow Token's own contract.
 #pragma once
 
 #include <filesystem>
@@ -38,6 +38,11 @@ class Keystore {
   // directory's tokens), which the daemon's readiness check looks at; empty
   // when the keystore keeps no token in a file of its own.
   virtual std::filesystem::path FileOf(const std::string& location) const = 0;
+
+  // Shared: whether other daemons may add tokens while this one runs (the
+  // PostgreSQL keystore); the daemon then looks for them when a client
+  // lists the slots or names a slot it does not serve (Hsm::ServeNewTokens).
+  virtual bool Shared() const = 0;
 
   // ListTokens returns every token's location (for a directory, its file's
   // path) in a stable order. The keystore's errors (CKR_DEVICE_ERROR).

@@ -23,6 +23,7 @@ class PostgresKeystore final : public Keystore {
 
   std::string Describe() const override { return "PostgreSQL keystore, " + db_->Describe(); }
   std::filesystem::path FileOf(const std::string&) const override { return {}; }
+  bool Shared() const override { return true; }
 
   Result<std::vector<std::string>> ListTokens() const override {
     SIGNET_ASSIGN_OR_RETURN(PgResult rows,

@@ -9,7 +9,8 @@
 // changes again once it is back; and the key pool the nodes fill together
 // hands each pooled key to exactly one of 16 clients spread over the nodes.
 // `signet init --keystore` makes the schema and a token on an empty
-// database, which a node then serves.
+// database, which a node then serves. A token made through one running node
+// is served by the others without a restart.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -119,6 +120,58 @@ TEST_F(MultiNodeTest, AKeyMadeOnNodeOneSignsOnNodeThreeAtOnce) {
   Bytes other = message;
   other[0] ^= 1;
   EXPECT_FALSE(crypto::Verify(*pub, kEcdsaSha256, other, *signature).ok());
+}
+
+TEST_F(MultiNodeTest, ATokenMadeOnNodeTwoIsServedByTheOthersWithoutARestart) {
+  // Every node runs; node 2 makes a second token on its free slot.
+  auto admin = client::Client::Connect({.address = Socket(1)});
+  ASSERT_TRUE(admin.ok()) << admin.error().message;
+  auto before = (*admin)->GetInfo();
+  ASSERT_TRUE(before.ok());
+  auto made = (*admin)->InitToken(before->slots.back().slot_id, AsBytes(kSoPin), "second",
+                                  AsBytes(kUserPin));
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  const CK_SLOT_ID second = made->slot_id;
+  auto two = Session(1);  // the newest token: the second
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  ASSERT_EQ(two->slot, second);
+  ASSERT_TRUE(GenerateKeyPair(*two, "ec:p256", "on-second", /*token=*/true).ok());
+  auto free_on_two = (*admin)->GetInfo();
+  ASSERT_TRUE(free_on_two.ok());
+
+  // Node 3 is asked for the new slot before it listed its slots again (a
+  // client failing over from node 2 does that): it finds the token.
+  UserSession three;
+  auto three_client = client::Client::Connect({.address = Socket(2)});
+  ASSERT_TRUE(three_client.ok()) << three_client.error().message;
+  three.client = std::move(*three_client);
+  three.slot = second;
+  auto session = three.client->OpenSession(second);
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  three.session = *session;
+  ASSERT_TRUE(three.client->Login(three.session, CKU_USER, AsBytes(kUserPin)).ok());
+  const Bytes message = ToBytes("signed with the second token on node three");
+  auto signature = Sign(three, "on-second", message);
+  ASSERT_TRUE(signature.ok()) << signature.error().message;
+  auto pubs = FindByLabel(three, "on-second", CKO_PUBLIC_KEY);
+  ASSERT_TRUE(pubs.ok());
+  ASSERT_EQ(pubs->size(), 1u);
+  auto pub = ReadPublicKey(three, pubs->front());
+  ASSERT_TRUE(pub.ok());
+  EXPECT_TRUE(crypto::Verify(*pub, kEcdsaSha256, message, *signature).ok());
+
+  // Node 1 lists it (C_GetSlotList), with node 2's free slot after it.
+  auto one = client::Client::Connect({.address = Socket(0)});
+  ASSERT_TRUE(one.ok());
+  auto listed = (*one)->GetInfo();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->slots.size(), free_on_two->slots.size());
+  for (std::size_t i = 0; i < listed->slots.size(); ++i) {
+    EXPECT_EQ(listed->slots[i].slot_id, free_on_two->slots[i].slot_id);
+    EXPECT_EQ(listed->slots[i].label, free_on_two->slots[i].label);
+    EXPECT_EQ(listed->slots[i].serial, free_on_two->slots[i].serial);
+  }
+  EXPECT_EQ(listed->slots.back().slot_id, second + 1);
 }
 
 TEST_F(MultiNodeTest, AKeyDestroyedOnNodeTwoIsRefusedOnTheOthersWarmCachesIncluded) {
