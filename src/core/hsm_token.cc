@@ -2,6 +2,7 @@
 // slot, or re-initialise an existing one; ServeNewTokens: serve the tokens
 // other daemons created in a shared keystore.
 #include <algorithm>
+#include <optional>
 
 #include "core/hsm_internal.h"
 #include "keystore/pin_policy.h"
@@ -82,15 +83,16 @@ void HsmImpl::ServeNewTokens() {
     auto token = keystore_->OpenToken(location, options_.token_options);
     // Not readable yet, or kept without a slot id (one is given at the
     // next start, as to every such token): looked for again next time.
-    if (!token.ok() || !(*token)->Info().slot_id) continue;
-    const CK_SLOT_ID id = *(*token)->Info().slot_id;
-    if (FindSlot(id) != nullptr) continue;  // the database's UNIQUE slot id forbids it
-    auto slot = ServeToken(id, location, std::move(*token));
+    if (!token.ok()) continue;
+    const std::optional<CK_SLOT_ID> id = (*token)->Info().slot_id;
+    // A slot taken already cannot happen: the database's slot ids are UNIQUE.
+    if (!id || FindSlot(*id) != nullptr) continue;
+    auto slot = ServeToken(*id, location, std::move(*token));
     if (!slot.ok()) continue;
     served_.insert(location);
     base::WriterMutexLock lock(&slots_mu_);
-    slots_.emplace(id, std::move(*slot));
-    next_slot_id_ = std::max(next_slot_id_, id + 1);
+    slots_.emplace(*id, std::move(*slot));
+    next_slot_id_ = std::max(next_slot_id_, *id + 1);
   }
 }
 
