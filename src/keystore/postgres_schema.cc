@@ -74,6 +74,11 @@ constexpr const char* kMigrations[] = {
       );
       INSERT INTO signet_next_slot_id (next) VALUES (0);
     )sql",
+    // 2: kek_epoch, bumped by every re-initialisation (a new KEK): a login
+    // a node made before it must not wrap a key or a PIN under the old KEK.
+    R"sql(
+      ALTER TABLE signet_tokens ADD COLUMN kek_epoch bigint NOT NULL DEFAULT 0;
+    )sql",
 };
 
 constexpr int kVersionCount = static_cast<int>(std::size(kMigrations));

@@ -144,7 +144,15 @@ Status PostgresToken::StorePin(UserType user, ByteView pin, ByteView kek) {
 }
 
 Status PostgresToken::Login(UserType user, ByteView pin) {
+  // The epoch before the PIN record: a re-initialisation in between leaves
+  // this login stale (refused at its first use), never an old KEK current.
+  std::int64_t epoch = 0;
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(epoch, KekEpochLocked(/*for_update=*/false));
+  }
   SIGNET_ASSIGN_OR_RETURN(SecureBytes kek, CheckPin(user, pin));
+  login_epoch_.store(epoch);
   login_.Set(user, std::move(kek));
   return OkStatus();
 }
@@ -153,8 +161,16 @@ void PostgresToken::Logout() {
   // KEK first, cache second: a FetchKey that read the cache generation
   // after Clear() then also sees no KEK (see FetchKey).
   login_.Clear();
+  login_epoch_.store(-1);
   pin_memo_.Forget();
   cache_.Clear();
+}
+
+Error PostgresToken::EndStaleLogin() {
+  Logout();
+  return MakeError(CKR_USER_NOT_LOGGED_IN,
+                   "the token was re-initialised after this login (on this node or another): "
+                   "log out and in again");
 }
 
 std::shared_ptr<const SecureBytes> PostgresToken::CurrentKek() const { return login_.Current(); }
@@ -162,7 +178,18 @@ std::shared_ptr<const SecureBytes> PostgresToken::CurrentKek() const { return lo
 Status PostgresToken::InitUserPin(ByteView new_pin) {
   SIGNET_ASSIGN_OR_RETURN(std::shared_ptr<const SecureBytes> kek, login_.SoKek());
   SIGNET_TRY(CheckPinLength(new_pin, "PIN"));
-  return StorePin(UserType::kUser, new_pin, *kek);
+  SIGNET_ASSIGN_OR_RETURN(PinRecord record, SealKek(UserType::kUser, new_pin, *kek, options_.kdf));
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
+    // The row locked: the user PIN opens the token's KEK of now, or none.
+    SIGNET_ASSIGN_OR_RETURN(std::int64_t epoch, KekEpochLocked(/*for_update=*/true));
+    if (!StaleLogin(epoch)) {
+      SIGNET_TRY(StorePgPinRecord(*db_, token_id_, record));
+      return txn.Commit();
+    }
+  }
+  return EndStaleLogin();
 }
 
 Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
@@ -183,8 +210,9 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
     SIGNET_TRY(db_->Run("DELETE FROM signet_pin_records WHERE token_id = $1 AND user_type = $2",
                         {token_id_, std::int64_t{UserTypeCode(UserType::kUser)}}));
     SIGNET_TRY(StorePgPinRecord(*db_, token_id_, so));
-    if (Status relabel =
-            db_->Run("UPDATE signet_tokens SET label = $2 WHERE token_id = $1", {token_id_, label});
+    if (Status relabel = db_->Run("UPDATE signet_tokens SET label = $2, kek_epoch = kek_epoch + 1 "
+                                  "WHERE token_id = $1",
+                                  {token_id_, label});
         !relabel.ok()) {
       if (db_->last_sqlstate() == kUniqueViolation) {
         return MakeError(CKR_ARGUMENTS_BAD,
@@ -194,9 +222,7 @@ Status PostgresToken::Reinitialize(ByteView so_pin, std::string_view label) {
     }
     SIGNET_TRY(CommitChangeLocked(txn));
   }
-  login_.Clear();
-  pin_memo_.Forget();
-  cache_.Clear();
+  Logout();  // the KEK is the old one
   return OkStatus();
 }
 

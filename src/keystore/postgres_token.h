@@ -33,6 +33,7 @@
 // login_'s (KekHolder), under its own lock, never taken with db_mu_ held.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -134,6 +135,17 @@ class PostgresToken final : public Token {
   Status CommitChangeLocked(PgTransaction& txn) REQUIRES(db_mu_);
   // GenerationLocked asks the database (and tells the listener).
   Result<std::int64_t> GenerationLocked() const REQUIRES(db_mu_);
+  // KekEpochLocked: the token's kek_epoch (bumped by each
+  // re-initialisation, on any node); with `for_update` its row stays
+  // locked until the caller's transaction ends, so no re-initialisation
+  // commits in between.
+  Result<std::int64_t> KekEpochLocked(bool for_update) const REQUIRES(db_mu_);
+  // StaleLogin: whether this node's login predates kek_epoch `epoch`, so
+  // its KEK is not the token's any more.
+  bool StaleLogin(std::int64_t epoch) const { return login_epoch_.load() != epoch; }
+  // EndStaleLogin forgets such a login (KEK, PIN memo, cached keys) and
+  // returns the error the refused operation answers.
+  Error EndStaleLogin();
   Result<ObjectHandle> InsertObjectLocked(const AttributeMap& attributes, const SecureBytes* secret,
                                           const SecureBytes* kek) REQUIRES(db_mu_);
   Status CheckLabelFreeLocked(ByteView label) const REQUIRES(db_mu_);
@@ -157,6 +169,8 @@ class PostgresToken final : public Token {
 
   KekHolder login_;
   PinMemo pin_memo_;  // forgotten with login_ (Logout)
+  // login_epoch_: the kek_epoch read before login_'s KEK was (-1: none).
+  std::atomic<std::int64_t> login_epoch_{-1};
 
   KeyCache cache_;
   // cached_generation_: the token generation the cache's keys were read at

@@ -99,6 +99,16 @@ Result<std::int64_t> PostgresToken::GenerationLocked() const {
   return row.Int64(0, 0);
 }
 
+Result<std::int64_t> PostgresToken::KekEpochLocked(bool for_update) const {
+  SIGNET_ASSIGN_OR_RETURN(
+      PgResult row,
+      db_->Query(for_update ? "SELECT kek_epoch FROM signet_tokens WHERE token_id = $1 FOR UPDATE"
+                            : "SELECT kek_epoch FROM signet_tokens WHERE token_id = $1",
+                 {token_id_}));
+  if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+  return row.Int64(0, 0);
+}
+
 Result<std::int64_t> PostgresToken::ObjectsGeneration() const {
   if (listener_) {
     if (std::optional<std::int64_t> known = listener_->Generation(token_id_)) return *known;
@@ -126,20 +136,26 @@ Result<std::vector<ObjectHandle>> PostgresToken::CreateObjects(
     kek = CurrentKek();
     if (!kek) return MakeError(CKR_USER_NOT_LOGGED_IN, "storing a key requires login");
   }
-  std::vector<ObjectHandle> handles;
-  base::MutexLock lock(&db_mu_);
-  SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
-  // The token's row, locked: writers of one token go one at a time on every
-  // node, so the label check and the inserts are one step.
-  SIGNET_TRY(db_->Run("SELECT 1 FROM signet_tokens WHERE token_id = $1 FOR UPDATE", {token_id_}));
-  if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
-  for (const NewObject& object : objects) {
-    SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle,
-                            InsertObjectLocked(object.attributes, object.secret, kek.get()));
-    handles.push_back(handle);
+  {
+    base::MutexLock lock(&db_mu_);
+    SIGNET_ASSIGN_OR_RETURN(PgTransaction txn, db_->Begin());
+    // The token's row, locked: writers of one token go one at a time on
+    // every node, so the label check and the inserts are one step, and no
+    // re-initialisation replaces the KEK a secret is wrapped under meanwhile.
+    SIGNET_ASSIGN_OR_RETURN(std::int64_t epoch, KekEpochLocked(/*for_update=*/true));
+    if (!secrets || !StaleLogin(epoch)) {
+      if (unique_label != nullptr) SIGNET_TRY(CheckLabelFreeLocked(*unique_label));
+      std::vector<ObjectHandle> handles;
+      for (const NewObject& object : objects) {
+        SIGNET_ASSIGN_OR_RETURN(ObjectHandle handle,
+                                InsertObjectLocked(object.attributes, object.secret, kek.get()));
+        handles.push_back(handle);
+      }
+      SIGNET_TRY(CommitChangeLocked(txn));
+      return handles;
+    }
   }
-  SIGNET_TRY(CommitChangeLocked(txn));
-  return handles;
+  return EndStaleLogin();
 }
 
 Status PostgresToken::CheckLabelFreeLocked(ByteView label) const {
@@ -281,16 +297,20 @@ Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle
 
   std::optional<CK_ULONG> object_class;
   Bytes wrapped;
+  bool stale_login = false;
   {
     base::MutexLock lock(&db_mu_);
-    // The token's generation and the object in one statement: one snapshot.
+    // The token's generation and KEK epoch and the object in one
+    // statement: one snapshot.
     SIGNET_ASSIGN_OR_RETURN(
         PgResult row,
-        db_->Query("SELECT t.generation, o.handle, o.class, o.wrapped_value FROM signet_tokens t "
+        db_->Query("SELECT t.generation, o.handle, o.class, o.wrapped_value, t.kek_epoch "
+                   "FROM signet_tokens t "
                    "LEFT JOIN signet_objects o ON o.token_id = t.token_id AND o.handle = $2 "
                    "WHERE t.token_id = $1",
                    {token_id_, handle}));
     if (row.rows() == 0) return MakeError(CKR_TOKEN_NOT_PRESENT, "the token was removed");
+    stale_login = StaleLogin(row.Int64(0, 4));
     const std::int64_t generation = row.Int64(0, 0);
     if (listener_) listener_->Note(token_id_, generation);
     if (generation != cached_generation_) {
@@ -304,6 +324,7 @@ Result<std::shared_ptr<const UnwrappedKey>> PostgresToken::FetchKey(ObjectHandle
     if (!row.IsNull(0, 2)) object_class = static_cast<CK_ULONG>(row.Int64(0, 2));
     wrapped = row.Blob(0, 3);
   }
+  if (stale_login) return EndStaleLogin();
 
   // Unwrap and parse with no lock held.
   auto key = std::make_shared<UnwrappedKey>();

@@ -10,7 +10,8 @@
 // hands each pooled key to exactly one of 16 clients spread over the nodes.
 // `signet init --keystore` makes the schema and a token on an empty
 // database, which a node then serves. A token made through one running node
-// is served by the others without a restart.
+// is served by the others without a restart; one re-initialised through
+// a node ends the other nodes' logins (their KEK is the old one).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -172,6 +173,34 @@ TEST_F(MultiNodeTest, ATokenMadeOnNodeTwoIsServedByTheOthersWithoutARestart) {
     EXPECT_EQ(listed->slots[i].serial, free_on_two->slots[i].serial);
   }
   EXPECT_EQ(listed->slots.back().slot_id, second + 1);
+}
+
+TEST_F(MultiNodeTest, ATokenReinitialisedOnNodeTwoEndsTheLoginsOfTheOthers) {
+  auto one = Session(0);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  ASSERT_TRUE(GenerateKeyPair(*one, "ec:p256", "before", /*token=*/true).ok());
+  auto admin = client::Client::Connect({.address = Socket(1)});
+  ASSERT_TRUE(admin.ok()) << admin.error().message;
+  const std::string new_pin = "renewed-user-pin";
+  auto renewed = (*admin)->InitToken(one->slot, AsBytes(kSoPin), "renewed", AsBytes(new_pin));
+  ASSERT_TRUE(renewed.ok()) << renewed.error().message;
+
+  // Node 1's login holds the old KEK: a key made under it would not open
+  // under the new PINs, so it is refused, and so is the use of a key.
+  auto refused = GenerateKeyPair(*one, "ec:p256", "after", /*token=*/true);
+  ASSERT_FALSE(refused.ok()) << "node 1 wrapped a key under the KEK the re-initialisation replaced";
+  EXPECT_EQ(refused.error().code, CKR_USER_NOT_LOGGED_IN) << refused.error().message;
+
+  // Logged in again with the new PIN, node 1 makes a key node 3 signs with.
+  ASSERT_TRUE(one->client->Logout(one->session).ok());
+  ASSERT_TRUE(one->client->Login(one->session, CKU_USER, AsBytes(new_pin)).ok());
+  ASSERT_TRUE(GenerateKeyPair(*one, "ec:p256", "after", /*token=*/true).ok());
+  auto three = Session(2, /*login=*/false);
+  ASSERT_TRUE(three.ok()) << three.error().message;
+  ASSERT_TRUE(three->client->Login(three->session, CKU_USER, AsBytes(new_pin)).ok());
+  EXPECT_TRUE(FindByLabel(*three, "before", CKO_PRIVATE_KEY)->empty());
+  auto signature = Sign(*three, "after", ToBytes("m"));
+  EXPECT_TRUE(signature.ok()) << signature.error().message;
 }
 
 TEST_F(MultiNodeTest, AKeyDestroyedOnNodeTwoIsRefusedOnTheOthersWarmCachesIncluded) {
