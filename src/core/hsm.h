@@ -33,6 +33,7 @@
 #include "core/login_throttle.h"
 #include "core/mechanisms.h"
 #include "core/stats.h"
+#include "keystore/keystore.h"
 #include "keystore/pin_policy.h"
 #include "keystore/token.h"
 #include "signet/types.hpp"
@@ -147,6 +148,8 @@ class Hsm {
   virtual PhaseCounters& counters() = 0;
   // CacheTotals: the unwrapped-key cache counters summed over tokens.
   virtual keystore::CacheStats CacheTotals() const = 0;
+  // KeystoreHealth: the keystore's connection (keystore::Keystore::Health).
+  virtual keystore::KeystoreHealth KeystoreHealth() const = 0;
   // open_sessions: sessions open over all connections.
   virtual std::size_t open_sessions() const = 0;
   // Tokens: every served token's TokenActivity, by slot id.

@@ -81,6 +81,7 @@ class HsmImpl final : public Hsm {
   void Disconnect(ClientState& c) override EXCLUDES(c.mu);
   void EnableRsaSplit(Scheduler* pool) override;
   std::vector<SlotDescription> Slots() const override EXCLUDES(slots_mu_);
+  keystore::KeystoreHealth KeystoreHealth() const override { return keystore_->Health(); }
   void ServeNewTokens() override EXCLUDES(init_mu_, slots_mu_);
   const std::vector<UnavailableToken>& unavailable_tokens() const override;
   PhaseCounters& counters() override;
@@ -331,7 +332,7 @@ class HsmImpl final : public Hsm {
   CK_SLOT_ID next_slot_id_ GUARDED_BY(slots_mu_) = 0;
   std::vector<UnavailableToken> unavailable_;  // written only by Open
   // init_mu_ serialises InitToken and ServeNewTokens, which take slots_mu_
-  // under it, and every use of keystore_ after Open.
+  // under it, and every use of keystore_ after Open but Health.
   base::Mutex init_mu_ ACQUIRED_BEFORE(slots_mu_);
   // served_: the keystore locations of the tokens on slots_ or unavailable_.
   std::set<std::string> served_ GUARDED_BY(init_mu_);

@@ -109,6 +109,19 @@ void RenderScheduler(PrometheusText& out, const core::Scheduler& scheduler,
   }
 }
 
+// RenderKeystore: a shared keystore's connection (none for a data
+// directory).
+void RenderKeystore(PrometheusText& out, const keystore::KeystoreHealth& health) {
+  if (!health.shared) return;
+  out.Family("signet_keystore_listening", "gauge",
+             "1 while the LISTEN connection to the PostgreSQL keystore is up and caught up; "
+             "0: every key use asks the database.");
+  out.Sample("signet_keystore_listening", {}, health.listening ? 1 : 0);
+  out.Family("signet_keystore_statements_total", "counter",
+             "SQL statements sent to the PostgreSQL keystore.");
+  out.Sample("signet_keystore_statements_total", {}, static_cast<double>(health.statements));
+}
+
 void RenderKeys(PrometheusText& out, core::Hsm& hsm) {
   const keystore::CacheStats cache = hsm.CacheTotals();
   out.Family("signet_key_cache_hits_total", "counter",
@@ -122,6 +135,8 @@ void RenderKeys(PrometheusText& out, core::Hsm& hsm) {
   out.Sample("signet_key_cache_keys", {}, static_cast<double>(cache.size));
   out.Family("signet_key_cache_capacity", "gauge", "Most keys the cache holds.");
   out.Sample("signet_key_cache_capacity", {}, static_cast<double>(cache.capacity));
+
+  RenderKeystore(out, hsm.KeystoreHealth());
 
   std::vector<core::PoolTypeStats> pools;
   if (auto pool = hsm.key_pool()) pools = pool->Stats();

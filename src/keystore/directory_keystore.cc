@@ -19,6 +19,7 @@ class DirectoryKeystore final : public Keystore {
   std::string Describe() const override { return "data directory " + dir_.string(); }
   std::filesystem::path FileOf(const std::string& location) const override { return location; }
   bool Shared() const override { return false; }  // the directory's lock keeps other daemons out
+  KeystoreHealth Health() const override { return {}; }
 
   Result<std::vector<std::string>> ListTokens() const override {
     SIGNET_ASSIGN_OR_RETURN(auto files, ListTokenFiles(dir_));

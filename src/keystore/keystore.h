@@ -15,6 +15,7 @@
 // lock); the Tokens they return follow Token's own contract.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -26,6 +27,18 @@
 #include "keystore/token_records.h"
 
 namespace signet::keystore {
+
+// KeystoreHealth: what a shared keystore tells the metrics (docs/DESIGN.md
+// "Metrics"); all zero for a data directory.
+struct KeystoreHealth {
+  bool shared = false;
+  // listening: the node's LISTEN connection is up and has read every
+  // token's generation (postgres_listener.h); while it is not, every use
+  // of a key asks the database.
+  bool listening = false;
+  // statements: SQL statements this process has sent to the database.
+  std::uint64_t statements = 0;
+};
 
 class Keystore {
  public:
@@ -43,6 +56,10 @@ class Keystore {
   // PostgreSQL keystore); the daemon then looks for them when a client
   // lists the slots or names a slot it does not serve (Hsm::ServeNewTokens).
   virtual bool Shared() const = 0;
+
+  // Health: the keystore's connection, for the metrics. Unlike the rest,
+  // any thread may call it at any time.
+  virtual KeystoreHealth Health() const = 0;
 
   // ListTokens returns every token's location (for a directory, its file's
   // path) in a stable order. The keystore's errors (CKR_DEVICE_ERROR).

@@ -24,6 +24,9 @@ class PostgresKeystore final : public Keystore {
   std::string Describe() const override { return "PostgreSQL keystore, " + db_->Describe(); }
   std::filesystem::path FileOf(const std::string&) const override { return {}; }
   bool Shared() const override { return true; }
+  KeystoreHealth Health() const override {
+    return {.shared = true, .listening = listener_->listening(), .statements = PgStatementsSent()};
+  }
 
   Result<std::vector<std::string>> ListTokens() const override {
     SIGNET_ASSIGN_OR_RETURN(PgResult rows,

@@ -11,12 +11,16 @@
 // `signet init --keystore` makes the schema and a token on an empty
 // database, which a node then serves. A token made through one running node
 // is served by the others without a restart; one re-initialised through
-// a node ends the other nodes' logins (their KEK is the old one).
+// a node ends the other nodes' logins (their KEK is the old one). A node's
+// scrape shows its LISTEN connection to the keystore (down while
+// PostgreSQL is stopped) and the statements it sent.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -365,6 +369,57 @@ TEST_F(MultiNodePoolTest, APooledKeyGoesToExactlyOneOf16ClientsOverThreeNodes) {
     taken += stats->pools.front().taken;
   }
   EXPECT_GE(taken, 8u);
+}
+
+// MultiNodeMetricsTest: every node serves /metrics on a port of its own.
+class MultiNodeMetricsTest : public MultiNodeTest {
+ protected:
+  std::vector<std::string> NodeArgs() const override { return {"--metrics-listen", "127.0.0.1:0"}; }
+
+  // KeystoreMetric: the value of sample `name` in node `i`'s scrape; -1
+  // when the page has none.
+  double KeystoreMetric(int i, const std::string& name) {
+    const std::string log = nodes_[i]->log();
+    const std::size_t at = log.find("metrics_port=");
+    if (at == std::string::npos) return -1;
+    const std::string url =
+        "http://127.0.0.1:" + std::to_string(std::stoi(log.substr(at + 13))) + "/metrics";
+    ProgramResult page = RunProgram(
+        {"/usr/bin/python3", "-c",
+         "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+         url});
+    std::istringstream lines(page.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
+    }
+    return -1;
+  }
+
+  // AwaitListening: whether node `i` reports `listening` within 20 s (the
+  // listener retries every second; keepalives find a dead peer in 9 s).
+  bool AwaitListening(int i, double listening) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (KeystoreMetric(i, "signet_keystore_listening") != listening) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return true;
+  }
+};
+
+TEST_F(MultiNodeMetricsTest, AScrapeShowsTheKeystoreConnectionAndItsStatements) {
+  ASSERT_TRUE(AwaitListening(0, 1)) << nodes_[0]->log();
+  const double before = KeystoreMetric(0, "signet_keystore_statements_total");
+  ASSERT_GT(before, 0);
+  auto user = Session(0);
+  ASSERT_TRUE(user.ok()) << user.error().message;
+  ASSERT_TRUE(GenerateKeyPair(*user, "ec:p256", "counted", /*token=*/true).ok());
+  EXPECT_GT(KeystoreMetric(0, "signet_keystore_statements_total"), before);
+
+  ASSERT_EQ(server_.Stop(), "");
+  EXPECT_TRUE(AwaitListening(0, 0)) << "the scrape still says listening with PostgreSQL stopped";
+  ASSERT_EQ(server_.StartAgain(), "");
+  EXPECT_TRUE(AwaitListening(0, 1)) << nodes_[0]->log();
 }
 
 TEST(SignetInitKeystoreTest, MakesTheSchemaAndATokenANodeServes) {
