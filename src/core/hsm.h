@@ -90,10 +90,11 @@ struct HsmOptions {
   // strict: refuse to start when any token file cannot be opened (default:
   // serve the healthy ones and report the rest, see Hsm::Open).
   bool strict = false;
-  // login_ticket_key: the key the nodes of one keystore share to seal
-  // re-login tickets (core/login_ticket.h); empty: no tickets are issued
+  // login_ticket_keys: the keys the nodes of one keystore share for
+  // re-login tickets (core/login_ticket.h): the first seals new tickets,
+  // each opens them (a rotation in progress); none: no tickets are issued
   // or accepted.
-  SecureBytes login_ticket_key;
+  std::vector<SecureBytes> login_ticket_keys;
 };
 
 // UnavailableToken: a token file in the data dir that Open could not serve,

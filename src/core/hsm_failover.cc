@@ -8,28 +8,34 @@ namespace signet::core {
 
 Result<Bytes> HsmImpl::IssueLoginTicket(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type,
                                         ByteView pin) {
-  if (options_.login_ticket_key.empty()) {
+  if (options_.login_ticket_keys.empty()) {
     return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this node has no login-ticket key");
   }
   SIGNET_ASSIGN_OR_RETURN(keystore::UserType user, ToUserType(user_type));
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
   const bool logged_in = user == keystore::UserType::kUser ? r.logged_in_user : r.logged_in_so;
   if (!logged_in) return MakeError(CKR_USER_NOT_LOGGED_IN, "a ticket follows a login");
-  return SealLoginTicket(options_.login_ticket_key, r.slot->serial(), user, pin,
+  return SealLoginTicket(options_.login_ticket_keys.front(), r.slot->serial(), user, pin,
                          TicketClock::now() + kLoginTicketLifetime);
 }
 
 Status HsmImpl::LoginWithTicket(ClientState& c, CK_SESSION_HANDLE s, CK_USER_TYPE user_type,
                                 ByteView ticket) {
-  if (options_.login_ticket_key.empty()) {
+  if (options_.login_ticket_keys.empty()) {
     return MakeError(CKR_FUNCTION_NOT_SUPPORTED, "this node has no login-ticket key");
   }
   SIGNET_ASSIGN_OR_RETURN(keystore::UserType user, ToUserType(user_type));
   SIGNET_ASSIGN_OR_RETURN(Resolved r, ResolveSession(c, s));
-  SIGNET_ASSIGN_OR_RETURN(SecureBytes pin,
-                          OpenLoginTicket(options_.login_ticket_key, r.slot->serial(), user, ticket,
-                                          TicketClock::now()));
-  return Login(c, s, user_type, pin);
+  // Each key in turn: a ticket sealed under another key answers
+  // CKR_PIN_INCORRECT, which the next key may still open.
+  const TicketClock::time_point now = TicketClock::now();
+  Result<SecureBytes> pin = MakeError(CKR_PIN_INCORRECT, "no key opens the ticket");
+  for (const SecureBytes& key : options_.login_ticket_keys) {
+    pin = OpenLoginTicket(key, r.slot->serial(), user, ticket, now);
+    if (pin.ok() || pin.error().code != CKR_PIN_INCORRECT) break;
+  }
+  if (!pin.ok()) return std::move(pin).error();
+  return Login(c, s, user_type, *pin);
 }
 
 Status HsmImpl::UseStableHandles(ClientState& c, ByteView key) {

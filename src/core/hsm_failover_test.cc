@@ -15,7 +15,7 @@ class HsmFailoverTest : public HsmFixture {
  protected:
   void SetUp() override {
     HsmFixture::SetUp();
-    login_ticket_key_ = SecureBytes(32, 0x77);
+    login_ticket_keys_ = {SecureBytes(32, 0x77)};
     Limits limits;
     limits.login_delay_base = std::chrono::milliseconds(0);
     Open(limits);
@@ -115,13 +115,45 @@ TEST_F(HsmFailoverTest, ABadTicketCountsNoPinFailure) {
   EXPECT_EQ(hsm_->Slots()[0].flags & (CKF_USER_PIN_COUNT_LOW | CKF_USER_PIN_LOCKED), 0u);
 }
 
+TEST_F(HsmFailoverTest, TicketsUnderEitherKeyOpenWhileTheKeyRotates) {
+  const SecureBytes old_key(32, 0x77);
+  const SecureBytes new_key(32, 0x42);
+  // reopen: the Hsm again with `keys`; returns a ticket it issues.
+  auto reopen = [&](std::vector<SecureBytes> keys) {
+    for (auto& c : peers_) hsm_->Disconnect(*c);
+    peers_.clear();
+    login_ticket_keys_ = std::move(keys);
+    Limits limits;
+    limits.login_delay_base = std::chrono::milliseconds(0);
+    Open(limits);
+    second_ = Peer();
+    auto ticket = hsm_->IssueLoginTicket(*owner_, LoggedIn(*owner_), CKU_USER, AsBytes(kUserPin));
+    EXPECT_TRUE(ticket.ok());
+    return ticket.ok() ? *ticket : Bytes{};
+  };
+  // login_rv: a fresh connection's login with `ticket`.
+  auto login_rv = [&](const Bytes& ticket) {
+    auto c = Peer();
+    return Code(hsm_->LoginWithTicket(*c, Session(*c), CKU_USER, ticket));
+  };
+  const Bytes sealed_before = reopen({old_key});
+  const Bytes sealed_during = reopen({new_key, old_key});
+  EXPECT_EQ(login_rv(sealed_before), CKR_OK);
+  EXPECT_EQ(login_rv(sealed_during), CKR_OK);
+  reopen({old_key});  // a node not yet given the new key
+  EXPECT_EQ(login_rv(sealed_during), CKR_PIN_INCORRECT);
+  reopen({new_key});  // the old key retired
+  EXPECT_EQ(login_rv(sealed_before), CKR_PIN_INCORRECT);
+  EXPECT_EQ(login_rv(sealed_during), CKR_OK);
+}
+
 TEST_F(HsmFailoverTest, TicketsFollowALoginAndNeedTheNodesKey) {
   CK_SESSION_HANDLE s = Session(*owner_);
   EXPECT_EQ(Code(hsm_->IssueLoginTicket(*owner_, s, CKU_USER, AsBytes(kUserPin))),
             CKR_USER_NOT_LOGGED_IN);
   for (auto& c : peers_) hsm_->Disconnect(*c);
   peers_.clear();
-  login_ticket_key_.clear();
+  login_ticket_keys_.clear();
   Open({});
   second_ = Peer();
   s = LoggedIn(*owner_);

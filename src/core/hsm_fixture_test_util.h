@@ -47,7 +47,7 @@ class HsmFixture : public ::testing::Test {
     options.token_options.max_pin_failures = 3;
     options.limits = limits;
     options.public_rw_compat = std::move(compat);
-    options.login_ticket_key = login_ticket_key_;
+    options.login_ticket_keys = login_ticket_keys_;
     options.clock = [this] { return std::chrono::steady_clock::time_point(now_.load() * 1ms); };
     auto hsm = Hsm::Open(options);
     ASSERT_TRUE(hsm.ok()) << hsm.error().message;
@@ -100,7 +100,7 @@ class HsmFixture : public ::testing::Test {
   std::unique_ptr<Hsm> hsm_;
   std::shared_ptr<ClientState> admin_, owner_, stranger_;
   std::string serial_;
-  SecureBytes login_ticket_key_;  // the next Open's (empty: no tickets)
+  std::vector<SecureBytes> login_ticket_keys_;  // the next Open's (none: no tickets)
 };
 
 }  // namespace signet::core

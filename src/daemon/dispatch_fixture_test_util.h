@@ -72,7 +72,7 @@ class DispatchFixture : public core::HsmFixture {
   using core::HsmFixture::stranger_;
 
   void SetUp() override {
-    login_ticket_key_ = SecureBytes(32, 0x77);  // a node of a shared keystore
+    login_ticket_keys_ = {SecureBytes(32, 0x77)};  // a node of a shared keystore
     core::HsmFixture::SetUp();
     owner_->peer = "unix:uid=1000,pid=42";
     stranger_->peer = "unix:uid=2000,pid=43";

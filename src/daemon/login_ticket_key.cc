@@ -4,19 +4,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "base/hex.h"
 #include "core/login_ticket.h"
 
 namespace signet::daemon {
 
-Result<SecureBytes> ReadLoginTicketKey(const std::filesystem::path& file) {
+namespace {
+
+// kLineSize: 64 hex digits and a newline.
+constexpr std::size_t kLineSize = 2 * core::kLoginTicketKeySize + 1;
+
+}  // namespace
+
+Result<std::vector<SecureBytes>> ReadLoginTicketKeys(const std::filesystem::path& file) {
   const std::string name = "--login-ticket-key " + file.string() + ": ";
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return MakeError(CKR_ARGUMENTS_BAD, name + "cannot open it");
   struct stat st {};
-  SecureBytes text(2 * core::kLoginTicketKeySize + 2);
+  // One byte more than the most the file may hold, so a longer one shows.
+  SecureBytes text(kMaxLoginTicketKeys * kLineSize + 1);
   ssize_t got = -1;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) got = ::read(fd, text.data(), text.size());
   ::close(fd);
@@ -24,17 +34,22 @@ Result<SecureBytes> ReadLoginTicketKey(const std::filesystem::path& file) {
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     return MakeError(CKR_ARGUMENTS_BAD, name + "others may read it (chmod 600)");
   }
-  std::size_t length = static_cast<std::size_t>(got);
-  if (length > 0 && text[length - 1] == '\n') --length;
-  std::optional<Bytes> key;
-  if (length == 2 * core::kLoginTicketKeySize) {
-    key = FromHex(std::string_view(reinterpret_cast<const char*>(text.data()), length));
+  const Error malformed =
+      MakeError(CKR_ARGUMENTS_BAD, name + "expected 1 to " + std::to_string(kMaxLoginTicketKeys) +
+                                       " lines of 64 hex digits (openssl rand -hex 32)");
+  std::string_view rest(reinterpret_cast<const char*>(text.data()), static_cast<std::size_t>(got));
+  std::vector<SecureBytes> keys;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    std::optional<Bytes> key;
+    if (end == 2 * core::kLoginTicketKeySize) key = FromHex(rest.substr(0, end));
+    if (!key || keys.size() == kMaxLoginTicketKeys) return malformed;
+    keys.emplace_back(key->begin(), key->end());
+    std::fill(key->begin(), key->end(), 0);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
   }
-  if (!key)
-    return MakeError(CKR_ARGUMENTS_BAD, name + "expected 64 hex digits (openssl rand -hex 32)");
-  SecureBytes out(key->begin(), key->end());
-  std::fill(key->begin(), key->end(), 0);
-  return out;
+  if (keys.empty()) return malformed;
+  return keys;
 }
 
 }  // namespace signet::daemon

@@ -288,12 +288,12 @@ int Run(const Args& args) {
   hsm_options.public_rw_compat.insert(args.public_rw_compat.begin(), args.public_rw_compat.end());
   hsm_options.strict = args.strict;
   if (!args.login_ticket_key.empty()) {
-    auto key = signet::daemon::ReadLoginTicketKey(args.login_ticket_key);
-    if (!key.ok()) {
-      Log(key.error().message);
+    auto keys = signet::daemon::ReadLoginTicketKeys(args.login_ticket_key);
+    if (!keys.ok()) {
+      Log(keys.error().message);
       return 2;
     }
-    hsm_options.login_ticket_key = std::move(*key);
+    hsm_options.login_ticket_keys = std::move(*keys);
   }
   auto hsm = signet::core::Hsm::Open(hsm_options);
   if (!hsm.ok()) {
@@ -435,7 +435,8 @@ int main(int argc, char** argv) {
                  "files");
   app.add_option("--login-ticket-key", args.login_ticket_key,
                  "FILE of 64 hex digits that every node of a shared keystore holds: logins "
-                 "then come with re-login tickets the PKCS#11 module fails over with "
+                 "then come with re-login tickets the PKCS#11 module fails over with; up to 3 "
+                 "such lines while the key is rotated: the first seals, each opens "
                  "(docs/SCALING.md)");
   app.add_option("--socket", args.socket_path, "Unix socket path (default DATA/signetd.sock)");
   app.add_option("--listen", args.listen, "also listen on HOST:PORT with TLS 1.3");
