@@ -334,7 +334,8 @@ class HsmImpl final : public Hsm {
   // init_mu_ serialises InitToken and ServeNewTokens, which take slots_mu_
   // under it, and every use of keystore_ after Open but Health.
   base::Mutex init_mu_ ACQUIRED_BEFORE(slots_mu_);
-  // served_: the keystore locations of the tokens on slots_ or unavailable_.
+  // served_: the keystore locations already dealt with: served on slots_,
+  // listed in unavailable_, or left to the next start (ServeNewTokens).
   std::set<std::string> served_ GUARDED_BY(init_mu_);
   std::atomic<std::uint64_t> next_client_id_{1};
   std::atomic<std::size_t> open_sessions_{0};

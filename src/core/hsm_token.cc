@@ -81,12 +81,15 @@ void HsmImpl::ServeNewTokens() {
   for (const std::string& location : *locations) {
     if (served_.count(location) != 0) continue;
     auto token = keystore_->OpenToken(location, options_.token_options);
-    // Not readable yet, or kept without a slot id (one is given at the
-    // next start, as to every such token): looked for again next time.
-    if (!token.ok()) continue;
+    if (!token.ok()) continue;  // not readable now: looked for again next time
     const std::optional<CK_SLOT_ID> id = (*token)->Info().slot_id;
-    // A slot taken already cannot happen: the database's slot ids are UNIQUE.
-    if (!id || FindSlot(*id) != nullptr) continue;
+    if (!id || FindSlot(*id) != nullptr) {
+      // Kept without a slot id, or on a taken one (the database's UNIQUE
+      // slot ids forbid both): left to the next start, which numbers such
+      // tokens, rather than opened again at every look.
+      served_.insert(location);
+      continue;
+    }
     auto slot = ServeToken(*id, location, std::move(*token));
     if (!slot.ok()) continue;
     served_.insert(location);
