@@ -11,9 +11,16 @@ namespace {
 // kFlushThreshold: queued request bytes that trigger a write without a Wait.
 constexpr std::size_t kFlushThreshold = 64 * 1024;
 
-// kRingCheckInterval: how often a thread sleeping on its ring slot wakes to
-// see whether signetd is still there (a killed daemon wakes no one).
-constexpr std::chrono::milliseconds kRingCheckInterval{100};
+// kRingCheck*: how often a thread sleeping on its ring slot wakes to see
+// whether signetd is still there (a killed daemon wakes no one), which is
+// how long a client takes to learn its node died before it fails over
+// (docs/PERFORMANCE.md "Failover"): four recent round trips, within these
+// bounds, so a client whose replies come in a millisecond learns it in
+// 20 ms, and one that waits 40 ms for each reply (hundreds of threads
+// queued on RSA) is not woken several times per reply. Each wake-up costs
+// a futex time-out and a poll(), about 20 us.
+constexpr std::chrono::milliseconds kRingCheckMin{20};
+constexpr std::chrono::milliseconds kRingCheckMax{200};
 
 // kMaxExpectedSpin: a waiter that may spin (ClientRing::WaitFor) and
 // expects its reply within this spins for up to twice its expected wait;
@@ -131,6 +138,12 @@ Status Client::Impl::Flush() {
   return FlushLocked();
 }
 
+std::chrono::microseconds Client::Impl::RingCheckInterval() const {
+  const auto four_trips = std::chrono::duration_cast<std::chrono::microseconds>(
+      4 * std::chrono::nanoseconds(ring_round_trip_ns_.load(std::memory_order_relaxed)));
+  return std::clamp<std::chrono::microseconds>(four_trips, kRingCheckMin, kRingCheckMax);
+}
+
 std::chrono::nanoseconds Client::Impl::SpinBudget() const {
   const std::chrono::nanoseconds expected(ring_round_trip_ns_.load(std::memory_order_relaxed));
   if (expected.count() == 0) return kMaxExpectedSpin;  // no estimate yet
@@ -150,7 +163,7 @@ Result<std::shared_ptr<const ReplyFrame>> Client::Impl::WaitRing(std::uint64_t i
   const auto start = Clock::now();
   const auto give_up = timeout_.count() > 0 ? start + timeout_ : Clock::time_point::max();
   for (;;) {
-    ClientRing::Wait waited = ring_->WaitFor(slot, kRingCheckInterval, SpinBudget());
+    ClientRing::Wait waited = ring_->WaitFor(slot, RingCheckInterval(), SpinBudget());
     if (waited == ClientRing::Wait::kReplied) {
       const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
       const std::uint64_t old = ring_round_trip_ns_.load(std::memory_order_relaxed);

@@ -124,6 +124,9 @@ class Client::Impl {
   // SpinBudget: how long a waiter that may spin does so before it sleeps,
   // from the recent round trip.
   std::chrono::nanoseconds SpinBudget() const;
+  // RingCheckInterval: how long a waiter sleeps before it looks whether
+  // signetd is still there (kRingCheckMin..kRingCheckMax).
+  std::chrono::microseconds RingCheckInterval() const;
   // DaemonGone: the socket says signetd closed or died.
   bool DaemonGone() const;
   // FlushLocked: Flush with send_mu_ held.
@@ -144,7 +147,8 @@ class Client::Impl {
   int socket_fd_ = -1;
   std::chrono::milliseconds timeout_{0};
   std::atomic<std::uint64_t> next_id_{1};
-  // The recent ring round trip (ns, moving average), for SpinBudget.
+  // The recent ring round trip (ns, moving average), for SpinBudget and
+  // RingCheckInterval.
   std::atomic<std::uint64_t> ring_round_trip_ns_{0};
 
   base::Mutex send_mu_ ACQUIRED_BEFORE(recv_mu_);
