@@ -295,6 +295,10 @@ class HsmImpl final : public Hsm {
   // objects. `location` is where the keystore keeps it.
   Result<std::unique_ptr<TokenSlot>> ServeToken(CK_SLOT_ID id, const std::string& location,
                                                 std::unique_ptr<keystore::Token> token) const;
+  // EnterSlotLocked serves `slot` on `id` from now on, the free slot moving
+  // past it (InitToken's new token, ServeNewTokens' found ones).
+  void EnterSlotLocked(CK_SLOT_ID id, std::unique_ptr<TokenSlot> slot) REQUIRES(init_mu_)
+      EXCLUDES(slots_mu_);
   // ForgetSessionObjectLocked gives a removed session object's share of the
   // connection's limits back.
   static void ForgetSessionObjectLocked(ClientState& c, const HandleEntry& entry) REQUIRES(c.mu);

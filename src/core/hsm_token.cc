@@ -47,9 +47,7 @@ Result<std::pair<CK_SLOT_ID, std::string>> HsmImpl::InitToken(ClientState& c, CK
     served_.insert(location);
     SIGNET_ASSIGN_OR_RETURN(std::unique_ptr<TokenSlot> slot,
                             ServeToken(id, location, std::move(token)));
-    base::WriterMutexLock lock(&slots_mu_);
-    slots_.emplace(id, std::move(slot));
-    next_slot_id_ = std::max(next_slot_id_, id + 1);
+    EnterSlotLocked(id, std::move(slot));
     return std::make_pair(id, info.serial);
   }
   TokenSlot* slot = FindSlot(slot_id);
@@ -93,10 +91,14 @@ void HsmImpl::ServeNewTokens() {
     auto slot = ServeToken(*id, location, std::move(*token));
     if (!slot.ok()) continue;
     served_.insert(location);
-    base::WriterMutexLock lock(&slots_mu_);
-    slots_.emplace(*id, std::move(*slot));
-    next_slot_id_ = std::max(next_slot_id_, *id + 1);
+    EnterSlotLocked(*id, std::move(*slot));
   }
+}
+
+void HsmImpl::EnterSlotLocked(CK_SLOT_ID id, std::unique_ptr<TokenSlot> slot) {
+  base::WriterMutexLock lock(&slots_mu_);
+  slots_.emplace(id, std::move(slot));
+  next_slot_id_ = std::max(next_slot_id_, id + 1);
 }
 
 TokenSlot* HsmImpl::FindOrServeSlot(CK_SLOT_ID slot_id) {

@@ -5,12 +5,13 @@
 #include "daemon/login_ticket_key.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "keystore/keystore_test_util.h"
 
 namespace signet::daemon {
 namespace {
@@ -21,23 +22,15 @@ const std::string kThird = std::string(32, '1') + std::string(32, 'F');
 
 class LoginTicketKeyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "signet-ticket-key-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Write puts `text` in the key file with `mode` and returns its path.
   std::filesystem::path Write(const std::string& text, mode_t mode = 0600) {
-    const std::filesystem::path file = dir_ / "ticket.key";
+    const std::filesystem::path file = dir_.path() / "ticket.key";
     std::ofstream(file, std::ios::trunc) << text;
     ::chmod(file.c_str(), mode);
     return file;
   }
 
-  std::filesystem::path dir_;
+  keystore::testing::TempDir dir_;
 };
 
 TEST_F(LoginTicketKeyTest, OneKeyWithOrWithoutItsNewline) {
@@ -79,7 +72,7 @@ TEST_F(LoginTicketKeyTest, RefusesWhatIsNotOneToThreeKeysForItsOwnerAlone) {
   auto shared = ReadLoginTicketKeys(Write(kFirst, 0640));
   ASSERT_FALSE(shared.ok());
   EXPECT_NE(shared.error().message.find("chmod 600"), std::string::npos);
-  auto missing = ReadLoginTicketKeys(dir_ / "none");
+  auto missing = ReadLoginTicketKeys(dir_.path() / "none");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("cannot open it"), std::string::npos);
 }
