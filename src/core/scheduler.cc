@@ -1,11 +1,16 @@
 #include "core/scheduler.h"
 
+#include <sched.h>
+
 #include <algorithm>
 
 namespace signet::core {
 
 Scheduler::Scheduler(Options options, PhaseCounters* counters)
-    : max_queued_(options.max_queued), counters_(counters) {
+    : max_queued_(options.max_queued),
+      counters_(counters),
+      current_cpu_(options.current_cpu ? std::move(options.current_cpu)
+                                       : std::function<int()>([] { return sched_getcpu(); })) {
   std::size_t n = options.workers;
   if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
   threads_.reserve(n);
@@ -22,7 +27,7 @@ Scheduler::~Scheduler() {
   for (auto& t : threads_) t.join();
 }
 
-bool Scheduler::Submit(QueueId queue, Task task, bool one_request) {
+bool Scheduler::Submit(QueueId queue, Task task, bool one_request, int cpu) {
   {
     base::MutexLock lock(&mu_);
     if (stopping_ || queued_ >= max_queued_) {
@@ -30,8 +35,8 @@ bool Scheduler::Submit(QueueId queue, Task task, bool one_request) {
       return false;
     }
     auto& q = queues_[queue];
-    if (q.empty()) ready_.push_back(queue);
-    q.push_back(Item{std::move(task), NowNs(), one_request});
+    if (q.empty()) ready_.push_back(Ready{queue, cpu});
+    q.push_back(Item{std::move(task), NowNs(), one_request, cpu});
     ++queued_;
     peak_ = std::max(peak_, queued_);
   }
@@ -44,7 +49,7 @@ void Scheduler::SubmitControl(QueueId queue, Task task) {
     base::MutexLock lock(&mu_);
     if (!exiting_) {
       auto& q = queues_[queue];
-      if (q.empty()) ready_.push_back(queue);
+      if (q.empty()) ready_.push_back(Ready{queue, kAnyCpu});
       q.push_back(Item{std::move(task), NowNs(), false});
       ++queued_;
       peak_ = std::max(peak_, queued_);
@@ -64,7 +69,7 @@ bool Scheduler::TryRunOnIdleWorker(Task task) {
     if (exiting_ || queued_ != 0 || running_ >= threads_.size()) return false;
     constexpr QueueId kHelperQueue = ~QueueId{0};
     auto& q = queues_[kHelperQueue];
-    if (q.empty()) ready_.push_front(kHelperQueue);
+    if (q.empty()) ready_.push_front(Ready{kHelperQueue, kAnyCpu});
     q.push_back(Item{std::move(task), NowNs(), false});
     ++queued_;
   }
@@ -102,7 +107,7 @@ std::size_t Scheduler::Cancel(QueueId queue) {
     if (it == queues_.end()) return 0;
     dropped.swap(it->second);
     queues_.erase(it);
-    ready_.erase(std::remove(ready_.begin(), ready_.end(), queue), ready_.end());
+    std::erase_if(ready_, [queue](const Ready& r) { return r.queue == queue; });
     queued_ -= dropped.size();
   }
   idle_cv_.SignalAll();
@@ -121,7 +126,8 @@ void Scheduler::Stop() {
 
 Scheduler::Stats Scheduler::stats() const {
   base::MutexLock lock(&mu_);
-  return Stats{threads_.size(), max_queued_, queued_, peak_, rejected_, completed_, ran_here_};
+  return Stats{threads_.size(), max_queued_, queued_,   peak_,
+               rejected_,       completed_,  ran_here_, ran_local_};
 }
 
 bool Scheduler::HasQueued() const {
@@ -134,6 +140,38 @@ std::size_t Scheduler::Load() const {
   return queued_ + running_;
 }
 
+Scheduler::Item Scheduler::TakeLocked() {
+  auto pick = ready_.begin();
+  const int here = current_cpu_();
+  if (here != kAnyCpu) {
+    const auto scan_end = ready_.begin() + std::min(ready_.size(), kLocalScan);
+    for (auto c = ready_.begin(); c != scan_end; ++c) {
+      if (c->cpu == here) {
+        pick = c;
+        break;
+      }
+      if (c->passed >= kMaxPassed) break;  // it goes before anything behind it
+    }
+    if (pick != ready_.begin()) {
+      for (auto c = ready_.begin(); c != pick; ++c) ++c->passed;
+      ++ran_local_;
+    }
+  }
+  const QueueId id = pick->queue;
+  ready_.erase(pick);
+  auto it = queues_.find(id);
+  Item item = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) {
+    queues_.erase(it);
+  } else {
+    ready_.push_back(Ready{id, it->second.front().cpu});  // round robin: back of the ring
+  }
+  --queued_;
+  ++running_;
+  return item;
+}
+
 void Scheduler::WorkerLoop() {
   for (;;) {
     Item item;
@@ -141,18 +179,7 @@ void Scheduler::WorkerLoop() {
       base::MutexLock lock(&mu_);
       while (ready_.empty() && !exiting_) work_cv_.Wait(&mu_);
       if (ready_.empty()) return;  // exiting and drained
-      QueueId id = ready_.front();
-      ready_.pop_front();
-      auto it = queues_.find(id);
-      item = std::move(it->second.front());
-      it->second.pop_front();
-      if (it->second.empty()) {
-        queues_.erase(it);
-      } else {
-        ready_.push_back(id);  // round robin: back of the ring
-      }
-      --queued_;
-      ++running_;
+      item = TakeLocked();
     }
     if (counters_ != nullptr && item.client_request) {
       counters_->Add(Phase::kQueueWait, NowNs() - item.enqueued_ns);

@@ -6,6 +6,18 @@
 // requests gets the same share of the workers as one sending one at a time,
 // and throughput does not fall as clients outnumber cores.
 //
+// Locality: a task may name the CPU its client runs on (a shared-memory
+// ring's drain does: the client writes it into each request). A worker
+// prefers, among the first kLocalScan connections of the ring, one whose
+// next task names the CPU the worker is on, so the reply wakes the client
+// where the client already is: a wake-up on another CPU costs a reschedule
+// interrupt and preempts the worker there, which on a virtual machine costs
+// several percent of the daemon's RSA throughput (docs/PERFORMANCE.md
+// "Serving each client on its own CPU"). No waiting connection is passed over
+// more than kMaxPassed times, so fairness bends by a few places and no more
+// (a client that lies about its CPU gains about what kMaxPassed more
+// connections would give it).
+//
 // The total number of queued tasks is bounded: Submit refuses past the bound
 // (the caller answers SIGNET_RV_BUSY), so memory never grows without limit.
 //
@@ -32,9 +44,20 @@ class Scheduler {
   using Task = std::function<void()>;
   using QueueId = std::uint64_t;
 
+  // kAnyCpu: a task that names no CPU.
+  static constexpr int kAnyCpu = -1;
+  // kLocalScan: how many connections from the head a worker looks at for
+  // one on its CPU.
+  static constexpr std::size_t kLocalScan = 8;
+  // kMaxPassed: how often a waiting connection may be passed over for a
+  // local one; then it goes before every connection behind it.
+  static constexpr int kMaxPassed = 4;
+
   struct Options {
     std::size_t workers = 0;        // 0: one per hardware thread
     std::size_t max_queued = 4096;  // total queued (not running) tasks
+    // current_cpu: the CPU the calling worker runs on (tests replace it).
+    std::function<int()> current_cpu;  // null: sched_getcpu
   };
 
   struct Stats {
@@ -45,6 +68,7 @@ class Scheduler {
     std::uint64_t rejected = 0;
     std::uint64_t completed = 0;
     std::uint64_t ran_here = 0;  // of completed: through TryRunHere
+    std::uint64_t ran_local = 0;  // taken past the head for the worker's CPU
   };
 
   // Scheduler starts the workers. `counters` (not owned, may be null) gets
@@ -58,8 +82,10 @@ class Scheduler {
   // drops the task, when the bound is reached or Stop was called.
   // `one_request`: the task is one client request, whose wait here is its
   // queue_wait; a shared-memory ring's drain (many requests, each having
-  // waited in the ring instead) is not.
-  [[nodiscard]] bool Submit(QueueId queue, Task task, bool one_request = true) EXCLUDES(mu_);
+  // waited in the ring instead) is not. `cpu`: the CPU the task's client
+  // runs on, if known (Locality above).
+  [[nodiscard]] bool Submit(QueueId queue, Task task, bool one_request = true, int cpu = kAnyCpu)
+      EXCLUDES(mu_);
 
   // SubmitControl queues `task` like Submit but past the bound and after
   // Stop (connection clean-up must always run). Dropped only when the
@@ -106,7 +132,19 @@ class Scheduler {
     // helpers are not requests, and a helper's wait is inside its request's
     // execute phase already.
     bool client_request;
+    int cpu = kAnyCpu;
   };
+  // Ready: a connection with queued work, in the round-robin ring, and the
+  // CPU its next task names.
+  struct Ready {
+    QueueId queue;
+    int cpu;
+    int passed = 0;  // times a local connection behind it was taken first
+  };
+
+  // TakeLocked picks the next task (Locality above) and moves its
+  // connection to the back of the ring, or off it when it has no more.
+  Item TakeLocked() REQUIRES(mu_);
 
   void WorkerLoop() EXCLUDES(mu_);
 
@@ -117,14 +155,16 @@ class Scheduler {
   base::CondVar work_cv_;
   base::CondVar idle_cv_;
   std::unordered_map<QueueId, std::deque<Item>> queues_ GUARDED_BY(mu_);
+  const std::function<int()> current_cpu_;
   // Connections with queued work, round-robin order.
-  std::deque<QueueId> ready_ GUARDED_BY(mu_);
+  std::deque<Ready> ready_ GUARDED_BY(mu_);
   std::size_t queued_ GUARDED_BY(mu_) = 0;
   std::size_t running_ GUARDED_BY(mu_) = 0;
   std::size_t peak_ GUARDED_BY(mu_) = 0;
   std::uint64_t rejected_ GUARDED_BY(mu_) = 0;
   std::uint64_t completed_ GUARDED_BY(mu_) = 0;
   std::uint64_t ran_here_ GUARDED_BY(mu_) = 0;
+  std::uint64_t ran_local_ GUARDED_BY(mu_) = 0;
   bool stopping_ GUARDED_BY(mu_) = false;  // no new tasks
   bool exiting_ GUARDED_BY(mu_) = false;   // workers leave when the queue is empty
   // Filled by the constructor, then only read (joined by the destructor).

@@ -461,7 +461,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   bool SubmitDrain() {
     return server_.scheduler().Submit(
         client_->id(), [self = this->shared_from_this()] { self->DrainRing(); },
-        /*one_request=*/false);
+        /*one_request=*/false, ring_->ClientCpu());
   }
 
   // DrainRing, on a worker: take a request from the ring, run it, write its

@@ -94,6 +94,10 @@ void RenderScheduler(PrometheusText& out, const core::Scheduler& scheduler,
   out.Family("signet_tasks_inline_total", "counter",
              "Of those, short signatures run on the event loop while every worker was idle.");
   out.Sample("signet_tasks_inline_total", {}, static_cast<double>(s.ran_here));
+  out.Family("signet_tasks_local_total", "counter",
+             "Of those, tasks a worker took ahead of their turn because their client "
+             "runs on the worker's CPU.");
+  out.Sample("signet_tasks_local_total", {}, static_cast<double>(s.ran_local));
   const core::PhaseSnapshot wait = phases.Get(core::Phase::kQueueWait);
   out.Family("signet_queue_wait_seconds", "summary", "Time requests waited for a worker.");
   out.Sample("signet_queue_wait_seconds_sum", {}, Seconds(wait.total_ns));

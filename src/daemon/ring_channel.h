@@ -28,6 +28,7 @@
 // accounting is under mu_, never held while a request runs.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -86,6 +87,10 @@ class RingChannel {
   }
   void ReplyOnSocket(std::uint32_t slot) { ring_.ReplyOnSocket(slot); }
 
+  // ClientCpu: the CPU the client submitted its last taken request from
+  // (-1: unknown); a hint for which worker should take its next drain.
+  int ClientCpu() const { return client_cpu_.load(std::memory_order_relaxed); }
+
   // Close ends the ring: drains stop at their next TakeNext and the
   // client's waiters wake.
   void Close() EXCLUDES(mu_);
@@ -109,6 +114,7 @@ class RingChannel {
 
   proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
   const std::size_t max_drains_;
+  std::atomic<int> client_cpu_{-1};
   base::Mutex mu_;
   std::size_t active_ GUARDED_BY(mu_) = 0;        // drains started and not ended
   std::size_t busy_ GUARDED_BY(mu_) = 0;          // of those, running a request

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace signet::proto::ring {
@@ -166,6 +168,9 @@ ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload,
   std::uint8_t* bytes = region_.payload(index);
   payload->assign(bytes, bytes + length);
   explicit_bzero(bytes, length);
+  const std::uint32_t cpu_plus_one = s.client_cpu.load(std::memory_order_relaxed);
+  last_cpu_ =
+      cpu_plus_one <= std::numeric_limits<int>::max() ? static_cast<int>(cpu_plus_one) - 1 : -1;
   ++head_;
   h.submit_head.store(head_, std::memory_order_release);
   *slot = index;
@@ -237,6 +242,7 @@ void ClientRing::Submit(std::uint32_t slot, std::span<const std::uint8_t> payloa
   std::memcpy(region_.payload(slot), payload.data(), payload.size());
   s.request_length.store(static_cast<std::uint32_t>(payload.size()), std::memory_order_relaxed);
   s.reply_length.store(0, std::memory_order_relaxed);
+  s.client_cpu.store(static_cast<std::uint32_t>(sched_getcpu() + 1), std::memory_order_relaxed);
   s.state.store(kSubmitted, std::memory_order_release);
   {
     base::MutexLock lock(&mu_);

@@ -89,6 +89,7 @@ struct SlotHeader {
   Word waiter;          // client: 1 while a thread sleeps (or is about to) on state
   Word request_length;  // client-written
   Word reply_length;    // daemon-written
+  Word client_cpu;      // client-written: 1 + the CPU it submitted from (0: unsaid); a hint
 };
 static_assert(sizeof(SlotHeader) == kCacheLine);
 
@@ -152,6 +153,11 @@ class ServerRing {
   // its payload. kCorrupt (with *why) when the client broke a rule: the
   // caller must stop using this ring. One caller at a time.
   Take TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why);
+  // LastClientCpu: the CPU the client says it submitted the last taken
+  // request from; -1 when unsaid. Only a hint for which worker serves the
+  // ring next: a false one moves this client a few places in the
+  // scheduler's round robin at most (core::Scheduler).
+  int LastClientCpu() const { return last_cpu_; }
 
   // Pending: the client has submitted requests not yet taken.
   bool Pending() const;
@@ -175,6 +181,7 @@ class ServerRing {
 
   Region region_;
   std::uint32_t head_ = 0;  // the daemon's own count; never read back from the region
+  int last_cpu_ = -1;
 };
 
 // ClientRing: the client's end of a ring.
