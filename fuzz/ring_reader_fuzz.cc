@@ -2,8 +2,10 @@
 // daemon's reader of a shared-memory ring, over a ring a hostile client
 // wrote. Input: bytes 0-3 the submission tail (little-endian), then one
 // byte per queue entry (a slot number, so 64..255 are out of range), then
-// per slot a state byte and a 2-byte request length, then payload bytes
-// spread over the slots, 64 each.
+// per slot a state byte (its value mod 6 the state, its value / 6 the
+// client's CPU word) and a 2-byte request length, then payload bytes spread
+// over the slots, 64 each. The reader takes on CPU -1, 0 and 1 in turn, so
+// requests are taken out of order too.
 //
 // Checks: the reader takes at most one request per slot and never more
 // than the tail announced; every request it takes came from a submitted
@@ -60,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::uint8_t field[3] = {};
     std::memcpy(field, b, n);
     view.slot(i).state.store(field[0] % 6);
+    view.slot(i).client_cpu.store(field[0] / 6);
     view.slot(i).request_length.store(field[1] | (field[2] << 8));
   }
   for (std::uint32_t i = 0; i < ring::kSlotCount && size > 0; ++i) {
@@ -82,7 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::uint32_t slot = 0;
     signet::SecureBytes payload;
     const char* why = nullptr;
-    ring::ServerRing::Take result = server.TakeNext(&slot, &payload, &why);
+    const int here = static_cast<int>(round % 3) - 1;
+    ring::ServerRing::Take result = server.TakeNext(&slot, &payload, &why, here);
     if (result == ring::ServerRing::Take::kEmpty) break;
     if (result == ring::ServerRing::Take::kCorrupt) {
       FUZZ_CHECK(why != nullptr);

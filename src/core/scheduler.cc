@@ -49,7 +49,7 @@ void Scheduler::SubmitControl(QueueId queue, Task task) {
     base::MutexLock lock(&mu_);
     if (!exiting_) {
       auto& q = queues_[queue];
-      if (q.empty()) ready_.push_back(Ready{queue, kAnyCpu});
+      if (q.empty()) ready_.push_back(Ready{queue, base::kAnyCpu});
       q.push_back(Item{std::move(task), NowNs(), false});
       ++queued_;
       peak_ = std::max(peak_, queued_);
@@ -69,7 +69,7 @@ bool Scheduler::TryRunOnIdleWorker(Task task) {
     if (exiting_ || queued_ != 0 || running_ >= threads_.size()) return false;
     constexpr QueueId kHelperQueue = ~QueueId{0};
     auto& q = queues_[kHelperQueue];
-    if (q.empty()) ready_.push_front(Ready{kHelperQueue, kAnyCpu});
+    if (q.empty()) ready_.push_front(Ready{kHelperQueue, base::kAnyCpu});
     q.push_back(Item{std::move(task), NowNs(), false});
     ++queued_;
   }
@@ -141,22 +141,9 @@ std::size_t Scheduler::Load() const {
 }
 
 Scheduler::Item Scheduler::TakeLocked() {
-  auto pick = ready_.begin();
-  const int here = current_cpu_();
-  if (here != kAnyCpu) {
-    const auto scan_end = ready_.begin() + std::min(ready_.size(), kLocalScan);
-    for (auto c = ready_.begin(); c != scan_end; ++c) {
-      if (c->cpu == here) {
-        pick = c;
-        break;
-      }
-      if (c->passed >= kMaxPassed) break;  // it goes before anything behind it
-    }
-    if (pick != ready_.begin()) {
-      for (auto c = ready_.begin(); c != pick; ++c) ++c->passed;
-      ++ran_local_;
-    }
-  }
+  bool local = false;
+  auto pick = base::PickLocalFirst(ready_, current_cpu_(), &local);
+  if (local) ++ran_local_;
   const QueueId id = pick->queue;
   ready_.erase(pick);
   auto it = queues_.find(id);

@@ -8,15 +8,11 @@
 //
 // Locality: a task may name the CPU its client runs on (a shared-memory
 // ring's drain does: the client writes it into each request). A worker
-// prefers, among the first kLocalScan connections of the ring, one whose
-// next task names the CPU the worker is on, so the reply wakes the client
-// where the client already is: a wake-up on another CPU costs a reschedule
-// interrupt and preempts the worker there, which on a virtual machine costs
-// several percent of the daemon's RSA throughput (docs/PERFORMANCE.md
-// "Serving each client on its own CPU"). No waiting connection is passed over
-// more than kMaxPassed times, so fairness bends by a few places and no more
-// (a client that lies about its CPU gains about what kMaxPassed more
-// connections would give it).
+// takes first, by base/local_first.h's rule, a connection whose next task
+// names the CPU the worker is on, so the reply wakes the client where the
+// client already is (docs/PERFORMANCE.md "Serving each client on its own
+// CPU"). A client that lies about its CPU gains about what
+// base::kMaxPassed more connections would give it.
 //
 // The total number of queued tasks is bounded: Submit refuses past the bound
 // (the caller answers SIGNET_RV_BUSY), so memory never grows without limit.
@@ -34,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/local_first.h"
 #include "base/mutex.h"
 #include "core/stats.h"
 
@@ -43,15 +40,6 @@ class Scheduler {
  public:
   using Task = std::function<void()>;
   using QueueId = std::uint64_t;
-
-  // kAnyCpu: a task that names no CPU.
-  static constexpr int kAnyCpu = -1;
-  // kLocalScan: how many connections from the head a worker looks at for
-  // one on its CPU.
-  static constexpr std::size_t kLocalScan = 8;
-  // kMaxPassed: how often a waiting connection may be passed over for a
-  // local one; then it goes before every connection behind it.
-  static constexpr int kMaxPassed = 4;
 
   struct Options {
     std::size_t workers = 0;        // 0: one per hardware thread
@@ -84,8 +72,8 @@ class Scheduler {
   // queue_wait; a shared-memory ring's drain (many requests, each having
   // waited in the ring instead) is not. `cpu`: the CPU the task's client
   // runs on, if known (Locality above).
-  [[nodiscard]] bool Submit(QueueId queue, Task task, bool one_request = true, int cpu = kAnyCpu)
-      EXCLUDES(mu_);
+  [[nodiscard]] bool Submit(QueueId queue, Task task, bool one_request = true,
+                            int cpu = base::kAnyCpu) EXCLUDES(mu_);
 
   // SubmitControl queues `task` like Submit but past the bound and after
   // Stop (connection clean-up must always run). Dropped only when the
@@ -132,17 +120,17 @@ class Scheduler {
     // helpers are not requests, and a helper's wait is inside its request's
     // execute phase already.
     bool client_request;
-    int cpu = kAnyCpu;
+    int cpu = base::kAnyCpu;
   };
   // Ready: a connection with queued work, in the round-robin ring, and the
   // CPU its next task names.
   struct Ready {
     QueueId queue;
     int cpu;
-    int passed = 0;  // times a local connection behind it was taken first
+    int passed = 0;  // times a connection behind it was taken first (local)
   };
 
-  // TakeLocked picks the next task (Locality above) and moves its
+  // TakeLocked takes the next task (Locality above) and moves its
   // connection to the back of the ring, or off it when it has no more.
   Item TakeLocked() REQUIRES(mu_);
 

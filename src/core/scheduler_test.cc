@@ -81,40 +81,14 @@ std::vector<int> OrderOf(const std::vector<int>& cpus, Scheduler::Stats* stats) 
 TEST(Scheduler, AWorkerTakesAConnectionOnItsCpuFirst) {
   Scheduler::Stats stats;
   // Queues 2 and 4 name the worker's CPU; 1 another; 3 none.
-  EXPECT_EQ(OrderOf({3, 7, Scheduler::kAnyCpu, 7}, &stats), (std::vector<int>{2, 4, 1, 3}));
+  EXPECT_EQ(OrderOf({3, 7, base::kAnyCpu, 7}, &stats), (std::vector<int>{2, 4, 1, 3}));
   EXPECT_EQ(stats.ran_local, 2u);
 }
 
 TEST(Scheduler, WithoutALocalConnectionTheOrderIsRoundRobin) {
   Scheduler::Stats stats;
-  EXPECT_EQ(OrderOf({3, Scheduler::kAnyCpu, 5}, &stats), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(OrderOf({3, base::kAnyCpu, 5}, &stats), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(stats.ran_local, 0u);
-}
-
-TEST(Scheduler, TheHeadIsPassedOverAtMostMaxPassedTimes) {
-  Scheduler::Stats stats;
-  std::vector<int> cpus(1 + Scheduler::kMaxPassed + 3, 7);
-  cpus[0] = 3;  // queue 1, at the head, is not local
-  std::vector<int> order = OrderOf(cpus, &stats);
-  ASSERT_EQ(order.size(), cpus.size());
-  EXPECT_EQ(order[Scheduler::kMaxPassed], 1) << "the head waited past its bound";
-  EXPECT_EQ(stats.ran_local, static_cast<std::uint64_t>(Scheduler::kMaxPassed));
-}
-
-TEST(Scheduler, NoWaitingConnectionIsPassedOverMoreThanMaxPassedTimes) {
-  static_assert(Scheduler::kMaxPassed == 4, "the order below assumes four");
-  Scheduler::Stats stats;
-  // Queues 1 and 2 are not local; 3-8 are. Each local one taken passes over
-  // both; after four, 1 and 2 go first.
-  EXPECT_EQ(OrderOf({3, 3, 7, 7, 7, 7, 7, 7}, &stats), (std::vector<int>{3, 4, 5, 6, 1, 2, 7, 8}));
-}
-
-TEST(Scheduler, ALocalConnectionIsLookedForOnlyNearTheHead) {
-  Scheduler::Stats stats;
-  std::vector<int> cpus(Scheduler::kLocalScan + 1, 3);
-  cpus.back() = 7;  // just past the scan
-  std::vector<int> order = OrderOf(cpus, &stats);
-  EXPECT_EQ(order.front(), 1);
 }
 
 TEST(Scheduler, BoundRefusesAndCountsRejections) {

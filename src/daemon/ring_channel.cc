@@ -1,5 +1,6 @@
 #include "daemon/ring_channel.h"
 
+#include <sched.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -11,9 +12,9 @@ namespace signet::daemon {
 
 Result<std::shared_ptr<RingChannel>> RingChannel::Create(int* fd, std::size_t max_drains) {
   SIGNET_ASSIGN_OR_RETURN(proto::ring::Region region, proto::ring::Region::Create(fd));
-  proto::ring::ServerRing ring(std::move(region));
-  ring.Initialize();
-  return std::shared_ptr<RingChannel>(new RingChannel(std::move(ring), max_drains));
+  std::shared_ptr<RingChannel> channel(new RingChannel(std::move(region), max_drains));
+  channel->ring_.Initialize();
+  return channel;
 }
 
 namespace {
@@ -104,7 +105,7 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
       return Next::kClosed;
     }
     const char* broken = nullptr;
-    switch (ring_.TakeNext(slot, payload, &broken)) {
+    switch (ring_.TakeNext(slot, payload, &broken, sched_getcpu())) {
       case proto::ring::ServerRing::Take::kRequest:
         overlap_ = (overlap_ * 15 + (active_ > 1 || ring_.Pending() ? 256 : 0)) / 16;
         ++busy_;

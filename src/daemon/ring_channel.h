@@ -73,7 +73,8 @@ class RingChannel {
   void EndRequest(std::uint64_t took_ns) EXCLUDES(mu_);
 
   enum class Next { kRequest, kIdle, kCorrupt, kClosed };
-  // TakeNext, for an active drain: the next request's slot and payload; or
+  // TakeNext, for an active drain: the next request's slot and payload
+  // (preferring one whose client runs on the caller's CPU); or
   // kIdle (the ring is empty and this drain has ended), kClosed (ended), or
   // kCorrupt (ended; *why says what rule the client broke, and the ring is
   // closed). `may_spin` says whether a worker is free to wait on the ring
@@ -96,8 +97,8 @@ class RingChannel {
   void Close() EXCLUDES(mu_);
 
  private:
-  RingChannel(proto::ring::ServerRing ring, std::size_t max_drains)
-      : ring_(std::move(ring)), max_drains_(max_drains) {}
+  RingChannel(proto::ring::Region region, std::size_t max_drains)
+      : ring_(std::move(region)), max_drains_(max_drains) {}
 
   // EndDrainLocked: a drain leaves; the last one clears daemon_polling.
   void EndDrainLocked() REQUIRES(mu_);

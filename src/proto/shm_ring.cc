@@ -137,21 +137,54 @@ void ServerRing::Initialize() {
   h.closed.store(0, std::memory_order_relaxed);
 }
 
-ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why) {
+namespace {
+
+// HintedCpu: the CPU a slot's client_cpu word names (base::kAnyCpu: none).
+int HintedCpu(const SlotHeader& slot) {
+  const std::uint32_t cpu_plus_one = slot.client_cpu.load(std::memory_order_relaxed);
+  if (cpu_plus_one == 0 ||
+      cpu_plus_one > static_cast<std::uint32_t>(std::numeric_limits<int>::max()))
+    return base::kAnyCpu;
+  return static_cast<int>(cpu_plus_one) - 1;
+}
+
+}  // namespace
+
+ServerRing::ServerRing(Region region) : region_(std::move(region)) { waiting_.reserve(kSlotCount); }
+
+bool ServerRing::Collect(const char** why) {
   Header& h = region_.header();
   // Every word below is the client's: read once, checked, then used.
   const std::uint32_t tail = h.submit_tail.load(std::memory_order_seq_cst);
-  const std::uint32_t count = tail - head_;
-  if (count == 0) return Take::kEmpty;
-  if (count > kSlotCount) {
+  std::uint32_t head = head_.load(std::memory_order_relaxed);
+  if (tail - head > kSlotCount - waiting_.size()) {
     *why = "more submissions than slots";
-    return Take::kCorrupt;
+    return false;
   }
-  const std::uint32_t index = h.queue[head_ % kSlotCount].load(std::memory_order_relaxed);
-  if (index >= kSlotCount) {
-    *why = "slot number out of range";
-    return Take::kCorrupt;
+  for (; head != tail; ++head) {
+    const std::uint32_t index = h.queue[head % kSlotCount].load(std::memory_order_relaxed);
+    if (index >= kSlotCount) {
+      *why = "slot number out of range";
+      return false;
+    }
+    waiting_.push_back(Waiting{index, HintedCpu(region_.slot(index))});
   }
+  head_.store(head, std::memory_order_relaxed);
+  waiting_count_.store(static_cast<std::uint32_t>(waiting_.size()), std::memory_order_relaxed);
+  h.submit_head.store(head, std::memory_order_release);
+  return true;
+}
+
+ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why,
+                                      int here) {
+  if (!Collect(why)) return Take::kCorrupt;
+  if (waiting_.empty()) return Take::kEmpty;
+  bool local = false;
+  auto pick = base::PickLocalFirst(waiting_, here, &local);
+  const std::uint32_t index = pick->slot;
+  const int cpu = pick->cpu;
+  waiting_.erase(pick);
+  waiting_count_.store(static_cast<std::uint32_t>(waiting_.size()), std::memory_order_relaxed);
   SlotHeader& s = region_.slot(index);
   std::uint32_t expected = kSubmitted;
   if (!s.state.compare_exchange_strong(expected, kTaken, std::memory_order_acq_rel)) {
@@ -168,17 +201,15 @@ ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload,
   std::uint8_t* bytes = region_.payload(index);
   payload->assign(bytes, bytes + length);
   explicit_bzero(bytes, length);
-  const std::uint32_t cpu_plus_one = s.client_cpu.load(std::memory_order_relaxed);
-  last_cpu_ =
-      cpu_plus_one <= std::numeric_limits<int>::max() ? static_cast<int>(cpu_plus_one) - 1 : -1;
-  ++head_;
-  h.submit_head.store(head_, std::memory_order_release);
+  last_cpu_ = cpu;
   *slot = index;
   return Take::kRequest;
 }
 
 bool ServerRing::Pending() const {
-  return region_.header().submit_tail.load(std::memory_order_seq_cst) != head_;
+  return region_.header().submit_tail.load(std::memory_order_seq_cst) !=
+             head_.load(std::memory_order_relaxed) ||
+         waiting_count_.load(std::memory_order_relaxed) != 0;
 }
 
 void ServerRing::SetPolling(bool polling) {

@@ -32,6 +32,7 @@
 #include <span>
 #include <vector>
 
+#include "base/local_first.h"
 #include "base/mutex.h"
 #include "base/secure_bytes.h"
 #include "signet/result.hpp"
@@ -143,23 +144,29 @@ void WakeWord(Word& word);
 // ServerRing: the daemon's end of a ring.
 class ServerRing {
  public:
-  explicit ServerRing(Region region) : region_(std::move(region)) {}
+  explicit ServerRing(Region region);
+  ServerRing(const ServerRing&) = delete;
+  ServerRing& operator=(const ServerRing&) = delete;
 
   // Initialize writes the header (before the client gets the region).
   void Initialize();
 
   enum class Take { kEmpty, kRequest, kCorrupt };
-  // Take takes the next submitted request: its slot and a private copy of
-  // its payload. kCorrupt (with *why) when the client broke a rule: the
-  // caller must stop using this ring. One caller at a time.
-  Take TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why);
+  // Take takes a submitted request: its slot and a private copy of its
+  // payload. Of the requests waiting, the oldest, or by base/local_first.h's
+  // rule one submitted from CPU `here` (the caller's; base::kAnyCpu: none),
+  // so that the reply wakes a client thread on the CPU it already runs on.
+  // kCorrupt (with *why) when the client broke a rule: the caller must
+  // stop using this ring. One caller at a time.
+  Take TakeNext(std::uint32_t* slot, SecureBytes* payload, const char** why,
+                int here = base::kAnyCpu);
   // LastClientCpu: the CPU the client says it submitted the last taken
-  // request from; -1 when unsaid. Only a hint for which worker serves the
-  // ring next: a false one moves this client a few places in the
-  // scheduler's round robin at most (core::Scheduler).
+  // request from; base::kAnyCpu when unsaid. Only a hint: a false one moves
+  // this client's requests a few places (base/local_first.h) and no more.
   int LastClientCpu() const { return last_cpu_; }
 
-  // Pending: the client has submitted requests not yet taken.
+  // Pending: the client has submitted requests not yet taken. Safe to call
+  // while another thread takes.
   bool Pending() const;
 
   // SetPolling publishes whether a worker will look at the queue again. To
@@ -177,11 +184,25 @@ class ServerRing {
   void Close();
 
  private:
+  // Waiting: a submitted request moved out of the client's queue, not yet
+  // taken.
+  struct Waiting {
+    std::uint32_t slot;
+    int cpu;  // the client's hint, read once
+    int passed = 0;
+  };
+
   void Finish(std::uint32_t slot, SlotState state);
+  // Collect moves the queue's new entries into waiting_; false (with *why)
+  // when the client broke a rule.
+  bool Collect(const char** why);
 
   Region region_;
-  std::uint32_t head_ = 0;  // the daemon's own count; never read back from the region
-  int last_cpu_ = -1;
+  // Queue entries moved so far; the daemon's own count, never read back.
+  std::atomic<std::uint32_t> head_{0};
+  std::vector<Waiting> waiting_;  // oldest first; at most kSlotCount
+  std::atomic<std::uint32_t> waiting_count_{0};
+  int last_cpu_ = base::kAnyCpu;
 };
 
 // ClientRing: the client's end of a ring.

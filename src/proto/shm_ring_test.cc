@@ -125,6 +125,35 @@ TEST_F(RingTest, AnUnsaidOrImpossibleCpuIsNoHintAndNoCorruption) {
   }
 }
 
+TEST_F(RingTest, ARequestFromTheTakersCpuIsTakenFirst) {
+  std::uint32_t slots[3];
+  const int cpus[3] = {3, 7, 7};
+  for (int i = 0; i < 3; ++i) {
+    slots[i] = *client_->Acquire();
+    client_->Submit(slots[i], kRequest);
+    scribble_->slot(slots[i]).client_cpu.store(static_cast<std::uint32_t>(cpus[i] + 1));
+  }
+  SecureBytes payload;
+  const char* why = nullptr;
+  std::uint32_t slot = kSlotCount;
+  for (std::uint32_t want : {slots[1], slots[2], slots[0]}) {
+    ASSERT_EQ(server_->TakeNext(&slot, &payload, &why, 7), ServerRing::Take::kRequest);
+    EXPECT_EQ(slot, want);
+  }
+  EXPECT_EQ(server_->LastClientCpu(), 3);
+  EXPECT_FALSE(server_->Pending());
+}
+
+TEST_F(RingTest, ATakerOnNoKnownCpuTakesOldestFirst) {
+  std::uint32_t first = *client_->Acquire();
+  client_->Submit(first, kRequest);
+  std::uint32_t second = *client_->Acquire();
+  client_->Submit(second, kRequest);
+  scribble_->slot(second).client_cpu.store(8);
+  EXPECT_EQ(Take(ServerRing::Take::kRequest), first);
+  EXPECT_EQ(Take(ServerRing::Take::kRequest), second);
+}
+
 TEST_F(RingTest, AReplyTooLargeForTheSlotGoesOnTheSocket) {
   std::uint32_t slot = *client_->Acquire();
   client_->Submit(slot, kRequest);
