@@ -105,7 +105,12 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
       return Next::kClosed;
     }
     const char* broken = nullptr;
-    switch (ring_.TakeNext(slot, payload, &broken, sched_getcpu())) {
+    // Local first only while other drains serve the ring too: a lone
+    // drain that passed over the oldest request would leave that client's
+    // CPU idle rather than spare it a wake-up (docs/PERFORMANCE.md
+    // "Serving each client on its own CPU").
+    const int here = active_ > 1 ? sched_getcpu() : base::kAnyCpu;
+    switch (ring_.TakeNext(slot, payload, &broken, here)) {
       case proto::ring::ServerRing::Take::kRequest:
         overlap_ = (overlap_ * 15 + (active_ > 1 || ring_.Pending() ? 256 : 0)) / 16;
         ++busy_;

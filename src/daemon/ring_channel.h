@@ -74,7 +74,8 @@ class RingChannel {
 
   enum class Next { kRequest, kIdle, kCorrupt, kClosed };
   // TakeNext, for an active drain: the next request's slot and payload
-  // (preferring one whose client runs on the caller's CPU); or
+  // (while several drains serve the ring, preferring one whose client runs
+  // on the caller's CPU); or
   // kIdle (the ring is empty and this drain has ended), kClosed (ended), or
   // kCorrupt (ended; *why says what rule the client broke, and the ring is
   // closed). `may_spin` says whether a worker is free to wait on the ring
