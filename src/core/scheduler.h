@@ -138,12 +138,12 @@ class Scheduler {
 
   const std::size_t max_queued_;
   PhaseCounters* counters_;
+  const std::function<int()> current_cpu_;
 
   mutable base::Mutex mu_;
   base::CondVar work_cv_;
   base::CondVar idle_cv_;
   std::unordered_map<QueueId, std::deque<Item>> queues_ GUARDED_BY(mu_);
-  const std::function<int()> current_cpu_;
   // Connections with queued work, round-robin order.
   std::deque<Ready> ready_ GUARDED_BY(mu_);
   std::size_t queued_ GUARDED_BY(mu_) = 0;

@@ -90,7 +90,8 @@ class RingChannel {
   void ReplyOnSocket(std::uint32_t slot) { ring_.ReplyOnSocket(slot); }
 
   // ClientCpu: the CPU the client submitted its last taken request from
-  // (-1: unknown); a hint for which worker should take its next drain.
+  // (base::kAnyCpu: unknown); a hint for which worker should take its next
+  // drain.
   int ClientCpu() const { return client_cpu_.load(std::memory_order_relaxed); }
 
   // Close ends the ring: drains stop at their next TakeNext and the
@@ -116,7 +117,7 @@ class RingChannel {
 
   proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
   const std::size_t max_drains_;
-  std::atomic<int> client_cpu_{-1};
+  std::atomic<int> client_cpu_{base::kAnyCpu};
   base::Mutex mu_;
   std::size_t active_ GUARDED_BY(mu_) = 0;        // drains started and not ended
   std::size_t busy_ GUARDED_BY(mu_) = 0;          // of those, running a request

@@ -3,36 +3,18 @@
 #include "daemon/ring_channel.h"
 
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <vector>
+
+#include "base/pinned_here_test_util.h"
 
 namespace signet::daemon {
 namespace {
 
 namespace ring = proto::ring;
 
-// PinnedHere keeps the calling thread on the CPU it is on, so the CPU a
-// drain takes on is known.
-class PinnedHere {
- public:
-  PinnedHere() : cpu_(sched_getcpu()) {
-    sched_getaffinity(0, sizeof(saved_), &saved_);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu_, &one);
-    pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
-  }
-  ~PinnedHere() { sched_setaffinity(0, sizeof(saved_), &saved_); }
-  int cpu() const { return cpu_; }
-  bool pinned() const { return pinned_; }
-
- private:
-  int cpu_;
-  cpu_set_t saved_;
-  bool pinned_ = false;
-};
+using base::testing::PinnedHere;
 
 class RingChannelTest : public ::testing::Test {
  protected:

@@ -5,12 +5,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <thread>
+
+#include "base/pinned_here_test_util.h"
 
 namespace signet::proto::ring {
 namespace {
@@ -82,31 +83,11 @@ TEST_F(RingTest, TheDaemonWipesTheRequestItTook) {
   for (std::size_t i = 0; i < kRequest.size(); ++i) EXPECT_EQ(scribble_->payload(slot)[i], 0);
 }
 
-// PinnedTo keeps the calling thread on one CPU for its lifetime, so the
-// CPU a submission names is known.
-class PinnedTo {
- public:
-  explicit PinnedTo(int cpu) {
-    sched_getaffinity(0, sizeof(saved_), &saved_);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
-  }
-  ~PinnedTo() { sched_setaffinity(0, sizeof(saved_), &saved_); }
-  bool pinned() const { return pinned_; }
-
- private:
-  cpu_set_t saved_;
-  bool pinned_ = false;
-};
-
 TEST_F(RingTest, TheDaemonLearnsTheCpuEachRequestCameFrom) {
-  EXPECT_EQ(server_->LastClientCpu(), -1);
-  const int cpu = sched_getcpu();
-  ASSERT_GE(cpu, 0);
-  PinnedTo pin(cpu);
+  EXPECT_EQ(server_->LastClientCpu(), base::kAnyCpu);
+  base::testing::PinnedHere pin;
   ASSERT_TRUE(pin.pinned());
+  const int cpu = pin.cpu();
   std::uint32_t slot = *client_->Acquire();
   client_->Submit(slot, kRequest);
   Take(ServerRing::Take::kRequest);
@@ -119,7 +100,7 @@ TEST_F(RingTest, AnUnsaidOrImpossibleCpuIsNoHintAndNoCorruption) {
     client_->Submit(slot, kRequest);
     scribble_->slot(slot).client_cpu.store(word);
     Take(ServerRing::Take::kRequest);
-    EXPECT_EQ(server_->LastClientCpu(), -1) << word;
+    EXPECT_EQ(server_->LastClientCpu(), base::kAnyCpu) << word;
     ASSERT_TRUE(server_->Reply(slot, kReply));
     client_->Release(slot);
   }
