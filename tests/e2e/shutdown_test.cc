@@ -191,7 +191,12 @@ TEST_F(ShutdownTest, SigtermWritesRepliesOfInFlightTlsRequests) {
     random_done = true;
   };
   std::thread second(ask_random);
-  for (int i = 0; i < 3000; ++i) {
+  // A queued request seen once may only be waiting for an idle worker to
+  // wake (then the key generation may not have reached the daemon yet):
+  // the queue must stay non-empty over three polls 10 ms apart, which only
+  // a key generation that reached the daemon makes it.
+  int waiting_polls = 0;
+  for (int i = 0; i < 3000 && waiting_polls < 3; ++i) {
     if (random_done) {
       // It ran before the key generation reached the daemon: ask again, so
       // that one waits behind it.
@@ -201,7 +206,7 @@ TEST_F(ShutdownTest, SigtermWritesRepliesOfInFlightTlsRequests) {
     }
     auto stats = observer->GetStats();
     ASSERT_TRUE(stats.ok());
-    if (stats->queue_depth >= 1) break;
+    waiting_polls = stats->queue_depth >= 1 ? waiting_polls + 1 : 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the daemon's state
   }
   int status = daemon_.Terminate();
