@@ -27,9 +27,9 @@ inline constexpr int kMaxPassed = 4;
 // cpu` and `int passed` members. The pick is the first of the first
 // kLocalScan items whose cpu is `here`, unless an item before it has been
 // passed over kMaxPassed times; otherwise the oldest. Every item passed
-// over has its `passed` counted; *local says whether any was.
+// over has its `passed` counted (any was when the pick is not the oldest).
 template <typename Container>
-typename Container::iterator PickLocalFirst(Container& waiting, int here, bool* local) {
+typename Container::iterator PickLocalFirst(Container& waiting, int here) {
   auto pick = waiting.begin();
   if (here != kAnyCpu) {
     const auto end = waiting.begin() + std::min<std::size_t>(waiting.size(), kLocalScan);
@@ -42,7 +42,6 @@ typename Container::iterator PickLocalFirst(Container& waiting, int here, bool* 
     }
     for (auto c = waiting.begin(); c != pick; ++c) ++c->passed;
   }
-  *local = pick != waiting.begin();
   return pick;
 }
 

@@ -24,9 +24,8 @@ std::vector<int> Order(const std::vector<int>& cpus, int* local_picks = nullptr)
   std::vector<int> order;
   int locals = 0;
   while (!waiting.empty()) {
-    bool local = false;
-    auto pick = PickLocalFirst(waiting, 7, &local);
-    locals += local ? 1 : 0;
+    auto pick = PickLocalFirst(waiting, 7);
+    locals += pick != waiting.begin() ? 1 : 0;
     order.push_back(pick->id);
     waiting.erase(pick);
   }
@@ -48,9 +47,8 @@ TEST(PickLocalFirst, WithNoLocalItemTheOrderIsOldestFirst) {
 
 TEST(PickLocalFirst, AConsumerOnNoKnownCpuTakesOldestFirst) {
   std::deque<Item> waiting = {{1, kAnyCpu}, {2, 7}};
-  bool local = true;
-  EXPECT_EQ(PickLocalFirst(waiting, kAnyCpu, &local)->id, 1);
-  EXPECT_FALSE(local);
+  EXPECT_EQ(PickLocalFirst(waiting, kAnyCpu), waiting.begin());
+  EXPECT_EQ(waiting[1].passed, 0);
 }
 
 TEST(PickLocalFirst, NoItemIsPassedOverMoreThanMaxPassedTimes) {

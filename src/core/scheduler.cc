@@ -141,9 +141,8 @@ std::size_t Scheduler::Load() const {
 }
 
 Scheduler::Item Scheduler::TakeLocked() {
-  bool local = false;
-  auto pick = base::PickLocalFirst(ready_, current_cpu_(), &local);
-  if (local) ++ran_local_;
+  auto pick = base::PickLocalFirst(ready_, current_cpu_());
+  if (pick != ready_.begin()) ++ran_local_;
   const QueueId id = pick->queue;
   ready_.erase(pick);
   auto it = queues_.find(id);

@@ -114,7 +114,6 @@ RingChannel::Next RingChannel::TakeNext(std::uint32_t* slot, SecureBytes* payloa
       case proto::ring::ServerRing::Take::kRequest:
         overlap_ = (overlap_ * 15 + (active_ > 1 || ring_.Pending() ? 256 : 0)) / 16;
         ++busy_;
-        client_cpu_.store(ring_.LastClientCpu(), std::memory_order_relaxed);
         PublishLocked();
         return Next::kRequest;
       case proto::ring::ServerRing::Take::kCorrupt:

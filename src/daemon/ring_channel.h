@@ -28,7 +28,6 @@
 // accounting is under mu_, never held while a request runs.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -92,7 +91,7 @@ class RingChannel {
   // ClientCpu: the CPU the client submitted its last taken request from
   // (base::kAnyCpu: unknown); a hint for which worker should take its next
   // drain.
-  int ClientCpu() const { return client_cpu_.load(std::memory_order_relaxed); }
+  int ClientCpu() const { return ring_.LastClientCpu(); }
 
   // Close ends the ring: drains stop at their next TakeNext and the
   // client's waiters wake.
@@ -117,7 +116,6 @@ class RingChannel {
 
   proto::ring::ServerRing ring_;  // TakeNext under mu_; Reply per slot, any thread
   const std::size_t max_drains_;
-  std::atomic<int> client_cpu_{base::kAnyCpu};
   base::Mutex mu_;
   std::size_t active_ GUARDED_BY(mu_) = 0;        // drains started and not ended
   std::size_t busy_ GUARDED_BY(mu_) = 0;          // of those, running a request

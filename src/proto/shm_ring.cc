@@ -179,8 +179,7 @@ ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload,
                                       int here) {
   if (!Collect(why)) return Take::kCorrupt;
   if (waiting_.empty()) return Take::kEmpty;
-  bool local = false;
-  auto pick = base::PickLocalFirst(waiting_, here, &local);
+  auto pick = base::PickLocalFirst(waiting_, here);
   const std::uint32_t index = pick->slot;
   const int cpu = pick->cpu;
   waiting_.erase(pick);
@@ -201,7 +200,7 @@ ServerRing::Take ServerRing::TakeNext(std::uint32_t* slot, SecureBytes* payload,
   std::uint8_t* bytes = region_.payload(index);
   payload->assign(bytes, bytes + length);
   explicit_bzero(bytes, length);
-  last_cpu_ = cpu;
+  last_cpu_.store(cpu, std::memory_order_relaxed);
   *slot = index;
   return Take::kRequest;
 }

@@ -163,7 +163,8 @@ class ServerRing {
   // LastClientCpu: the CPU the client says it submitted the last taken
   // request from; base::kAnyCpu when unsaid. Only a hint: a false one moves
   // this client's requests a few places (base/local_first.h) and no more.
-  int LastClientCpu() const { return last_cpu_; }
+  // Safe to call while another thread takes.
+  int LastClientCpu() const { return last_cpu_.load(std::memory_order_relaxed); }
 
   // Pending: the client has submitted requests not yet taken. Safe to call
   // while another thread takes.
@@ -201,8 +202,10 @@ class ServerRing {
   // Queue entries moved so far; the daemon's own count, never read back.
   std::atomic<std::uint32_t> head_{0};
   std::vector<Waiting> waiting_;  // oldest first; at most kSlotCount
+  // waiting_.size() and the last taken request's CPU, for readers on other
+  // threads (Pending, LastClientCpu).
   std::atomic<std::uint32_t> waiting_count_{0};
-  int last_cpu_ = base::kAnyCpu;
+  std::atomic<int> last_cpu_{base::kAnyCpu};
 };
 
 // ClientRing: the client's end of a ring.
